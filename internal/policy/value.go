@@ -1,0 +1,197 @@
+package policy
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"strconv"
+)
+
+// Values the engine compares are JSON values in one canonical Go form, whether
+// they come from a changeset (JSON) or a policy (YAML 1.1): nil, bool, int64,
+// float64, string, []any, map[string]any. Integers are kept exact where they fit
+// so that an id like 9007199254740993 does not collide with its neighbour.
+
+// normalize turns a decoded JSON tree (json.Number leaves from UseNumber) into
+// the canonical form.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+			return i
+		}
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil {
+			// Out of float range: only possible for absurd literals; keep the
+			// sign so ordering operators still behave.
+			if len(t) > 0 && t[0] == '-' {
+				return math.Inf(-1)
+			}
+			return math.Inf(1)
+		}
+		return f
+	case []any:
+		for i := range t {
+			t[i] = normalize(t[i])
+		}
+		return t
+	case map[string]any:
+		for k := range t {
+			t[k] = normalize(t[k])
+		}
+		return t
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
+			return int64(t)
+		}
+		return t
+	case int:
+		return int64(t)
+	}
+	return v
+}
+
+func bigToValue(b *big.Int) any {
+	if b.IsInt64() {
+		return b.Int64()
+	}
+	f, _ := new(big.Float).SetInt(b).Float64()
+	return f
+}
+
+// asNumber reports v as a float64 when it is a JSON number. Booleans are not
+// numbers (spec §5.2).
+func asNumber(v any) (float64, bool) {
+	switch t := v.(type) {
+	case int64:
+		return float64(t), true
+	case float64:
+		return t, true
+	}
+	return 0, false
+}
+
+// compareNumbers orders two JSON numbers exactly when both are integers.
+func compareNumbers(a, b any) int {
+	ai, aInt := a.(int64)
+	bi, bInt := b.(int64)
+	if aInt && bInt {
+		switch {
+		case ai < bi:
+			return -1
+		case ai > bi:
+			return 1
+		}
+		return 0
+	}
+	af, _ := asNumber(a)
+	bf, _ := asNumber(b)
+	switch {
+	case af < bf:
+		return -1
+	case af > bf:
+		return 1
+	}
+	return 0
+}
+
+// valuesEqual is JSON deep equality (spec §5.2): numbers by value (1 == 1.0),
+// a boolean never equals a number, lists elementwise, objects by key set.
+func valuesEqual(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64, float64:
+		if _, ok := asNumber(b); !ok {
+			return false
+		}
+		af, _ := asNumber(a)
+		bf, _ := asNumber(b)
+		if math.IsNaN(af) || math.IsNaN(bf) {
+			return false
+		}
+		return compareNumbers(a, b) == 0
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !valuesEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !valuesEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// truthy is D-20: null, false, 0, 0.0, "", [] and {} are falsy; the string
+// "false" is truthy.
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case int64:
+		return t != 0
+	case float64:
+		return t != 0
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case map[string]any:
+		return len(t) > 0
+	}
+	return true
+}
+
+func containsValue(list []any, v any) bool {
+	for _, x := range list {
+		if valuesEqual(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupPath walks a dotted path through nested objects (spec §5.1): a hop
+// through anything but an object, or an absent key, is missing. A present
+// null is present.
+func lookupPath(root map[string]any, path []string) (any, bool) {
+	if root == nil {
+		return nil, false
+	}
+	var cur any = root
+	for _, seg := range path {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = obj[seg]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}

@@ -1,0 +1,64 @@
+package yaml11
+
+import (
+	"fmt"
+	"math/big"
+	"time"
+)
+
+// Kind is the type a YAML value resolved to.
+type Kind uint8
+
+const (
+	Null Kind = iota
+	Bool
+	Int
+	Float
+	String
+	Timestamp
+	Map
+	Seq
+)
+
+var kindNames = [...]string{"null", "bool", "int", "float", "string", "timestamp", "map", "seq"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Pos is a 1-based line and column in the source text.
+type Pos struct {
+	Line, Column int
+}
+
+// Node is one loaded YAML value. Exactly the fields for its Kind are meaningful.
+// Aliases share the anchor's Node, so a Node must be treated as read-only.
+type Node struct {
+	Kind Kind
+	Pos  Pos
+
+	Bool   bool
+	Int    int64    // Kind Int when it fits in 64 bits
+	BigInt *big.Int // Kind Int when it does not (then Int is 0)
+	Float  float64
+	Str    string // Kind String: the value; other scalars: the source text as written
+	Time   Time   // Kind Timestamp
+
+	Pairs []Pair  // Kind Map: in document order after merge keys and duplicates
+	Items []*Node // Kind Seq
+}
+
+// Pair is one mapping entry.
+type Pair struct {
+	Key, Value *Node
+}
+
+// Time is a YAML 1.1 timestamp: a date, or a date-time with or without a zone.
+type Time struct {
+	T        time.Time // in its own zone; UTC when HasZone is false
+	DateOnly bool
+	HasZone  bool
+}

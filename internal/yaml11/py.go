@@ -1,0 +1,214 @@
+package yaml11
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// PyStr is Python's str() of the value the reference's loader would have built:
+// the text the reference uses for a bare owner item or a non-string root key.
+func PyStr(n *Node) string {
+	switch n.Kind {
+	case String:
+		return n.Str
+	case Timestamp:
+		return timeStr(n.Time, " ")
+	}
+	return PyRepr(n)
+}
+
+// PyRepr is Python's repr() of the value, the notation the reference prints in
+// messages (validation.md §2.5).
+func PyRepr(n *Node) string {
+	var b strings.Builder
+	writeRepr(&b, n)
+	return b.String()
+}
+
+func writeRepr(b *strings.Builder, n *Node) {
+	switch n.Kind {
+	case Null:
+		b.WriteString("None")
+	case Bool:
+		if n.Bool {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case Int:
+		if n.BigInt != nil {
+			b.WriteString(n.BigInt.String())
+		} else {
+			b.WriteString(strconv.FormatInt(n.Int, 10))
+		}
+	case Float:
+		b.WriteString(PyFloat(n.Float))
+	case String:
+		b.WriteString(PyQuote(n.Str))
+	case Timestamp:
+		b.WriteString(timeRepr(n.Time))
+	case Seq:
+		b.WriteByte('[')
+		for i, it := range n.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, it)
+		}
+		b.WriteByte(']')
+	case Map:
+		b.WriteByte('{')
+		for i, p := range n.Pairs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, p.Key)
+			b.WriteString(": ")
+			writeRepr(b, p.Value)
+		}
+		b.WriteByte('}')
+	}
+}
+
+// PyFloat is Python's repr of a float: the shortest round-tripping digits,
+// positional for decimal exponents -4 ≤ e < 16, otherwise d.ddde±XX.
+func PyFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, expText, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expText)
+	if exp < -4 || exp >= 16 {
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// PyQuote is Python's repr of a str.
+func PyQuote(s string) string {
+	quote := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		quote = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(quote)
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == rune(quote):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x7f:
+			b.WriteRune(r)
+		case !pyPrintable(r):
+			switch {
+			case r <= 0xff:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			case r <= 0xffff:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(&b, `\U%08x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(quote)
+	return b.String()
+}
+
+// pyPrintable mirrors Python's str.isprintable for one non-ASCII code point: not
+// in categories Cc, Cf, Cs, Co, Cn, Zl, Zp, Zs.
+func pyPrintable(r rune) bool {
+	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
+		return false
+	}
+	// Cn: unassigned code points belong to no category.
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+}
+
+func timeStr(t Time, sep string) string {
+	if t.DateOnly {
+		return t.T.Format("2006-01-02")
+	}
+	s := t.T.Format("2006-01-02") + sep + t.T.Format("15:04:05")
+	if us := t.T.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	if t.HasZone {
+		s += zoneSuffix(t)
+	}
+	return s
+}
+
+func zoneSuffix(t Time) string {
+	_, off := t.T.Zone()
+	sign := '+'
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	return fmt.Sprintf("%c%02d:%02d", sign, off/3600, off/60%60)
+}
+
+// ISO renders a timestamp as Python's isoformat(): 2024-01-01,
+// 2024-01-01T10:00:00[.ffffff][±HH:MM].
+func (t Time) ISO() string { return timeStr(t, "T") }
+
+func timeRepr(t Time) string {
+	d := t.T
+	if t.DateOnly {
+		return fmt.Sprintf("datetime.date(%d, %d, %d)", d.Year(), int(d.Month()), d.Day())
+	}
+	s := fmt.Sprintf("datetime.datetime(%d, %d, %d, %d, %d", d.Year(), int(d.Month()), d.Day(), d.Hour(), d.Minute())
+	us := d.Nanosecond() / 1000
+	if d.Second() != 0 || us != 0 {
+		s += fmt.Sprintf(", %d", d.Second())
+	}
+	if us != 0 {
+		s += fmt.Sprintf(", %d", us)
+	}
+	if t.HasZone {
+		_, off := d.Zone()
+		if off == 0 {
+			s += ", tzinfo=datetime.timezone.utc"
+		} else {
+			days := 0
+			if off < 0 {
+				days = -1
+				off += 86400
+			}
+			td := fmt.Sprintf("seconds=%d", off)
+			if days != 0 {
+				td = fmt.Sprintf("days=%d, %s", days, td)
+			}
+			s += fmt.Sprintf(", tzinfo=datetime.timezone(datetime.timedelta(%s))", td)
+		}
+	}
+	return s + ")"
+}
