@@ -1,0 +1,29 @@
+package governance
+
+// ConflictSentence is the exposure conflict's fixed text (governance-format.md §10).
+const ConflictSentence = "dataspace.expose is true but expose is false — a dataset that is not in the catalogue cannot be discovered or negotiated in the dataspace. Set expose: true to offer it, or dataspace.expose: false to withdraw it."
+
+// EffectiveExpose is the catalogue gate: listed in the catalogue and served by
+// the API. A stated expose decides; none falls back to dataspace.expose.
+func EffectiveExpose(r *Rule) bool {
+	if r.Expose != nil {
+		return *r.Expose
+	}
+	return r.Dataspace != nil && r.Dataspace.Expose
+}
+
+// DataspaceExpose is the dataspace gate: offered into the dataspace. No fallback
+// to expose in either direction.
+func DataspaceExpose(r *Rule) bool {
+	return r.Dataspace != nil && r.Dataspace.Expose
+}
+
+// ExposureConflict returns ConflictSentence when a rule offers a dataset into
+// the dataspace that it keeps out of the catalogue, else "". It is reported,
+// never raised, so a caller can collect every conflict in a run.
+func ExposureConflict(r *Rule) string {
+	if r.Expose != nil && !*r.Expose && DataspaceExpose(r) {
+		return ConflictSentence
+	}
+	return ""
+}

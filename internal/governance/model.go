@@ -1,0 +1,223 @@
+package governance
+
+import (
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// Field names one of a block's 18 grammar keys, or its extra mapping, in the
+// canonical order a rule renders in (governance-format.md §13).
+type Field uint8
+
+const (
+	FieldTitle Field = iota
+	FieldDescription
+	FieldExpose
+	FieldLicense
+	FieldAttribution
+	FieldOwnership
+	FieldAccessLevel
+	FieldAccessRequirements
+	FieldClassification
+	FieldTags
+	FieldRetentionDays
+	FieldDocumentationURL
+	FieldSourceSystem
+	FieldRowFilters
+	FieldUserFilterColumn
+	FieldDcat
+	FieldOntology
+	FieldDataspace
+	FieldExtra
+	numFields
+)
+
+var fieldKeys = [numFields]string{
+	"title", "description", "expose", "license", "attribution", "ownership",
+	"access_level", "access_requirements", "classification", "tags", "retention_days",
+	"documentation_url", "source_system", "row_filters", "user_filter_column",
+	"dcat", "ontology", "dataspace", "extra",
+}
+
+// Key is the field's YAML key.
+func (f Field) Key() string { return fieldKeys[f] }
+
+// KnownKeys are the block keys the grammar defines (the reference's KNOWN_KEYS).
+// Every other key of a block lands in Rule.Extra.
+var KnownKeys = func() map[string]Field {
+	m := make(map[string]Field, FieldExtra)
+	for f := Field(0); f < FieldExtra; f++ {
+		m[f.Key()] = f
+	}
+	return m
+}()
+
+// FieldSet records which fields a file stated.
+type FieldSet uint32
+
+func (s FieldSet) Has(f Field) bool { return s&(1<<f) != 0 }
+func (s *FieldSet) add(f Field)     { *s |= 1 << f }
+
+// Origin says where a field's value was written: which layer (file) and where
+// in it. Rules carry one per stated field so a client can ask why a value is what
+// it is (explain=true).
+type Origin struct {
+	Layer  *Layer
+	Line   int32
+	Column int32
+}
+
+// Layer is one file contributing to a rule: a base document or an overlay.
+type Layer struct {
+	File string
+	Kind string // "base" or "overlay"
+}
+
+// Rule is one governance block: the defaults, one sources entry, or the result
+// of merging blocks. Pointer fields are nil for none (null); whether a field was
+// stated at all is in Set, because an explicit null or false is a statement
+// that silence is not.
+type Rule struct {
+	Title              *string
+	Description        *string
+	Expose             *bool // tri-state: nil means none, and falls back to dataspace.expose
+	License            *string
+	Attribution        *string
+	Ownership          []Owner
+	AccessLevel        *string
+	AccessRequirements *string
+	Classification     *string
+	Tags               []string
+	RetentionDays      *int64
+	DocumentationURL   *string
+	SourceSystem       *string
+	RowFilters         []*yaml11.Node // kept verbatim
+	UserFilterColumn   *string
+	Dcat               *Dcat      // nil when none
+	Ontology           *Ontology  // nil when none
+	Dataspace          *Dataspace // nil when none
+	Extra              []ExtraField
+
+	Set    FieldSet
+	Origin [numFields]Origin
+}
+
+// Owner is one entry of ownership. Name is a lookup key into an owners registry.
+type Owner struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// ExtraField is a block key outside the grammar, kept with its value as loaded.
+type ExtraField struct {
+	Key   string
+	Value *yaml11.Node
+}
+
+// Dcat is catalogue (DCAT-AP) metadata.
+type Dcat struct {
+	PublisherURI       *string
+	Themes             []string
+	LanguageURIs       []string
+	SpatialURIs        []string
+	AccrualPeriodicity *string
+	ConformsTo         *string
+	Temporal           *Temporal
+	Set                DcatSet
+}
+
+// DcatField names a dcat key, in rendering order.
+type DcatField uint8
+
+const (
+	DcatPublisherURI DcatField = iota
+	DcatThemes
+	DcatLanguageURIs
+	DcatSpatialURIs
+	DcatAccrualPeriodicity
+	DcatConformsTo
+	DcatTemporal
+	numDcatFields
+)
+
+var dcatKeys = [numDcatFields]string{"publisher_uri", "themes", "language_uris", "spatial_uris", "accrual_periodicity", "conforms_to", "temporal"}
+
+// DcatSet records which dcat fields a file stated.
+type DcatSet uint8
+
+func (s DcatSet) Has(f DcatField) bool { return s&(1<<f) != 0 }
+
+// Temporal is dcat.temporal.
+type Temporal struct {
+	Start, End       *string
+	StartSet, EndSet bool
+}
+
+// Ontology names the mapping spec that says what the columns mean.
+type Ontology struct {
+	Spec, SpecFile       *string
+	SpecSet, SpecFileSet bool
+}
+
+// Dataspace is the dataspace offer and its ODRL hints.
+type Dataspace struct {
+	Medallion        *string
+	ContractRequired bool
+	ConsentRequired  bool
+	OdrlAction       string // "use" when unset
+	Purpose          []string
+	Expose           bool
+	Set              DataspaceSet
+}
+
+// DataspaceField names a dataspace key, in rendering order.
+type DataspaceField uint8
+
+const (
+	DSMedallion DataspaceField = iota
+	DSContractRequired
+	DSConsentRequired
+	DSOdrlAction
+	DSPurpose
+	DSExpose
+	numDSFields
+)
+
+var dataspaceKeys = [numDSFields]string{"medallion", "contract_required", "consent_required", "odrl_action", "purpose", "expose"}
+
+// DataspaceSet records which dataspace fields a file stated.
+type DataspaceSet uint8
+
+func (s DataspaceSet) Has(f DataspaceField) bool { return s&(1<<f) != 0 }
+
+// Dependency is one depends_on entry.
+type Dependency struct {
+	Dataset     string  `json:"dataset"`
+	External    bool    `json:"external"`
+	Optional    bool    `json:"optional"`
+	Description *string `json:"description"`
+}
+
+// Source is one sources entry: a dataset name or glob, and its block.
+type Source struct {
+	Key  string
+	Rule *Rule
+	Pos  yaml11.Pos // of the key, in the file that declared it
+	File string
+}
+
+// Config is one governance document, or the merge of a base and an overlay.
+type Config struct {
+	Active       bool
+	ActiveSet    bool
+	Defaults     *Rule
+	DependsOn    []Dependency // nil with DependsOnSet false: not declared
+	DependsOnSet bool
+	Sources      []Source
+
+	// Files are the documents this configuration was built from, base first.
+	Files []string
+
+	Warnings []Warning // things that loaded but deserve a look: duplicate keys, ignored keys
+
+	index *index
+}

@@ -1,0 +1,648 @@
+package governance
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// Warning is something a file says that loads but probably is not what its
+// author meant: a key written twice, keys beside a governance: key.
+type Warning struct {
+	File   string
+	Line   int
+	Column int
+	Msg    string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", w.File, w.Line, w.Column, w.Msg)
+}
+
+// Parse reads one governance document from YAML text. file names it in errors
+// and provenance; it is not opened.
+func Parse(data []byte, file string) (*Config, error) {
+	return parseLayer(data, &Layer{File: file, Kind: "base"})
+}
+
+func parseLayer(data []byte, layer *Layer) (*Config, error) {
+	doc, ywarn, err := yaml11.ParseWithWarnings(data, yaml11.Limits{})
+	if err != nil {
+		return nil, withFile(err, layer.File)
+	}
+	cfg, err := parseDoc(doc, layer)
+	if err != nil {
+		return nil, withFile(err, layer.File)
+	}
+	for _, w := range ywarn {
+		cfg.Warnings = append(cfg.Warnings, Warning{File: layer.File, Line: w.Pos.Line, Column: w.Pos.Column, Msg: w.Msg})
+	}
+	return cfg, nil
+}
+
+// ParseDocument reads a document already loaded by the YAML reader (the
+// reference's from_dict).
+func ParseDocument(doc *yaml11.Node, file string) (*Config, error) {
+	cfg, err := parseDoc(doc, &Layer{File: file, Kind: "base"})
+	if err != nil {
+		return nil, withFile(err, file)
+	}
+	return cfg, nil
+}
+
+type parser struct {
+	layer    *Layer
+	warnings []Warning
+}
+
+func parseDoc(doc *yaml11.Node, layer *Layer) (*Config, error) {
+	p := &parser{layer: layer}
+	cfg := &Config{Active: true, Defaults: &Rule{}, Files: []string{layer.File}}
+	if doc == nil || doc.Falsy() {
+		cfg.index = buildIndex(cfg.Sources)
+		return cfg, nil
+	}
+	if doc.Kind != yaml11.Map {
+		return nil, errAt(ClassMalformed, doc, "", "the document root must be a mapping, not a %s", kindName(doc))
+	}
+	for _, pair := range doc.Pairs {
+		if pair.Key.Kind != yaml11.String {
+			continue // an unknown root key: unknown_keys reports it
+		}
+		v := pair.Value
+		switch pair.Key.Str {
+		case "active":
+			b, err := parseBool(v, "active")
+			if err != nil {
+				return nil, err
+			}
+			cfg.Active, cfg.ActiveSet = b, true
+		case "defaults":
+			r, err := p.block(v, "defaults")
+			if err != nil {
+				return nil, err
+			}
+			cfg.Defaults = r
+		case "depends_on":
+			deps, err := parseDependsOn(v)
+			if err != nil {
+				return nil, err
+			}
+			cfg.DependsOn, cfg.DependsOnSet = deps, true
+		case "sources":
+			srcs, err := p.sources(v)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Sources = srcs
+		}
+	}
+	cfg.Warnings = p.warnings
+	cfg.index = buildIndex(cfg.Sources)
+	return cfg, nil
+}
+
+func kindName(n *yaml11.Node) string {
+	switch n.Kind {
+	case yaml11.Map:
+		return "mapping"
+	case yaml11.Seq:
+		return "sequence"
+	case yaml11.String:
+		return "string"
+	case yaml11.Timestamp:
+		if n.Time.DateOnly {
+			return "date"
+		}
+		return "date-time"
+	}
+	return n.Kind.String()
+}
+
+func (p *parser) sources(v *yaml11.Node) ([]Source, error) {
+	if v.Falsy() {
+		return nil, nil
+	}
+	if v.Kind != yaml11.Map {
+		return nil, errAt(ClassMalformed, v, "sources", "sources must be a mapping of dataset name or glob to a block, not a %s", kindName(v))
+	}
+	out := make([]Source, 0, len(v.Pairs))
+	for _, pair := range v.Pairs {
+		if pair.Key.Kind != yaml11.String {
+			return nil, errAt(ClassValidation, pair.Key, "sources", "a sources key must be a string, not the %s %s", kindName(pair.Key), yaml11.PyRepr(pair.Key))
+		}
+		key := pair.Key.Str
+		r, err := p.block(pair.Value, "sources/"+key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Source{Key: key, Rule: r, Pos: pair.Key.Pos, File: p.layer.File})
+	}
+	return out, nil
+}
+
+// block reads one governance block, bare or nested under governance:.
+func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
+	if v.Falsy() {
+		return &Rule{}, nil
+	}
+	if v.Kind != yaml11.Map {
+		return nil, errAt(ClassMalformed, v, path, "a governance block must be a mapping, not a %s", kindName(v))
+	}
+	if inner := v.Get("governance"); inner != nil {
+		var ignored []string
+		for _, pair := range v.Pairs {
+			if !(pair.Key.Kind == yaml11.String && pair.Key.Str == "governance") {
+				ignored = append(ignored, yaml11.PyStr(pair.Key))
+			}
+		}
+		if len(ignored) > 0 {
+			p.warnings = append(p.warnings, Warning{File: p.layer.File, Line: v.Pos.Line, Column: v.Pos.Column,
+				Msg: fmt.Sprintf("%s: keys beside governance: are ignored: %s", path, strings.Join(ignored, ", "))})
+		}
+		if inner.Falsy() {
+			return &Rule{}, nil
+		}
+		if inner.Kind != yaml11.Map {
+			return nil, errAt(ClassMalformed, inner, path+"/governance", "governance: must hold a mapping, not a %s", kindName(inner))
+		}
+		v = inner
+	}
+	return parseRule(v, path, p.layer)
+}
+
+// ParseRule reads one block (bare or nested under governance:) as written, with
+// no defaults and no merging.
+func ParseRule(block *yaml11.Node, file string) (*Rule, error) {
+	p := &parser{layer: &Layer{File: file, Kind: "base"}}
+	r, err := p.block(block, "")
+	if err != nil {
+		return nil, withFile(err, file)
+	}
+	return r, nil
+}
+
+func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
+	r := &Rule{}
+	at := func(key string) string {
+		if path == "" {
+			return key
+		}
+		return path + "/" + key
+	}
+	for _, pair := range m.Pairs {
+		if pair.Key.Kind != yaml11.String {
+			return nil, errAt(ClassValidation, pair.Key, path, "a block key must be a string, not the %s %s", kindName(pair.Key), yaml11.PyRepr(pair.Key))
+		}
+		key, v := pair.Key.Str, pair.Value
+		f, known := KnownKeys[key]
+		if !known {
+			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v})
+			if !r.Set.Has(FieldExtra) {
+				r.Set.add(FieldExtra)
+				r.Origin[FieldExtra] = Origin{Layer: layer, Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column)}
+			}
+			continue
+		}
+		fp := at(key)
+		var err error
+		switch f {
+		case FieldTitle:
+			r.Title, err = parseOptString(v, fp)
+		case FieldDescription:
+			r.Description, err = parseOptString(v, fp)
+		case FieldLicense:
+			r.License, err = parseOptString(v, fp)
+		case FieldAttribution:
+			r.Attribution, err = parseOptString(v, fp)
+		case FieldAccessLevel:
+			r.AccessLevel, err = parseOptString(v, fp)
+		case FieldAccessRequirements:
+			r.AccessRequirements, err = parseOptString(v, fp)
+		case FieldClassification:
+			r.Classification, err = parseOptString(v, fp)
+		case FieldDocumentationURL:
+			r.DocumentationURL, err = parseOptString(v, fp)
+		case FieldSourceSystem:
+			r.SourceSystem, err = parseOptString(v, fp)
+		case FieldUserFilterColumn:
+			r.UserFilterColumn, err = parseOptString(v, fp)
+		case FieldExpose:
+			if v.Kind != yaml11.Null {
+				var b bool
+				b, err = parseBool(v, fp)
+				r.Expose = &b
+			}
+		case FieldOwnership:
+			r.Ownership, err = parseOwnership(v, fp)
+		case FieldTags:
+			r.Tags, err = parseStrings(v, fp)
+		case FieldRetentionDays:
+			r.RetentionDays, err = parseRetention(v, fp)
+		case FieldRowFilters:
+			r.RowFilters, err = parseRowFilters(v, fp)
+		case FieldDcat:
+			r.Dcat, err = parseDcat(v, fp)
+		case FieldOntology:
+			r.Ontology, err = parseOntology(v, fp)
+		case FieldDataspace:
+			r.Dataspace, err = parseDataspace(v, fp)
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.Set.add(f)
+		r.Origin[f] = Origin{Layer: layer, Line: int32(v.Pos.Line), Column: int32(v.Pos.Column)}
+	}
+	return r, nil
+}
+
+func typeErr(v *yaml11.Node, path, want string) *Error {
+	return errAt(ClassValidation, v, path, "expected %s, got the %s %s", want, kindName(v), yaml11.PyRepr(v))
+}
+
+func parseOptString(v *yaml11.Node, path string) (*string, error) {
+	switch v.Kind {
+	case yaml11.Null:
+		return nil, nil
+	case yaml11.String:
+		s := v.Str
+		return &s, nil
+	}
+	return nil, typeErr(v, path, "a string or null (quote dates and numbers)")
+}
+
+func parseString(v *yaml11.Node, path string) (string, error) {
+	if v.Kind != yaml11.String {
+		return "", typeErr(v, path, "a string (quote dates and numbers)")
+	}
+	return v.Str, nil
+}
+
+var boolStrings = map[string]bool{
+	"0": false, "off": false, "f": false, "false": false, "n": false, "no": false,
+	"1": true, "on": true, "t": true, "true": true, "y": true, "yes": true,
+}
+
+// parseBool applies the reference model's lax boolean coercion (§4.7).
+func parseBool(v *yaml11.Node, path string) (bool, error) {
+	switch v.Kind {
+	case yaml11.Bool:
+		return v.Bool, nil
+	case yaml11.Int:
+		if v.BigInt == nil && (v.Int == 0 || v.Int == 1) {
+			return v.Int == 1, nil
+		}
+	case yaml11.Float:
+		if v.Float == 0 || v.Float == 1 {
+			return v.Float == 1, nil
+		}
+	case yaml11.String:
+		if b, ok := boolStrings[asciiLower(v.Str)]; ok {
+			return b, nil
+		}
+	}
+	return false, typeErr(v, path, "a boolean")
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// parseRetention applies the reference's integer coercions, bounded to 64 bits.
+func parseRetention(v *yaml11.Node, path string) (*int64, error) {
+	var n int64
+	switch v.Kind {
+	case yaml11.Null:
+		return nil, nil
+	case yaml11.Int:
+		if v.BigInt != nil {
+			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", v.BigInt)
+		}
+		n = v.Int
+	case yaml11.Bool:
+		if v.Bool {
+			n = 1
+		}
+	case yaml11.Float:
+		f := v.Float
+		if math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) {
+			return nil, typeErr(v, path, "an integer (a float must have no fractional part)")
+		}
+		if f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", yaml11.PyFloat(f))
+		}
+		n = int64(f)
+	case yaml11.String:
+		i, ok := intFromString(v.Str)
+		if !ok {
+			return nil, typeErr(v, path, "an integer")
+		}
+		if !i.IsInt64() {
+			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", i)
+		}
+		n = i.Int64()
+	default:
+		return nil, typeErr(v, path, "an integer")
+	}
+	return &n, nil
+}
+
+// intFromString is the reference's int-from-str: surrounding whitespace, an
+// optional sign, digits with single underscores between digits, optionally
+// ".0…".
+func intFromString(s string) (*big.Int, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, false
+	}
+	if intPart, frac, found := strings.Cut(s, "."); found {
+		if frac == "" || strings.Trim(frac, "0") != "" {
+			return nil, false
+		}
+		s = intPart
+	}
+	body := s
+	if body != "" && (body[0] == '+' || body[0] == '-') {
+		body = body[1:]
+	}
+	if body == "" {
+		return nil, false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c == '_' {
+			if i == 0 || i == len(body)-1 || !isDigit(body[i-1]) || !isDigit(body[i+1]) {
+				return nil, false
+			}
+			continue
+		}
+		if !isDigit(c) {
+			return nil, false
+		}
+	}
+	z, ok := new(big.Int).SetString(strings.ReplaceAll(s, "_", ""), 10)
+	return z, ok
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func parseStrings(v *yaml11.Node, path string) ([]string, error) {
+	if v.Kind != yaml11.Seq {
+		return nil, typeErr(v, path, "a list of strings")
+	}
+	out := make([]string, 0, len(v.Items))
+	for i, it := range v.Items {
+		s, err := parseString(it, fmt.Sprintf("%s/%d", path, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
+	if v.Kind != yaml11.Seq {
+		return nil, typeErr(v, path, "a list of owners")
+	}
+	out := make([]Owner, 0, len(v.Items))
+	for i, it := range v.Items {
+		ip := fmt.Sprintf("%s/%d", path, i)
+		if it.Kind != yaml11.Map {
+			out = append(out, Owner{Name: yaml11.PyStr(it), Type: "OWNER"})
+			continue
+		}
+		o := Owner{Type: "OWNER"}
+		name := it.Get("name")
+		if name == nil {
+			return nil, errAt(ClassValidation, it, ip, "an owner needs a name")
+		}
+		var err error
+		if o.Name, err = parseString(name, ip+"/name"); err != nil {
+			return nil, err
+		}
+		if t := it.Get("type"); t != nil {
+			if o.Type, err = parseString(t, ip+"/type"); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func parseRowFilters(v *yaml11.Node, path string) ([]*yaml11.Node, error) {
+	if v.Kind != yaml11.Seq {
+		return nil, typeErr(v, path, "a list of row filters")
+	}
+	for i, it := range v.Items {
+		if it.Kind != yaml11.Map {
+			return nil, typeErr(it, fmt.Sprintf("%s/%d", path, i), "a row filter mapping ({handler, args})")
+		}
+		for _, pair := range it.Pairs {
+			if pair.Key.Kind != yaml11.String {
+				return nil, errAt(ClassValidation, pair.Key, fmt.Sprintf("%s/%d", path, i), "a row filter key must be a string, not %s", yaml11.PyRepr(pair.Key))
+			}
+		}
+	}
+	return v.Items, nil
+}
+
+// subBlock returns the mapping of a sub-block, or nil for null.
+func subBlock(v *yaml11.Node, path string) (*yaml11.Node, error) {
+	switch v.Kind {
+	case yaml11.Null:
+		return nil, nil
+	case yaml11.Map:
+		return v, nil
+	}
+	return nil, typeErr(v, path, "a mapping or null")
+}
+
+func parseDcat(v *yaml11.Node, path string) (*Dcat, error) {
+	m, err := subBlock(v, path)
+	if m == nil {
+		return nil, err
+	}
+	d := &Dcat{}
+	for _, pair := range m.Pairs {
+		if pair.Key.Kind != yaml11.String {
+			continue // dropped, as the reference's model drops unknown sub-block keys
+		}
+		fp := path + "/" + pair.Key.Str
+		var err error
+		var f DcatField
+		switch pair.Key.Str {
+		case "publisher_uri":
+			f = DcatPublisherURI
+			d.PublisherURI, err = parseOptString(pair.Value, fp)
+		case "themes":
+			f = DcatThemes
+			d.Themes, err = parseStrings(pair.Value, fp)
+		case "language_uris":
+			f = DcatLanguageURIs
+			d.LanguageURIs, err = parseStrings(pair.Value, fp)
+		case "spatial_uris":
+			f = DcatSpatialURIs
+			d.SpatialURIs, err = parseStrings(pair.Value, fp)
+		case "accrual_periodicity":
+			f = DcatAccrualPeriodicity
+			d.AccrualPeriodicity, err = parseOptString(pair.Value, fp)
+		case "conforms_to":
+			f = DcatConformsTo
+			d.ConformsTo, err = parseOptString(pair.Value, fp)
+		case "temporal":
+			f = DcatTemporal
+			d.Temporal, err = parseTemporal(pair.Value, fp)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.Set |= 1 << f
+	}
+	return d, nil
+}
+
+func parseTemporal(v *yaml11.Node, path string) (*Temporal, error) {
+	m, err := subBlock(v, path)
+	if m == nil {
+		return nil, err
+	}
+	t := &Temporal{}
+	if s := m.Get("start"); s != nil {
+		if t.Start, err = parseOptString(s, path+"/start"); err != nil {
+			return nil, err
+		}
+		t.StartSet = true
+	}
+	if e := m.Get("end"); e != nil {
+		if t.End, err = parseOptString(e, path+"/end"); err != nil {
+			return nil, err
+		}
+		t.EndSet = true
+	}
+	return t, nil
+}
+
+func parseOntology(v *yaml11.Node, path string) (*Ontology, error) {
+	m, err := subBlock(v, path)
+	if m == nil {
+		return nil, err
+	}
+	o := &Ontology{}
+	if s := m.Get("spec"); s != nil {
+		if o.Spec, err = parseOptString(s, path+"/spec"); err != nil {
+			return nil, err
+		}
+		o.SpecSet = true
+	}
+	if s := m.Get("spec_file"); s != nil {
+		if o.SpecFile, err = parseOptString(s, path+"/spec_file"); err != nil {
+			return nil, err
+		}
+		o.SpecFileSet = true
+	}
+	return o, nil
+}
+
+func parseDataspace(v *yaml11.Node, path string) (*Dataspace, error) {
+	m, err := subBlock(v, path)
+	if m == nil {
+		return nil, err
+	}
+	d := &Dataspace{OdrlAction: "use"}
+	for _, pair := range m.Pairs {
+		if pair.Key.Kind != yaml11.String {
+			continue
+		}
+		fp := path + "/" + pair.Key.Str
+		var err error
+		var f DataspaceField
+		switch pair.Key.Str {
+		case "medallion":
+			f = DSMedallion
+			d.Medallion, err = parseOptString(pair.Value, fp)
+		case "contract_required":
+			f = DSContractRequired
+			d.ContractRequired, err = parseBool(pair.Value, fp)
+		case "consent_required":
+			f = DSConsentRequired
+			d.ConsentRequired, err = parseBool(pair.Value, fp)
+		case "odrl_action":
+			f = DSOdrlAction
+			d.OdrlAction, err = parseString(pair.Value, fp)
+		case "purpose":
+			f = DSPurpose
+			d.Purpose, err = parseStrings(pair.Value, fp)
+		case "expose":
+			f = DSExpose
+			d.Expose, err = parseBool(pair.Value, fp)
+		default:
+			continue // EDC sub-objects another component adds: the schema allows them, the model drops them
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.Set |= 1 << f
+	}
+	return d, nil
+}
+
+func parseDependsOn(v *yaml11.Node) ([]Dependency, error) {
+	if v.Kind == yaml11.Null {
+		return []Dependency{}, nil
+	}
+	if v.Kind != yaml11.Seq {
+		return nil, typeErr(v, "depends_on", "a list of dependency entries")
+	}
+	out := make([]Dependency, 0, len(v.Items))
+	for i, it := range v.Items {
+		ip := fmt.Sprintf("depends_on/%d", i)
+		if it.Kind != yaml11.Map {
+			return nil, typeErr(it, ip, "a dependency mapping ({dataset, external, optional, description})")
+		}
+		var d Dependency
+		ds := it.Get("dataset")
+		if ds == nil {
+			return nil, errAt(ClassValidation, it, ip, "a dependency needs a dataset")
+		}
+		var err error
+		if d.Dataset, err = parseString(ds, ip+"/dataset"); err != nil {
+			return nil, err
+		}
+		if x := it.Get("external"); x != nil {
+			if d.External, err = parseBool(x, ip+"/external"); err != nil {
+				return nil, err
+			}
+		}
+		if x := it.Get("optional"); x != nil {
+			if d.Optional, err = parseBool(x, ip+"/optional"); err != nil {
+				return nil, err
+			}
+		}
+		if x := it.Get("description"); x != nil {
+			if d.Description, err = parseOptString(x, ip+"/description"); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,299 @@
+package governance
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// jsonWriter writes an object's members in a fixed order.
+type jsonWriter struct {
+	buf   *bytes.Buffer
+	first bool
+}
+
+func (w *jsonWriter) open()  { w.buf.WriteByte('{'); w.first = true }
+func (w *jsonWriter) close() { w.buf.WriteByte('}') }
+
+func (w *jsonWriter) key(k string) {
+	if !w.first {
+		w.buf.WriteByte(',')
+	}
+	w.first = false
+	writeString(w.buf, k)
+	w.buf.WriteByte(':')
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	b, _ := marshalNoEscape(s)
+	buf.Write(b)
+}
+
+func writeOptString(buf *bytes.Buffer, s *string) {
+	if s == nil {
+		buf.WriteString("null")
+		return
+	}
+	writeString(buf, *s)
+}
+
+func writeStrings(buf *bytes.Buffer, ss []string) {
+	buf.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(buf, s)
+	}
+	buf.WriteByte(']')
+}
+
+// MarshalJSON renders the set-field view (governance-format.md §13): only the
+// fields a file stated, an explicit null as null, sub-blocks likewise, in the
+// canonical key order.
+func (r *Rule) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	r.writeJSON(&buf)
+	return buf.Bytes(), nil
+}
+
+// AppendJSON appends the set-field view to buf; the server pre-encodes with it.
+func (r *Rule) AppendJSON(buf *bytes.Buffer) { r.writeJSON(buf) }
+
+func (r *Rule) writeJSON(buf *bytes.Buffer) {
+	w := jsonWriter{buf: buf}
+	w.open()
+	for f := Field(0); f < numFields; f++ {
+		if !r.Set.Has(f) {
+			continue
+		}
+		if f == FieldExtra && len(r.Extra) == 0 {
+			continue
+		}
+		w.key(f.Key())
+		switch f {
+		case FieldTitle:
+			writeOptString(buf, r.Title)
+		case FieldDescription:
+			writeOptString(buf, r.Description)
+		case FieldExpose:
+			if r.Expose == nil {
+				buf.WriteString("null")
+			} else {
+				buf.WriteString(strconv.FormatBool(*r.Expose))
+			}
+		case FieldLicense:
+			writeOptString(buf, r.License)
+		case FieldAttribution:
+			writeOptString(buf, r.Attribution)
+		case FieldOwnership:
+			buf.WriteByte('[')
+			for i, o := range r.Ownership {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				buf.WriteString(`{"name":`)
+				writeString(buf, o.Name)
+				buf.WriteString(`,"type":`)
+				writeString(buf, o.Type)
+				buf.WriteByte('}')
+			}
+			buf.WriteByte(']')
+		case FieldAccessLevel:
+			writeOptString(buf, r.AccessLevel)
+		case FieldAccessRequirements:
+			writeOptString(buf, r.AccessRequirements)
+		case FieldClassification:
+			writeOptString(buf, r.Classification)
+		case FieldTags:
+			writeStrings(buf, r.Tags)
+		case FieldRetentionDays:
+			if r.RetentionDays == nil {
+				buf.WriteString("null")
+			} else {
+				buf.WriteString(strconv.FormatInt(*r.RetentionDays, 10))
+			}
+		case FieldDocumentationURL:
+			writeOptString(buf, r.DocumentationURL)
+		case FieldSourceSystem:
+			writeOptString(buf, r.SourceSystem)
+		case FieldRowFilters:
+			buf.WriteByte('[')
+			for i, rf := range r.RowFilters {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				b, _ := rf.MarshalJSON()
+				buf.Write(b)
+			}
+			buf.WriteByte(']')
+		case FieldUserFilterColumn:
+			writeOptString(buf, r.UserFilterColumn)
+		case FieldDcat:
+			r.Dcat.writeJSON(buf)
+		case FieldOntology:
+			r.Ontology.writeJSON(buf)
+		case FieldDataspace:
+			r.Dataspace.writeJSON(buf)
+		case FieldExtra:
+			ew := jsonWriter{buf: buf}
+			ew.open()
+			for _, e := range r.Extra {
+				ew.key(e.Key)
+				b, _ := e.Value.MarshalJSON()
+				buf.Write(b)
+			}
+			ew.close()
+		}
+	}
+	w.close()
+}
+
+func (d *Dcat) writeJSON(buf *bytes.Buffer) {
+	if d == nil {
+		buf.WriteString("null")
+		return
+	}
+	w := jsonWriter{buf: buf}
+	w.open()
+	for f := DcatField(0); f < numDcatFields; f++ {
+		if !d.Set.Has(f) {
+			continue
+		}
+		w.key(dcatKeys[f])
+		switch f {
+		case DcatPublisherURI:
+			writeOptString(buf, d.PublisherURI)
+		case DcatThemes:
+			writeStrings(buf, d.Themes)
+		case DcatLanguageURIs:
+			writeStrings(buf, d.LanguageURIs)
+		case DcatSpatialURIs:
+			writeStrings(buf, d.SpatialURIs)
+		case DcatAccrualPeriodicity:
+			writeOptString(buf, d.AccrualPeriodicity)
+		case DcatConformsTo:
+			writeOptString(buf, d.ConformsTo)
+		case DcatTemporal:
+			if d.Temporal == nil {
+				buf.WriteString("null")
+				continue
+			}
+			tw := jsonWriter{buf: buf}
+			tw.open()
+			if d.Temporal.StartSet {
+				tw.key("start")
+				writeOptString(buf, d.Temporal.Start)
+			}
+			if d.Temporal.EndSet {
+				tw.key("end")
+				writeOptString(buf, d.Temporal.End)
+			}
+			tw.close()
+		}
+	}
+	w.close()
+}
+
+func (o *Ontology) writeJSON(buf *bytes.Buffer) {
+	if o == nil {
+		buf.WriteString("null")
+		return
+	}
+	w := jsonWriter{buf: buf}
+	w.open()
+	if o.SpecSet {
+		w.key("spec")
+		writeOptString(buf, o.Spec)
+	}
+	if o.SpecFileSet {
+		w.key("spec_file")
+		writeOptString(buf, o.SpecFile)
+	}
+	w.close()
+}
+
+func (d *Dataspace) writeJSON(buf *bytes.Buffer) {
+	if d == nil {
+		buf.WriteString("null")
+		return
+	}
+	w := jsonWriter{buf: buf}
+	w.open()
+	for f := DataspaceField(0); f < numDSFields; f++ {
+		if !d.Set.Has(f) {
+			continue
+		}
+		w.key(dataspaceKeys[f])
+		switch f {
+		case DSMedallion:
+			writeOptString(buf, d.Medallion)
+		case DSContractRequired:
+			buf.WriteString(strconv.FormatBool(d.ContractRequired))
+		case DSConsentRequired:
+			buf.WriteString(strconv.FormatBool(d.ConsentRequired))
+		case DSOdrlAction:
+			writeString(buf, d.OdrlAction)
+		case DSPurpose:
+			writeStrings(buf, d.Purpose)
+		case DSExpose:
+			buf.WriteString(strconv.FormatBool(d.Expose))
+		}
+	}
+	w.close()
+}
+
+// MarshalJSON renders a whole document: active, depends_on (null when not
+// declared), defaults, sources and their order.
+func (c *Config) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	w := jsonWriter{buf: &buf}
+	w.open()
+	w.key("active")
+	buf.WriteString(strconv.FormatBool(c.Active))
+	w.key("depends_on")
+	if !c.DependsOnSet {
+		buf.WriteString("null")
+	} else {
+		deps := c.DependsOn
+		if deps == nil {
+			deps = []Dependency{}
+		}
+		b, err := marshalNoEscape(deps)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(b)
+	}
+	w.key("defaults")
+	c.Defaults.writeJSON(&buf)
+	w.key("sources")
+	sw := jsonWriter{buf: &buf}
+	sw.open()
+	for _, s := range c.Sources {
+		sw.key(s.Key)
+		s.Rule.writeJSON(&buf)
+	}
+	sw.close()
+	w.key("source_order")
+	buf.WriteByte('[')
+	for i, s := range c.Sources {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(&buf, s.Key)
+	}
+	buf.WriteByte(']')
+	w.close()
+	return buf.Bytes(), nil
+}
