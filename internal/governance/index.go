@@ -2,6 +2,7 @@ package governance
 
 import (
 	"slices"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -14,6 +15,12 @@ type index struct {
 	buckets    map[string][]globEntry
 	prefixLens []int // distinct literal-prefix lengths, in bytes, ascending
 	globCount  int
+
+	// resolved caches merge(defaults, source) per source position, filled on
+	// first use: the merged rule is a pure function of two immutable blocks, so
+	// two goroutines racing to fill a slot store equal values, and a lookup on
+	// the hot path allocates nothing after the first.
+	resolved []atomic.Pointer[Rule]
 }
 
 type globEntry struct {
@@ -23,7 +30,7 @@ type globEntry struct {
 }
 
 func buildIndex(sources []Source) *index {
-	ix := &index{exact: make(map[string]int, len(sources)), buckets: map[string][]globEntry{}}
+	ix := &index{exact: make(map[string]int, len(sources)), buckets: map[string][]globEntry{}, resolved: make([]atomic.Pointer[Rule], len(sources))}
 	lens := map[int]bool{}
 	for i, s := range sources {
 		if _, dup := ix.exact[s.Key]; !dup {

@@ -39,21 +39,49 @@ func (m Match) MarshalJSON() ([]byte, error) {
 // Resolve returns the rule for a dataset name (governance-format.md §7): the
 // exact key merged over the defaults, else the longest matching glob (ties to
 // the earlier key) merged over the defaults, else the defaults alone, unmerged.
+// The rule is shared with later calls: treat it as read-only.
 func (c *Config) Resolve(name string) (*Rule, Match) {
-	src, m := c.Lookup(name)
-	if src == nil {
-		return c.Defaults, m
+	ix := c.idx()
+	i, kind := ix.lookup(name)
+	if i < 0 {
+		return c.Defaults, Match{Kind: MatchDefaults}
 	}
-	return MergeRules(c.Defaults, src.Rule), m
+	return c.resolvedAt(ix, i), Match{Kind: kind, Pattern: c.Sources[i].Key}
+}
+
+// ResolveKey is the rule of one sources entry merged over the defaults: what
+// Resolve(key) returns for the key's own name.
+func (c *Config) ResolveKey(key string) (*Rule, bool) {
+	ix := c.idx()
+	i, ok := ix.exact[key]
+	if !ok {
+		return nil, false
+	}
+	return c.resolvedAt(ix, i), true
+}
+
+func (c *Config) resolvedAt(ix *index, i int) *Rule {
+	if r := ix.resolved[i].Load(); r != nil {
+		return r
+	}
+	r := MergeRules(c.Defaults, c.Sources[i].Rule)
+	ix.resolved[i].Store(r)
+	return r
+}
+
+// idx returns the index; configurations built by this package always have one,
+// a zero Config gets one on first use.
+func (c *Config) idx() *index {
+	if c.index == nil {
+		c.index = buildIndex(c.Sources)
+	}
+	return c.index
 }
 
 // Lookup finds the sources entry a name resolves to, without merging; nil for
 // the defaults.
 func (c *Config) Lookup(name string) (*Source, Match) {
-	if c.index == nil {
-		c.index = buildIndex(c.Sources)
-	}
-	i, kind := c.index.lookup(name)
+	i, kind := c.idx().lookup(name)
 	if i < 0 {
 		return nil, Match{Kind: MatchDefaults}
 	}
@@ -62,10 +90,7 @@ func (c *Config) Lookup(name string) (*Source, Match) {
 
 // Source returns the entry for an exact key, or nil.
 func (c *Config) Source(key string) *Source {
-	if c.index == nil {
-		c.index = buildIndex(c.Sources)
-	}
-	if i, ok := c.index.exact[key]; ok {
+	if i, ok := c.idx().exact[key]; ok {
 		return &c.Sources[i]
 	}
 	return nil

@@ -1,0 +1,197 @@
+package treegen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Options size a tree.
+type Options struct {
+	Apps          int     // number of apps (default 10)
+	Sources       int     // total sources across all apps (default 1000)
+	GlobShare     float64 // share of source keys that are globs (0: 0.1; negative: none)
+	OverlayShare  float64 // share of apps with a deployer overlay (0: 0.3; negative: none)
+	OverlayName   string  // overlay file name part (default "deploy")
+	Owners        int     // owners in the registry (default 20)
+	Seed          uint64  // same seed, same tree
+	RowFilterRate float64 // share of sources declaring row filters (0: 0.5; negative: none)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Apps <= 0 {
+		o.Apps = 10
+	}
+	if o.Sources <= 0 {
+		o.Sources = 1000
+	}
+	o.GlobShare = share(o.GlobShare, 0.1)
+	o.OverlayShare = share(o.OverlayShare, 0.3)
+	if o.OverlayName == "" {
+		o.OverlayName = "deploy"
+	}
+	if o.Owners <= 0 {
+		o.Owners = 20
+	}
+	o.RowFilterRate = share(o.RowFilterRate, 0.5)
+	return o
+}
+
+// Tree is a generated tree: file contents by slash-separated relative path, and
+// dataset names to query it with.
+type Tree struct {
+	Files map[string][]byte
+	// ExactNames are literal source keys; GlobNames match a glob key and no
+	// literal key; MissNames match nothing (they resolve to nothing globally).
+	ExactNames, GlobNames, MissNames []string
+	Options                          Options
+}
+
+// Bytes is the total size of the YAML files.
+func (t *Tree) Bytes() int {
+	n := 0
+	for _, b := range t.Files {
+		n += len(b)
+	}
+	return n
+}
+
+// Write writes the files under dir.
+func (t *Tree) Write(dir string) error {
+	paths := make([]string, 0, len(t.Files))
+	for p := range t.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, t.Files[p], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var (
+	layers   = []string{"bronze", "silver", "gold"}
+	subjects = []string{"meters", "weather", "grid", "pv", "flex", "tariff", "forecast", "rooftop", "load", "price"}
+	freqs    = []string{"15m", "hourly", "daily", "monthly"}
+	levels   = []string{"open", "internal", "restricted"}
+	classes  = []string{"green", "yellow", "red"}
+	tagWords = []string{"energy", "gold", "silver", "aggregated", "raw", "forecast", "community", "public", "meters", "weather"}
+)
+
+// Generate builds a tree.
+func Generate(opts Options) *Tree {
+	opts = opts.withDefaults()
+	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+	t := &Tree{Files: map[string][]byte{}, Options: opts}
+
+	ownerIDs := make([]string, opts.Owners)
+	for i := range ownerIDs {
+		ownerIDs[i] = fmt.Sprintf("org_%03d", i)
+	}
+	t.Files["owners.yaml"] = ownersFile(ownerIDs)
+
+	perApp := opts.Sources / opts.Apps
+	extra := opts.Sources % opts.Apps
+	for a := 0; a < opts.Apps; a++ {
+		app := fmt.Sprintf("app_%03d", a)
+		n := perApp
+		if a < extra {
+			n++
+		}
+		owner := ownerIDs[rng.IntN(len(ownerIDs))]
+		var b strings.Builder
+		fmt.Fprintf(&b, "# generated: app %s, %d sources\n", app, n)
+		fmt.Fprintf(&b, "defaults:\n  license: CC-BY-4.0\n  ownership:\n    - name: %s\n      type: DATA_OWNER\n", owner)
+		fmt.Fprintf(&b, "  access_level: %s\n  classification: %s\n  tags: [%s]\n  retention_days: %d\n", levels[rng.IntN(len(levels))], classes[rng.IntN(len(classes))], tagWords[rng.IntN(len(tagWords))], 30+rng.IntN(700))
+		b.WriteString("  dcat:\n    themes:\n      - http://publications.europa.eu/resource/authority/data-theme/ENER\n    accrual_periodicity: http://publications.europa.eu/resource/authority/frequency/IRREG\n")
+		b.WriteString("  dataspace:\n    odrl_action: use\n    purpose:\n      - EnergyCommunityOperation\n")
+		b.WriteString("sources:\n")
+		globs := int(float64(n) * opts.GlobShare)
+		for s := 0; s < n; s++ {
+			layer := layers[s%len(layers)]
+			subject := subjects[(s/len(layers))%len(subjects)]
+			if s < globs {
+				// A glob covers a family of tables no literal key names.
+				key := fmt.Sprintf("datasets.ds_%s_%s.%s_%d_*", app, layer, subject, s)
+				fmt.Fprintf(&b, "  %s:\n", key)
+				writeBlock(&b, rng, opts, ownerIDs, false)
+				t.GlobNames = append(t.GlobNames, fmt.Sprintf("datasets.ds_%s_%s.%s_%d_%s", app, layer, subject, s, freqs[rng.IntN(len(freqs))]))
+				continue
+			}
+			key := fmt.Sprintf("datasets.ds_%s_%s.%s_%05d_%s", app, layer, subject, s, freqs[s%len(freqs)])
+			fmt.Fprintf(&b, "  %s:\n", key)
+			writeBlock(&b, rng, opts, ownerIDs, true)
+			t.ExactNames = append(t.ExactNames, key)
+		}
+		t.Files["apps/"+app+"/governance.yaml"] = []byte(b.String())
+		t.MissNames = append(t.MissNames, fmt.Sprintf("datasets.ds_%s_platinum.nothing_%d", app, a))
+
+		if rng.Float64() < opts.OverlayShare {
+			t.Files["apps/"+app+"/governance."+opts.OverlayName+".yaml"] = overlayFile(rng, t.ExactNames[len(t.ExactNames)-min(3, len(t.ExactNames)):])
+		}
+	}
+	return t
+}
+
+func writeBlock(b *strings.Builder, rng *rand.Rand, opts Options, owners []string, literal bool) {
+	fmt.Fprintf(b, "    title: Synthetic dataset %d\n", rng.IntN(1_000_000))
+	fmt.Fprintf(b, "    tags: [%s, %s]\n", tagWords[rng.IntN(len(tagWords))], tagWords[rng.IntN(len(tagWords))])
+	if rng.Float64() < 0.3 {
+		fmt.Fprintf(b, "    ownership:\n      - name: %s\n        type: DATA_OWNER\n", owners[rng.IntN(len(owners))])
+	}
+	if rng.Float64() < opts.RowFilterRate {
+		b.WriteString("    row_filters:\n      - handler: rec_registry\n        args:\n          column: device_id\n")
+	} else {
+		b.WriteString("    row_filters: []\n")
+	}
+	expose := rng.Float64() < 0.7
+	fmt.Fprintf(b, "    expose: %t\n", expose)
+	if expose && rng.Float64() < 0.2 {
+		b.WriteString("    dataspace:\n      expose: true\n      medallion: gold\n      contract_required: true\n")
+	}
+}
+
+func overlayFile(rng *rand.Rand, keys []string) []byte {
+	var b strings.Builder
+	b.WriteString("# generated deployer overlay\ndefaults:\n  tags: [deployed]\n")
+	if len(keys) > 0 {
+		b.WriteString("sources:\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s:\n    access_level: restricted\n", k)
+		}
+	}
+	return []byte(b.String())
+}
+
+func ownersFile(ids []string) []byte {
+	var b strings.Builder
+	b.WriteString("owners:\n")
+	for i, id := range ids {
+		fmt.Fprintf(&b, "  - id: %s\n    type: schema:Organization\n    name: Organisation %d\n    url: https://org%d.example\n", id, i, i)
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "    did: did:web:org%d.example\n", i)
+		}
+	}
+	return []byte(b.String())
+}
+
+func share(v, def float64) float64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	case v > 1:
+		return 1
+	}
+	return v
+}
