@@ -145,17 +145,22 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 		}
 		n = n.Alias
 	}
-	if done, ok := b.built[n]; ok {
-		return done, nil
+	// Only an anchored node can be reached twice (through an alias) or contain
+	// itself, so only those are remembered.
+	anchored := n.Anchor != ""
+	if anchored {
+		if done, ok := b.built[n]; ok {
+			return done, nil
+		}
+		if b.building[n] {
+			return nil, errAt(n, "recursive alias: a collection contains itself")
+		}
+		if b.building == nil {
+			b.building = map[*yaml.Node]bool{}
+		}
+		b.building[n] = true
+		defer delete(b.building, n)
 	}
-	if b.building[n] {
-		return nil, errAt(n, "recursive alias: a collection contains itself")
-	}
-	if b.building == nil {
-		b.building = map[*yaml.Node]bool{}
-	}
-	b.building[n] = true
-	defer delete(b.building, n)
 	if err := b.count(n, 1); err != nil {
 		return nil, err
 	}
@@ -190,7 +195,9 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.built[n] = out
+	if anchored {
+		b.built[n] = out
+	}
 	return out, nil
 }
 
@@ -439,6 +446,9 @@ func resolvePlain(n *yaml.Node, v string) (*Node, error) {
 	if b, ok := boolWords[v]; ok {
 		return &Node{Kind: Bool, Pos: p, Bool: b, Str: v}, nil
 	}
+	if !mayBeNonString(v) {
+		return &Node{Kind: String, Pos: p, Str: v}, nil
+	}
 	var out *Node
 	var err error
 	switch {
@@ -587,4 +597,16 @@ func parseTimestamp(text string) (*Node, error) {
 
 func daysIn(year, month int) int {
 	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// mayBeNonString is a cheap filter before the resolver's regular expressions:
+// ints, floats and timestamps start with a sign, a digit or a dot (null and
+// bool words were handled already), so most plain scalars — names, URLs,
+// identifiers — skip the regular expressions entirely.
+func mayBeNonString(v string) bool {
+	switch c := v[0]; {
+	case c >= '0' && c <= '9', c == '-', c == '+', c == '.':
+		return true
+	}
+	return false
 }
