@@ -1,0 +1,177 @@
+package owners
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// PlaceRule is the place name of a lone rule in unresolved-owner reports.
+const PlaceRule = "<rule>"
+
+// Unresolved is an ownership name that resolves to no owner, and every place
+// it was declared ("defaults", "sources/<key>", PlaceRule), in encounter order.
+type Unresolved struct {
+	Name  string
+	Where []string
+}
+
+// UnresolvedError is strict resolution failing (owners.md §6.4): every
+// unresolved name with every place it was declared. It is a value error.
+type UnresolvedError struct {
+	Names []Unresolved
+}
+
+// Error is "unresolved owner name(s):" then one "  - <name>: <where>, …" line
+// per name, in first-encounter order.
+func (e *UnresolvedError) Error() string {
+	var b strings.Builder
+	b.WriteString("unresolved owner name(s):")
+	for _, u := range e.Names {
+		fmt.Fprintf(&b, "\n  - %s: %s", u.Name, strings.Join(u.Where, ", "))
+	}
+	return b.String()
+}
+
+// ResolveName resolves one ownership name (owners.md §6.2): an owner id stays
+// as it is (an id wins over a placeholder of the same name); else a
+// placeholder whose target (an id or an alias, never another placeholder)
+// finds an owner becomes that owner's id; else an alias becomes its owner's id.
+// ok is false, and name is returned as written, when nothing resolves — a
+// placeholder whose target finds nothing falls through to the alias step.
+func ResolveName(name string, owners Lookup, placeholders map[string]string) (id string, ok bool) {
+	if owners == nil {
+		return name, false
+	}
+	e := owners.ByID(name)
+	if e != nil && e.ID == name {
+		return name, true
+	}
+	if target, isPlaceholder := placeholders[name]; isPlaceholder {
+		if pe := owners.ByID(target); pe != nil {
+			return pe.ID, true
+		}
+	}
+	if e != nil {
+		return e.ID, true
+	}
+	return name, false
+}
+
+// ResolveOwnership returns a copy of rule whose ownership names are resolved
+// (owners.md §6.3): each item by ResolveName, type kept as written, then items
+// whose (name, type) equals an earlier item's removed. Every other field, and
+// whether ownership was stated, is kept; rule itself is not modified.
+//
+// strict is the caller's statement (there is no default): with strict, any
+// unresolved name fails with an *UnresolvedError; without, each is kept as
+// written and returned as a warning.
+func ResolveOwnership(rule *governance.Rule, owners Lookup, strict bool, placeholders map[string]string) (*governance.Rule, []Warning, error) {
+	rs := resolver{owners: owners, placeholders: placeholders}
+	out := rs.rule(rule, PlaceRule)
+	if err := rs.finish(strict); err != nil {
+		return nil, nil, err
+	}
+	return out, rs.warnings, nil
+}
+
+// ResolveConfigOwnership resolves the defaults and every sources entry of a
+// configuration — after any overlay was merged, never per file — collecting
+// unresolved names across all of them before strict decides (owners.md §6.5).
+// It returns a new configuration; active, depends_on and the sources order are
+// unchanged and cfg is not modified.
+func ResolveConfigOwnership(cfg *governance.Config, owners Lookup, strict bool, placeholders map[string]string) (*governance.Config, []Warning, error) {
+	rs := resolver{owners: owners, placeholders: placeholders}
+	out := *cfg
+	out.Defaults = rs.rule(cfg.Defaults, "defaults")
+	out.Sources = make([]governance.Source, len(cfg.Sources))
+	for i, s := range cfg.Sources {
+		s.Rule = rs.rule(s.Rule, "sources/"+s.Key)
+		out.Sources[i] = s
+	}
+	if err := rs.finish(strict); err != nil {
+		return nil, nil, err
+	}
+	return &out, rs.warnings, nil
+}
+
+// UnresolvedOwners reports every ownership name of a configuration that
+// resolves to nothing, with the places it was declared: names in
+// first-encounter order (defaults, then sources in order, items in order).
+// It only reports; it never fails.
+func UnresolvedOwners(cfg *governance.Config, owners Lookup, placeholders map[string]string) []Unresolved {
+	rs := resolver{owners: owners, placeholders: placeholders}
+	rs.rule(cfg.Defaults, "defaults")
+	for _, s := range cfg.Sources {
+		rs.rule(s.Rule, "sources/"+s.Key)
+	}
+	return rs.unresolved
+}
+
+type resolver struct {
+	owners       Lookup
+	placeholders map[string]string
+	unresolved   []Unresolved
+	warnings     []Warning
+}
+
+func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
+	if r == nil {
+		return nil
+	}
+	out := *r
+	if len(r.Ownership) == 0 {
+		return &out
+	}
+	out.Ownership = make([]governance.Owner, 0, len(r.Ownership))
+	seen := make(map[governance.Owner]bool, len(r.Ownership))
+	for _, o := range r.Ownership {
+		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
+		if !ok {
+			rs.note(o.Name, where, r.Origin[governance.FieldOwnership])
+		}
+		resolved := governance.Owner{Name: id, Type: o.Type}
+		if seen[resolved] {
+			continue
+		}
+		seen[resolved] = true
+		out.Ownership = append(out.Ownership, resolved)
+	}
+	return &out
+}
+
+// note records an unresolved name at a place, once per (name, place).
+func (rs *resolver) note(name, where string, origin governance.Origin) {
+	i := 0
+	for i < len(rs.unresolved) && rs.unresolved[i].Name != name {
+		i++
+	}
+	if i == len(rs.unresolved) {
+		rs.unresolved = append(rs.unresolved, Unresolved{Name: name})
+	}
+	u := &rs.unresolved[i]
+	for _, w := range u.Where {
+		if w == where {
+			return
+		}
+	}
+	u.Where = append(u.Where, where)
+	w := Warning{Code: WarnUnresolvedOwner, Pos: yaml11.Pos{Line: int(origin.Line), Column: int(origin.Column)},
+		Msg: fmt.Sprintf("unresolved owner name '%s' in %s — kept as written", name, where)}
+	if origin.Layer != nil {
+		w.File = origin.Layer.File
+	}
+	rs.warnings = append(rs.warnings, w)
+}
+
+func (rs *resolver) finish(strict bool) error {
+	if strict && len(rs.unresolved) > 0 {
+		return &UnresolvedError{Names: rs.unresolved}
+	}
+	if strict {
+		rs.warnings = nil
+	}
+	return nil
+}
