@@ -53,6 +53,17 @@ func ParseDocument(doc *yaml11.Node, file string) (*Config, error) {
 	return cfg, nil
 }
 
+// ParseOverlayDocument is ParseDocument for a deployer overlay: the rules'
+// provenance names the overlay layer, so explain=true can say which file of
+// the pair supplied a value.
+func ParseOverlayDocument(doc *yaml11.Node, file string) (*Config, error) {
+	cfg, err := parseDoc(doc, &Layer{File: file, Kind: "overlay"})
+	if err != nil {
+		return nil, withFile(err, file)
+	}
+	return cfg, nil
+}
+
 type parser struct {
 	layer    *Layer
 	warnings []Warning

@@ -38,6 +38,9 @@ func (e *Error) Error() string {
 type Warning struct {
 	Pos Pos
 	Msg string
+	// For a duplicate key: the later key (at Pos), the first one (whose
+	// position the key keeps), and the mapping holding them.
+	Key, First, Mapping *Node
 }
 
 // Limits bound what one document may cost to load; zero fields take the defaults.
@@ -242,6 +245,7 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 	out := &Node{Kind: Map, Pos: pos(n), Pairs: make([]Pair, 0, len(all))}
 	index := make(map[keyID]int, len(all))
 	ownAt := make([]bool, 0, len(all)) // whether out.Pairs[i] was written in this mapping, not merged in
+	var firstOwn map[int]*Node         // the first own key at a slot a merge key filled first
 	for i, p := range all {
 		own := i >= len(merged)
 		id, hashable := identity(p.Key)
@@ -251,7 +255,21 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 				// Overriding a merged key is what merge keys are for; writing a key
 				// twice by hand is the mistake worth a warning.
 				if own && ownAt[at] {
-					b.warnings = append(b.warnings, Warning{Pos: p.Key.Pos, Msg: fmt.Sprintf("duplicate key %s (first written at line %d): the later value wins", PyRepr(p.Key), out.Pairs[at].Key.Pos.Line)})
+					first := out.Pairs[at].Key
+					if k, ok := firstOwn[at]; ok {
+						first = k
+					}
+					b.warnings = append(b.warnings, Warning{Pos: p.Key.Pos, Key: p.Key, First: first, Mapping: out,
+						Msg: fmt.Sprintf("duplicate key %s (first written at line %d): the later value wins", PyRepr(p.Key), first.Pos.Line)})
+				}
+				if own && !ownAt[at] {
+					// The mapping's own key now holds the slot a merge key filled; a
+					// second own key after it is a hand-written duplicate.
+					ownAt[at] = true
+					if firstOwn == nil {
+						firstOwn = map[int]*Node{}
+					}
+					firstOwn[at] = p.Key
 				}
 				continue
 			}

@@ -149,3 +149,16 @@ func FuzzParse(f *testing.F) {
 		_ = PyRepr(n)
 	})
 }
+
+func TestDuplicateAfterMergedKeyWarns(t *testing.T) {
+	n, warnings, err := ParseWithWarnings([]byte("base: &b {x: 1}\nm:\n  <<: *b\n  x: 2\n  x: 3\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || warnings[0].Pos.Line != 5 || warnings[0].First.Pos.Line != 4 || warnings[0].Mapping != n.Get("m") {
+		t.Fatalf("warnings = %+v, want one at line 5 naming line 4 in mapping m", warnings)
+	}
+	if got := n.Get("m").Get("x"); got.Int != 3 {
+		t.Fatalf("x = %d, want 3", got.Int)
+	}
+}
