@@ -1,0 +1,427 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/schemas"
+)
+
+// ReportVersion is the version of the report's JSON shape.
+const ReportVersion = 1
+
+// Options are the inputs of a check (check.md §2.2). Optional strings are
+// pointers because "given as empty" and "not given" differ: an empty
+// --overlay-dir is the working directory, an empty --overlay-name is a usage
+// error.
+type Options struct {
+	// Paths are files, directories or glob patterns (check.md §3); at least one.
+	Paths []string
+	// OverlayDir is a directory of deployer overlays, paired by app name.
+	OverlayDir *string
+	// OverlayName is the overlay name to look for beside each base instead of
+	// the app name.
+	OverlayName *string
+	// Owners are owners registry files, merged in order (later files shadow
+	// earlier ones by id).
+	Owners []string
+	// PlaceholdersFile is the deployment's placeholder map as a YAML file.
+	PlaceholdersFile *string
+	// Placeholders is the same map already parsed (a server that read it from
+	// its own configuration). At most one of the two may be given.
+	Placeholders map[string]string
+	// Dataspace also requires a DID for every owner of a dataspace offer
+	// narrowed by an organization filter.
+	Dataspace bool
+	// Strict makes warnings fail the run.
+	Strict bool
+	// Dir is the working directory: relative paths are read from it and
+	// display paths are relative to it. "" is the process's.
+	Dir string
+}
+
+// UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,
+// a server answers with a client error. Nothing was checked.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ValidOverlayName reports whether name can name an overlay beside a base:
+// an overlay never lives outside the base's directory.
+func ValidOverlayName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`)
+}
+
+// CheckGovernance checks a governance tree as it will be served (check.md).
+// The error is only ever a *UsageError, for options that cannot describe a
+// check; every problem found in the files is a finding in the report, and
+// every finding is collected.
+func CheckGovernance(opts Options) (*Report, error) {
+	if len(opts.Paths) == 0 {
+		return nil, usagef("at least one PATH is required")
+	}
+	if opts.OverlayName != nil && !ValidOverlayName(*opts.OverlayName) {
+		return nil, usagef("invalid overlay name %q: it must be non-empty, not . or .., and contain no / or \\", *opts.OverlayName)
+	}
+	if opts.PlaceholdersFile != nil && opts.Placeholders != nil {
+		return nil, usagef("give the placeholder map as a file or as a map, not both")
+	}
+	if len(opts.Owners) == 0 {
+		if opts.Dataspace {
+			return nil, usagef("--dataspace needs at least one --owners file")
+		}
+		if opts.PlaceholdersFile != nil || opts.Placeholders != nil {
+			return nil, usagef("--placeholders needs at least one --owners file")
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, usagef("cannot determine the working directory: %v", err)
+		}
+		dir = wd
+	}
+	c := &checker{
+		opts:     opts,
+		fs:       resolver{dir: dir},
+		baseByID: map[string]*govFile{},
+		poolByID: map[string]*govFile{},
+		parsed:   map[*govFile]*governance.Config{},
+	}
+	return c.run(), nil
+}
+
+// govFile is a governance document the check reads: a base or an overlay.
+type govFile struct {
+	fsFile
+	overlay  bool
+	name     string       // the overlay name; "" for a base
+	root     *yaml11.Node // the loaded document; nil when it did not load
+	hasError bool         // an error finding of §5 or §6: the file is not served
+	paired   bool         // an overlay that is some base's candidate
+}
+
+type checker struct {
+	opts     Options
+	fs       resolver
+	findings []Finding
+
+	bases    []*govFile
+	baseByID map[string]*govFile
+	pool     []*govFile // overlays, in the order first met
+	poolByID map[string]*govFile
+
+	overlayDirID string // the overlay directory, symlinks resolved; "" when none
+	parsed       map[*govFile]*governance.Config
+
+	registry     *owners.Registry
+	placeholders map[string]string
+
+	datasets int
+	offers   int
+}
+
+func (c *checker) add(f Finding) { c.findings = append(c.findings, f) }
+
+func (c *checker) run() *Report {
+	r := &Report{ReportVersion: ReportVersion, Strict: c.opts.Strict, Inputs: c.inputs()}
+
+	c.expand()
+	c.collectOverlays()
+	c.loadAll()
+	c.loadOwners()
+
+	for _, b := range c.bases {
+		r.Units = append(r.Units, c.unit(b))
+	}
+	for _, o := range c.pool {
+		if !o.paired {
+			c.add(Finding{Severity: Warning, Code: CodeOverlayUnused, File: o.display, Subject: str(o.name),
+				Message: fmt.Sprintf("overlay %q applies to no checked base: its app was not checked (pass the app's governance.yaml, or --overlay-name for environment-named overlays)", o.name)})
+		}
+	}
+	if len(c.opts.Owners) == 0 && c.offers > 0 {
+		c.add(Finding{Severity: Info, Code: CodeOwnersNotChecked,
+			Message: fmt.Sprintf("%d dataspace offer(s) found but no --owners registry was given: their ownership names were not checked", c.offers)})
+	}
+
+	r.Owners = c.registry
+	r.Placeholders = c.placeholders
+	r.Summary.Bases = len(c.bases)
+	r.Summary.Overlays = len(c.pool)
+	r.Summary.OwnersFiles = len(c.opts.Owners)
+	r.Summary.Datasets = c.datasets
+	r.finish(c.findings)
+	return r
+}
+
+// loadAll loads and checks every base and pool overlay alone (check.md §5,
+// §6). The files are independent, so they load in parallel; the report's
+// order does not depend on it (findings are sorted).
+func (c *checker) loadAll() {
+	type job struct {
+		f      *govFile
+		schema string
+	}
+	jobs := make([]job, 0, len(c.bases)+len(c.pool))
+	for _, b := range c.bases {
+		jobs = append(jobs, job{b, schemas.Governance})
+	}
+	for _, o := range c.pool {
+		jobs = append(jobs, job{o, schemas.GovernanceOverlay})
+	}
+	results := make([][]Finding, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = c.loadGovernance(jobs[i].f, jobs[i].schema)
+			}
+		})
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, r := range results {
+		c.findings = append(c.findings, r...)
+	}
+}
+
+func (c *checker) inputs() Inputs {
+	in := Inputs{
+		Paths:       slices.Clone(c.opts.Paths),
+		OverlayDir:  c.opts.OverlayDir,
+		OverlayName: c.opts.OverlayName,
+		Owners:      slices.Clone(c.opts.Owners),
+		Dataspace:   c.opts.Dataspace,
+	}
+	if in.Owners == nil {
+		in.Owners = []string{}
+	}
+	in.Placeholders = c.opts.PlaceholdersFile
+	return in
+}
+
+// expand turns the PATH arguments into bases and argument overlays
+// (check.md §3).
+func (c *checker) expand() {
+	for _, arg := range c.opts.Paths {
+		contributed := false
+		if hasMeta(arg) {
+			for _, m := range c.fs.glob(arg) {
+				if c.contribute(m.display, true) {
+					contributed = true
+				}
+			}
+		} else {
+			disp := displayPath(arg)
+			if _, err := os.Stat(c.fs.abs(disp)); err == nil && c.contribute(disp, false) {
+				contributed = true
+			}
+		}
+		if !contributed {
+			c.add(Finding{Severity: Error, Code: CodePathNoMatch, File: arg,
+				Message: fmt.Sprintf("%q matches no governance file: nothing was checked for it", arg)})
+		}
+	}
+}
+
+// contribute adds what one matched path stands for (check.md §3.2) and
+// reports whether that was a base or an overlay.
+func (c *checker) contribute(disp string, pattern bool) bool {
+	p := c.fs.abs(disp)
+	info, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	if info.IsDir() {
+		gov := joinDisplay(disp, "governance.yaml")
+		if isRegular(c.fs.abs(gov)) {
+			c.addBase(gov)
+			return true
+		}
+		if pattern {
+			c.add(Finding{Severity: Info, Code: CodeNoGovernanceInDir, File: disp,
+				Message: "the directory holds no governance.yaml"})
+		}
+		return false
+	}
+	if !info.Mode().IsRegular() {
+		return false
+	}
+	name := path.Base(disp)
+	switch {
+	case name == "governance.yaml":
+		c.addBase(disp)
+	case overlayName(name) != "":
+		c.addOverlay(disp)
+	case pattern:
+		return false
+	default:
+		c.addBase(disp) // naming a file is a statement that it is one
+	}
+	return true
+}
+
+func (c *checker) addBase(disp string) {
+	f := c.fs.file(disp)
+	if _, dup := c.baseByID[f.id]; dup {
+		return
+	}
+	b := &govFile{fsFile: f}
+	c.baseByID[f.id] = b
+	c.bases = append(c.bases, b)
+}
+
+func (c *checker) addOverlay(disp string) {
+	f := c.fs.file(disp)
+	if _, dup := c.poolByID[f.id]; dup {
+		return
+	}
+	o := &govFile{fsFile: f, overlay: true, name: overlayName(path.Base(disp))}
+	c.poolByID[f.id] = o
+	c.pool = append(c.pool, o)
+}
+
+// collectOverlays completes the overlay pool (check.md §4.1): the overlays
+// beside each base, then those in the overlay directory.
+func (c *checker) collectOverlays() {
+	for _, b := range c.bases {
+		dir := path.Dir(b.display)
+		for _, name := range overlaysIn(filepath.Dir(b.path)) {
+			c.addOverlay(joinDisplay(dir, name))
+		}
+	}
+	if c.opts.OverlayDir == nil {
+		return
+	}
+	disp := displayPath(*c.opts.OverlayDir)
+	p := c.fs.abs(disp)
+	if !isDir(p) {
+		c.add(Finding{Severity: Error, Code: CodeOverlayDirNotFound, File: disp,
+			Message: fmt.Sprintf("overlay directory %q does not exist or is not a directory: no deployer overlay was checked", disp)})
+		return
+	}
+	c.overlayDirID = realPath(p)
+	for _, name := range overlaysIn(p) {
+		c.addOverlay(joinDisplay(disp, name))
+	}
+}
+
+// unit pairs a base with its overlay, materialises the result and runs the
+// rules that read what is served (check.md §4.2, §7, §9.3–§9.8).
+func (c *checker) unit(b *govFile) Unit {
+	app := appName(b.display)
+	u := Unit{App: app, Base: b.display, BaseFile: b.path}
+	var cands []*govFile
+	for _, o := range c.pool {
+		beside := o.dirID == b.dirID
+		if c.opts.OverlayName != nil {
+			beside = beside && o.name == *c.opts.OverlayName
+		} else {
+			beside = beside && app != "" && o.name == app
+		}
+		inDir := c.overlayDirID != "" && o.dirID == c.overlayDirID && app != "" && o.name == app
+		if beside || inDir {
+			cands = append(cands, o)
+			o.paired = true
+		}
+	}
+	skipped := b.hasError
+	switch len(cands) {
+	case 0:
+	case 1:
+		u.Overlay, u.OverlayFile = cands[0].display, cands[0].path
+		skipped = skipped || cands[0].hasError
+	default:
+		names := make([]string, len(cands))
+		for i, o := range cands {
+			names[i] = o.display
+		}
+		slices.Sort(names)
+		c.add(Finding{Severity: Error, Code: CodeOverlayConflict, File: b.display, Subject: str(app),
+			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(cands), strings.Join(names, ", "))})
+		skipped = true
+	}
+	if skipped {
+		c.skip(b)
+		return u
+	}
+	base := c.parse(b)
+	var overlay *governance.Config
+	var ov *govFile
+	if len(cands) == 1 {
+		ov = cands[0]
+		overlay = c.parse(ov)
+	}
+	if base == nil || (ov != nil && overlay == nil) {
+		c.skip(b)
+		return u
+	}
+	cfg := base
+	if overlay != nil {
+		cfg = governance.MergeConfigs(base, overlay)
+	}
+	c.unitRules(&unitView{base: b, overlay: ov, baseCfg: base, overlayCfg: overlay, cfg: cfg})
+	if c.registry != nil {
+		// Resolved after the merge, never per file, and leniently: which names
+		// must resolve is the check's rule (dataspace offers only), already
+		// reported above; a catalogue attribution stays as written.
+		if resolved, _, err := owners.ResolveConfigOwnership(cfg, c.registry, false, c.placeholders); err == nil {
+			cfg = resolved
+		}
+	}
+	u.Materialized, u.Config = true, cfg
+	return u
+}
+
+func (c *checker) skip(b *govFile) {
+	c.add(Finding{Severity: Info, Code: CodeSemanticSkipped, File: b.display,
+		Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
+}
+
+// parse reads a loaded document into the rule model, once per file (an
+// overlay in the overlay directory may serve several bases).
+func (c *checker) parse(f *govFile) *governance.Config {
+	if cfg, ok := c.parsed[f]; ok {
+		return cfg
+	}
+	parse := governance.ParseDocument
+	if f.overlay {
+		parse = governance.ParseOverlayDocument
+	}
+	cfg, err := parse(f.root, f.display)
+	if err != nil {
+		// The document rules are meant to catch everything the parser refuses;
+		// should one slip through it is still a loud failure, never a skip.
+		fd := Finding{Severity: Error, Code: CodeLoadError, File: f.display, Message: err.Error()}
+		if ge, ok := err.(*governance.Error); ok {
+			fd.Line, fd.Column, fd.Message = ge.Line, ge.Column, ge.Msg
+			if ge.Path != "" {
+				fd.Message = ge.Path + ": " + ge.Msg
+			}
+		}
+		c.add(fd)
+		f.hasError = true
+		cfg = nil
+	}
+	c.parsed[f] = cfg
+	return cfg
+}

@@ -1,0 +1,350 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Formats are the report formats the CLI and the service offer (check.md §11).
+var Formats = []string{"text", "json", "sarif", "github"}
+
+// Write renders the report in a format: text, json, sarif or github.
+func (r *Report) Write(w io.Writer, format string) error {
+	switch format {
+	case "text", "":
+		return r.WriteText(w)
+	case "json":
+		return r.WriteJSON(w)
+	case "sarif":
+		return r.WriteSARIF(w)
+	case "github":
+		return r.WriteGitHub(w)
+	}
+	return fmt.Errorf("unknown report format %q", format)
+}
+
+// location is a finding's place as text: file:line:column, file, or "-".
+func (f Finding) location() string {
+	switch {
+	case f.File == "":
+		return "-"
+	case f.Line == 0:
+		return f.File
+	}
+	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+}
+
+// WriteText renders one line per finding and the result line (check.md §11.2).
+func (r *Report) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	for _, f := range r.Findings {
+		b.WriteString(f.location())
+		b.WriteString(": ")
+		b.WriteString(string(f.Severity))
+		b.WriteString(": ")
+		b.WriteString(f.Code)
+		if f.Dataset != nil {
+			b.WriteString(" [" + *f.Dataset + "]")
+		}
+		b.WriteString(": ")
+		b.WriteString(oneLine(f.Message))
+		b.WriteByte('\n')
+	}
+	b.WriteString(r.resultLine())
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func (r *Report) resultLine() string {
+	result, strict := "pass", "off"
+	if !r.OK {
+		result = "fail"
+	}
+	if r.Strict {
+		strict = "on"
+	}
+	return fmt.Sprintf("result: %s (errors=%d, warnings=%d, infos=%d, strict=%s)",
+		result, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, strict)
+}
+
+// oneLine keeps a finding on its own line whatever its message holds.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// WriteJSON renders the report object of check.md §11.1.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteGitHub renders one GitHub Actions workflow command per finding, then
+// the text result line (check.md §2.1).
+func (r *Report) WriteGitHub(w io.Writer) error {
+	var b bytes.Buffer
+	for _, f := range r.Findings {
+		cmd := map[Severity]string{Error: "error", Warning: "warning", Info: "notice"}[f.Severity]
+		var props []string
+		if f.File != "" {
+			props = append(props, "file="+ghProperty(f.File))
+			if f.Line != 0 {
+				props = append(props, "line="+strconv.Itoa(f.Line), "col="+strconv.Itoa(f.Column))
+			}
+		}
+		props = append(props, "title="+ghProperty(f.Code))
+		msg := f.Message
+		if f.Dataset != nil {
+			msg = "[" + *f.Dataset + "] " + msg
+		}
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(msg))
+	}
+	b.WriteString(r.resultLine())
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// ghData escapes a workflow command's message as the runner unescapes it.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command property value.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// Code descriptions, for SARIF rules and documentation.
+var codeDescriptions = map[string]string{
+	CodePathNoMatch:                 "A PATH argument matches no governance file.",
+	CodeNoGovernanceInDir:           "A directory reached through a glob holds no governance.yaml.",
+	CodeOverlayDirNotFound:          "The overlay directory does not exist.",
+	CodeLoadError:                   "A file cannot be loaded as one YAML document.",
+	CodeNotAMapping:                 "The document root is not a mapping.",
+	CodeDuplicateKey:                "A key is written twice in one mapping; the earlier value silently disappears.",
+	CodeSchemaViolation:             "The governance document violates its JSON Schema.",
+	CodeUnknownKey:                  "A key the governance grammar does not define is ignored.",
+	CodeIgnoredKey:                  "A key beside a nested governance: block is ignored.",
+	CodeNonStringKey:                "A mapping key that is not a string makes consumers refuse the file.",
+	CodeLegacyRowFilterInvalid:      "user_filter_column is neither null nor a non-empty string.",
+	CodeAccessLevelSecret:           "access_level: secret is read differently by different consumers.",
+	CodeOverlayConflict:             "Two overlays apply to one base; they are refused rather than merged.",
+	CodeOverlayUnused:               "An overlay applies to no checked base.",
+	CodeSemanticSkipped:             "The served (merged) rules of a unit were not checked because of earlier errors.",
+	CodeRowFilterUnknownHandler:     "A row filter names a handler the consumer does not know.",
+	CodeRowFilterMissingArg:         "A row filter lacks a required argument.",
+	CodeRowFilterUnknownArg:         "A row filter passes an argument its handler does not take.",
+	CodeRowFilterInvalidArg:         "http_in_list method is neither GET nor POST.",
+	CodeExposureConflict:            "A dataspace offer is withheld from the catalogue.",
+	CodeRowPolicyUndeclared:         "A served dataset declares no row policy and is served whole.",
+	CodeLegacyRowFilter:             "The row policy exists only in the legacy user_filter_column.",
+	CodeLegacyRowFilterShadowed:     "user_filter_column is ignored because row_filters is set.",
+	CodeConsentWithoutSubjectFilter: "A consent-requiring offer has no filter mapping subjects to rows.",
+	CodeConsentFilterNotDelegable:   "A consent-requiring offer uses a filter that refuses delegated requests.",
+	CodeOwnerUnresolved:             "An ownership name of a dataspace offer resolves to no owner.",
+	CodeOwnerDIDMissing:             "An owner of an organization-narrowed dataspace offer has no DID.",
+	CodeOwnersFileNotFound:          "An owners file does not exist.",
+	CodeOwnersSchemaViolation:       "An owners file violates the strict owners schema.",
+	CodeOwnersDuplicateID:           "An owner id is written twice in one owners file.",
+	CodeOwnersShadowed:              "A later owners file replaces an owner whole.",
+	CodeOwnersAliasShadowsID:        "An owner alias equals an owner id and is ignored.",
+	CodeOwnersAliasConflict:         "An owner alias is claimed by two owners; the first keeps it.",
+	CodePlaceholdersInvalid:         "The placeholder map is missing or holds a non-string entry.",
+	CodeOwnersNotLoaded:             "The owners registry was not built; ownership names were not checked.",
+	CodeOwnersNotChecked:            "Dataspace offers were found but no owners registry was given.",
+}
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool       sarifTool     `json:"tool"`
+	Results    []sarifResult `json:"results"`
+	Properties sarifRunProps `json:"properties"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string      `json:"id"`
+	ShortDescription     sarifText   `json:"shortDescription"`
+	DefaultConfiguration sarifConfig `json:"defaultConfiguration"`
+}
+
+type sarifConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID     string          `json:"ruleId"`
+	RuleIndex  int             `json:"ruleIndex"`
+	Level      string          `json:"level"`
+	Message    sarifText       `json:"message"`
+	Locations  []sarifLocation `json:"locations"`
+	Properties sarifProps      `json:"properties"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+type sarifProps struct {
+	Path    *string `json:"path"`
+	Dataset *string `json:"dataset"`
+	Subject *string `json:"subject"`
+}
+
+type sarifRunProps struct {
+	OK       bool    `json:"ok"`
+	ExitCode int     `json:"exit_code"`
+	Strict   bool    `json:"strict"`
+	Summary  Summary `json:"summary"`
+}
+
+func sarifLevel(s Severity) string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+// defaultSeverity is each code's severity (check.md §9.1), for the rules'
+// default configuration.
+var defaultSeverity = map[string]Severity{
+	CodeNoGovernanceInDir: Info, CodeSemanticSkipped: Info, CodeOwnersShadowed: Info,
+	CodeOwnersNotLoaded: Info, CodeOwnersNotChecked: Info,
+	CodeUnknownKey: Warning, CodeIgnoredKey: Warning, CodeAccessLevelSecret: Warning,
+	CodeOverlayUnused: Warning, CodeRowFilterUnknownArg: Warning, CodeRowPolicyUndeclared: Warning,
+	CodeLegacyRowFilter: Warning, CodeLegacyRowFilterShadowed: Warning, CodeConsentFilterNotDelegable: Warning,
+	CodeOwnersDuplicateID: Warning, CodeOwnersAliasShadowsID: Warning, CodeOwnersAliasConflict: Warning,
+}
+
+// WriteSARIF renders a SARIF 2.1.0 log with one run (check.md §11.2a).
+//
+// GitHub code scanning refuses a result without a physical location, and
+// places one only with a region start line, so every result gets both where
+// check.md §11.2a would leave them out: a finding about the whole run (no
+// file) is anchored at the first PATH argument, and a finding about a whole
+// file at its line 1. The finding's own path, dataset and subject stay in
+// properties.
+func (r *Report) WriteSARIF(w io.Writer) error {
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name:           "governanced",
+			InformationURI: "https://github.com/celine-eu/governanced",
+			Rules:          []sarifRule{},
+		}},
+		Results:    []sarifResult{},
+		Properties: sarifRunProps{OK: r.OK, ExitCode: r.ExitCode, Strict: r.Strict, Summary: r.Summary},
+	}
+	ruleIndex := map[string]int{}
+	runAnchor := "."
+	if len(r.Inputs.Paths) > 0 {
+		runAnchor = r.Inputs.Paths[0]
+	}
+	for _, f := range r.Findings {
+		i, ok := ruleIndex[f.Code]
+		if !ok {
+			i = len(run.Tool.Driver.Rules)
+			ruleIndex[f.Code] = i
+			sev, known := defaultSeverity[f.Code]
+			if !known {
+				sev = Error
+			}
+			desc := codeDescriptions[f.Code]
+			if desc == "" {
+				desc = f.Code
+			}
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
+				ID: f.Code, ShortDescription: sarifText{desc}, DefaultConfiguration: sarifConfig{sarifLevel(sev)}})
+		}
+		file := f.File
+		if file == "" {
+			file = runAnchor
+		}
+		region := sarifRegion{StartLine: 1}
+		if f.Line > 0 {
+			region = sarifRegion{StartLine: f.Line, StartColumn: f.Column}
+		}
+		msg := f.Message
+		if f.Dataset != nil {
+			msg = "[" + *f.Dataset + "] " + msg
+		}
+		run.Results = append(run.Results, sarifResult{
+			RuleID: f.Code, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{msg},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: uriReference(file)}, Region: region}}},
+			Properties: sarifProps{Path: f.Path, Dataset: f.Dataset, Subject: f.Subject},
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{
+		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{run},
+	})
+}
+
+// uriReference writes a display path as a relative URI reference: every byte
+// outside RFC 3986's path characters is percent-encoded (a glob's "[" and a
+// space included), "/" kept as the separator.
+func uriReference(p string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte("-._~!$&'()*+,;=@/", c) >= 0:
+			b.WriteByte(c)
+		case c == ':' && strings.Contains(p[:i], "/"):
+			b.WriteByte(c) // a colon in the first segment would read as a scheme
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,199 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/schemas"
+)
+
+// ownersArg is one --owners argument that loaded and validated.
+type ownersArg struct {
+	arg  int
+	disp string
+	doc  *yaml11.Node
+	file *owners.File
+}
+
+// loadOwners examines every --owners file and the placeholder map, and builds
+// the merged registry only when all of them are clean (check.md §9.6, §9.7):
+// resolving names against part of a registry would report owners that exist.
+func (c *checker) loadOwners() {
+	if len(c.opts.Owners) == 0 {
+		return
+	}
+	clean := true
+	var args []ownersArg
+	for i, arg := range c.opts.Owners {
+		disp := displayPath(arg)
+		ok := true
+		fail := func(f Finding) {
+			if f.Severity == Error {
+				ok = false
+			}
+			c.add(f)
+		}
+		p := c.fs.abs(disp)
+		if !isRegular(p) {
+			fail(Finding{Severity: Error, Code: CodeOwnersFileNotFound, File: disp,
+				Message: fmt.Sprintf("owners file %q does not exist or is not a regular file", disp)})
+			clean = false
+			continue
+		}
+		l := readYAML(p, disp, fail)
+		if l == nil {
+			clean = false
+			continue
+		}
+		duplicateKeys(l, disp, fail, nil)
+		for _, v := range mustSchemaErrors(l.root, schemas.Owners, disp) {
+			fail(violationFinding(CodeOwnersSchemaViolation, disp, v))
+		}
+		if !ok {
+			clean = false
+			continue
+		}
+		f, err := owners.Parse(l.data, disp, owners.Options{})
+		if err != nil {
+			// The strict schema is meant to refuse everything the loader does.
+			fail(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: err.Error()})
+			clean = false
+			continue
+		}
+		args = append(args, ownersArg{arg: i, disp: disp, doc: l.root, file: f})
+	}
+	if !c.loadPlaceholders() {
+		clean = false
+	}
+	if !clean {
+		c.placeholders = nil
+		c.add(Finding{Severity: Info, Code: CodeOwnersNotLoaded,
+			Message: "the owners registry was not built because an owners or placeholders input failed: ownership names were not checked"})
+		return
+	}
+	files := make([]*owners.File, len(args))
+	for i, a := range args {
+		files[i] = a.file
+	}
+	c.registry = owners.Materialise(files...)
+	c.registryDiagnostics(args)
+}
+
+// registryDiagnostics reports what merging the files did (check.md §9.7):
+// replacements within one argument and across files, and aliases the
+// registry ignored.
+func (c *checker) registryDiagnostics(args []ownersArg) {
+	type holder struct {
+		arg  int
+		disp string
+	}
+	held := map[string]holder{}
+	for _, a := range args {
+		items := a.doc.Get("owners").Items
+		for i, e := range a.file.Entries {
+			if h, seen := held[e.ID]; seen && i < len(items) {
+				entry := items[i]
+				switch {
+				case h.arg == a.arg:
+					idv := entry.Get("id")
+					c.add(Finding{Severity: Warning, Code: CodeOwnersDuplicateID, File: a.disp, Line: idv.Pos.Line, Column: idv.Pos.Column,
+						Path: ptr("owners", strconv.Itoa(i), "id"), Subject: str(e.ID),
+						Message: fmt.Sprintf("owner id %q is written twice in this file: the later entry replaces the earlier one whole", e.ID)})
+				case h.disp != a.disp:
+					c.add(Finding{Severity: Info, Code: CodeOwnersShadowed, File: a.disp, Line: entry.Pos.Line, Column: entry.Pos.Column,
+						Path: ptr("owners", strconv.Itoa(i)), Subject: str(e.ID),
+						Message: fmt.Sprintf("owner %q of %s is replaced whole by this entry (no field-by-field merge)", e.ID, h.disp)})
+				}
+			}
+			held[e.ID] = holder{arg: a.arg, disp: a.disp}
+		}
+	}
+
+	// The registry itself decides which aliases it ignored; only their paths
+	// are recovered here, from the alias positions it reports.
+	type at struct {
+		file string
+		pos  yaml11.Pos
+	}
+	type aliasRef struct{ entry, index int }
+	aliasAt := map[at]aliasRef{}
+	for _, a := range args {
+		for i, item := range a.doc.Get("owners").Items {
+			if al := item.Get("aliases"); al != nil && al.Kind == yaml11.Seq {
+				for j, it := range al.Items {
+					aliasAt[at{a.disp, it.Pos}] = aliasRef{i, j}
+				}
+			}
+		}
+	}
+	for _, w := range c.registry.Warnings() {
+		var code string
+		switch w.Code {
+		case owners.WarnAliasShadowsID:
+			code = CodeOwnersAliasShadowsID
+		case owners.WarnAliasClaimed:
+			code = CodeOwnersAliasConflict
+		default:
+			continue // replacements are reported above, duplicate YAML keys by the loader
+		}
+		f := Finding{Severity: Warning, Code: code, File: w.File, Line: w.Pos.Line, Column: w.Pos.Column, Message: w.Msg}
+		if ref, ok := aliasAt[at{w.File, w.Pos}]; ok {
+			f.Path = ptr("owners", strconv.Itoa(ref.entry), "aliases", strconv.Itoa(ref.index))
+			for _, a := range args {
+				if a.disp == w.File {
+					f.Subject = str(a.file.Entries[ref.entry].Aliases[ref.index])
+					break
+				}
+			}
+		}
+		c.add(f)
+	}
+}
+
+// loadPlaceholders reads the placeholder map, when one is given, and reports
+// whether it is usable.
+func (c *checker) loadPlaceholders() bool {
+	if c.opts.Placeholders != nil {
+		c.placeholders = c.opts.Placeholders
+		return true
+	}
+	if c.opts.PlaceholdersFile == nil {
+		return true
+	}
+	disp := displayPath(*c.opts.PlaceholdersFile)
+	ok := true
+	fail := func(f Finding) {
+		if f.Severity == Error {
+			ok = false
+		}
+		c.add(f)
+	}
+	p := c.fs.abs(disp)
+	if !isRegular(p) {
+		fail(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp,
+			Message: fmt.Sprintf("placeholders file %q does not exist or is not a regular file", disp)})
+		return false
+	}
+	l := readYAML(p, disp, fail)
+	if l == nil {
+		return false
+	}
+	duplicateKeys(l, disp, fail, nil)
+	m := make(map[string]string, len(l.root.Pairs))
+	for _, pr := range l.root.Pairs {
+		t := keyText(pr.Key)
+		if pr.Key.Kind != yaml11.String || pr.Value.Kind != yaml11.String {
+			fail(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: pr.Key.Pos.Line, Column: pr.Key.Pos.Column,
+				Path: ptr(t), Subject: str(t),
+				Message: fmt.Sprintf("placeholder %s: %s must map a string name to a string owner id", yaml11.PyRepr(pr.Key), yaml11.PyRepr(pr.Value))})
+			continue
+		}
+		m[pr.Key.Str] = pr.Value.Str
+	}
+	if ok {
+		c.placeholders = m
+	}
+	return ok
+}

@@ -1,0 +1,182 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// sarifSchema is the official SARIF 2.1.0 (rtm.5) JSON schema, draft-04, as
+// Microsoft's SARIF tooling ships it (testdata/README.md says where it came
+// from). Formats are asserted, so every artifact URI must be a URI reference.
+func sarifSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("testdata/sarif-2.1.0-rtm.5.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	const url = "https://example.invalid/sarif-2.1.0-rtm.5.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSARIFValidates renders every worked case, the real tree and a report
+// with awkward paths as SARIF and validates each against the SARIF 2.1.0
+// schema, then holds the GitHub code-scanning requirements the schema cannot
+// express: every result has a physical location with a non-empty URI and a
+// start line.
+func TestSARIFValidates(t *testing.T) {
+	schema := sarifSchema(t)
+	type run struct {
+		name string
+		dir  string
+		opts Options
+	}
+	var runs []run
+	for _, c := range loadSpecCases(t) {
+		if c.UsageError {
+			continue
+		}
+		inv, err := ParseArgs(c.Args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run{c.ID, filepath.Join("testdata/cases", c.ID, "tree"), inv.Options})
+	}
+	runs = append(runs,
+		run{"reference", referenceRoot, Options{Paths: []string{"apps/*"}}},
+		run{"awkward-paths", "testdata/cases/C01/tree", Options{Paths: []string{"apps/[ab] x/*", "apps/%zz", "apps/*"}}},
+	)
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			dir, err := filepath.Abs(r.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.opts.Dir = dir
+			rep, err := CheckGovernance(r.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := rep.WriteSARIF(&buf); err != nil {
+				t.Fatal(err)
+			}
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(inst); err != nil {
+				t.Fatalf("SARIF does not validate: %v\n%s", err, buf.String())
+			}
+			var log struct {
+				Runs []struct {
+					Tool struct {
+						Driver struct {
+							Name  string `json:"name"`
+							Rules []struct {
+								ID string `json:"id"`
+							} `json:"rules"`
+						} `json:"driver"`
+					} `json:"tool"`
+					Results []struct {
+						RuleID    string `json:"ruleId"`
+						RuleIndex int    `json:"ruleIndex"`
+						Level     string `json:"level"`
+						Locations []struct {
+							PhysicalLocation struct {
+								ArtifactLocation struct {
+									URI string `json:"uri"`
+								} `json:"artifactLocation"`
+								Region struct {
+									StartLine   int `json:"startLine"`
+									StartColumn int `json:"startColumn"`
+								} `json:"region"`
+							} `json:"physicalLocation"`
+						} `json:"locations"`
+						Properties map[string]*string `json:"properties"`
+					} `json:"results"`
+					Properties struct {
+						OK       bool    `json:"ok"`
+						ExitCode int     `json:"exit_code"`
+						Summary  Summary `json:"summary"`
+					} `json:"properties"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+				t.Fatal(err)
+			}
+			if len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "governanced" {
+				t.Fatalf("want one run by governanced: %s", buf.String())
+			}
+			res := log.Runs[0].Results
+			if len(res) != len(rep.Findings) {
+				t.Fatalf("%d results for %d findings", len(res), len(rep.Findings))
+			}
+			for i, x := range res {
+				f := rep.Findings[i]
+				rules := log.Runs[0].Tool.Driver.Rules
+				if x.RuleID != f.Code || rules[x.RuleIndex].ID != f.Code {
+					t.Errorf("result %d: ruleId %q (index %d), want %q", i, x.RuleID, x.RuleIndex, f.Code)
+				}
+				if want := sarifLevel(f.Severity); x.Level != want {
+					t.Errorf("result %d: level %q, want %q", i, x.Level, want)
+				}
+				if len(x.Locations) != 1 || x.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" || x.Locations[0].PhysicalLocation.Region.StartLine < 1 {
+					t.Errorf("result %d (%s): GitHub needs a physical location with a URI and a start line: %+v", i, f.Code, x.Locations)
+				}
+				if f.Line > 0 && (x.Locations[0].PhysicalLocation.Region.StartLine != f.Line || x.Locations[0].PhysicalLocation.Region.StartColumn != f.Column) {
+					t.Errorf("result %d: region %+v, want %d:%d", i, x.Locations[0].PhysicalLocation.Region, f.Line, f.Column)
+				}
+				if f.File != "" && x.Locations[0].PhysicalLocation.ArtifactLocation.URI != uriReference(f.File) {
+					t.Errorf("result %d: uri %q for file %q", i, x.Locations[0].PhysicalLocation.ArtifactLocation.URI, f.File)
+				}
+				for _, k := range []string{"path", "dataset", "subject"} {
+					if _, ok := x.Properties[k]; !ok {
+						t.Errorf("result %d: properties lack %q", i, k)
+					}
+				}
+			}
+			if p := log.Runs[0].Properties; p.OK != rep.OK || p.ExitCode != rep.ExitCode || p.Summary != rep.Summary {
+				t.Errorf("run properties %+v do not match the report", p)
+			}
+		})
+	}
+}
+
+func TestURIReference(t *testing.T) {
+	for in, want := range map[string]string{
+		"apps/grid/governance.yaml": "apps/grid/governance.yaml",
+		"apps/[ab] x/*":             "apps/%5Bab%5D%20x/*",
+		"apps/%zz":                  "apps/%25zz",
+		"a:b/c":                     "a%3Ab/c",
+		"x/a:b":                     "x/a:b",
+		"/abs/path":                 "/abs/path",
+		"apps/é":                    "apps/%C3%A9",
+	} {
+		if got := uriReference(in); got != want {
+			t.Errorf("uriReference(%q) = %q, want %q", in, got, want)
+		}
+		if strings.ContainsAny(uriReference(in), " []") {
+			t.Errorf("uriReference(%q) keeps a character a URI cannot hold", in)
+		}
+	}
+}
