@@ -20,16 +20,10 @@ func normalize(v any) any {
 		if i, err := strconv.ParseInt(string(t), 10, 64); err == nil {
 			return i
 		}
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil {
-			// Out of float range: only possible for absurd literals; keep the
-			// sign so ordering operators still behave.
-			if len(t) > 0 && t[0] == '-' {
-				return math.Inf(-1)
-			}
-			return math.Inf(1)
-		}
-		return f
+		// Beyond float range ParseFloat gives ±Inf (or 0): clamp so the value
+		// still orders correctly and can be written back as JSON.
+		f, _ := strconv.ParseFloat(string(t), 64)
+		return math.Max(-math.MaxFloat64, math.Min(f, math.MaxFloat64))
 	case []any:
 		for i := range t {
 			t[i] = normalize(t[i])
@@ -195,3 +189,9 @@ func lookupPath(root map[string]any, path []string) (any, bool) {
 	}
 	return cur, true
 }
+
+// NormalizeValue brings a JSON value decoded with json.Decoder.UseNumber into
+// the engine's canonical form (int64 or float64 numbers). Producers of a
+// Changeset other than ReadChangeset, such as the dbt builder, pass meta
+// through it so that comparisons behave as for a changeset read from JSON.
+func NormalizeValue(v any) any { return normalize(v) }

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/dbt"
+	"github.com/celine-eu/governanced/internal/policy"
+)
+
+const policyUsage = `usage: governanced policy check [--policy FILE]
+         (--changeset FILE | --manifest FILE --base-manifest FILE [--catalog FILE] [--base-catalog FILE])
+         [--governance TREE]... [--fail-on none|policy|tests|exposures|critical|any] [--format json|markdown]
+
+Evaluates the policy on a pull request's changeset and prints the report.
+Without --policy, ./governanced.policy.yml, then ./dbt-col-lineage.policy.yml
+is used; with neither the policy gate is inert.
+Exit status: 1 when the --fail-on gate trips (for policy: only a block),
+2 for an invalid policy, changeset or artifact, 0 otherwise.
+`
+
+// Default policy files, looked up in the working directory in this order
+// (spec §2.1, D-02).
+var defaultPolicyFiles = []string{"governanced.policy.yml", "dbt-col-lineage.policy.yml"}
+
+// noPolicyGateWarning is spec §7.3's warning for a gate that can never fire.
+const noPolicyGateWarning = "--fail-on policy given but no policy resolved; the policy gate can never fire"
+
+// governanceFromTrees loads the governance trees named by --governance into a
+// lookup. It stays nil until the governance resolver is wired in; until then
+// --governance fails loudly rather than evaluating without governance meta.
+var governanceFromTrees func(ctx context.Context, trees []string) (policy.GovernanceLookup, error)
+
+func runPolicy(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "check" {
+		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+			_, err := io.WriteString(stdout, policyUsage)
+			return err
+		}
+		return &usageError{msg: policyUsage}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("policy check: %w", err)}
+	}
+	return runPolicyCheck(ctx, args[1:], wd, stdout, stderr)
+}
+
+// treeFlags collects the repeatable --governance flag.
+type treeFlags []string
+
+func (s *treeFlags) String() string     { return strings.Join(*s, ",") }
+func (s *treeFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+type policyCheckOptions struct {
+	policyFile                string
+	changeset                 string
+	manifest, catalog         string
+	baseManifest, baseCatalog string
+	governance                treeFlags
+	failOn, format            string
+}
+
+var failOnGates = []string{"none", "policy", "tests", "exposures", "critical", "any"}
+
+func parsePolicyCheck(args []string) (*policyCheckOptions, error) {
+	o := &policyCheckOptions{}
+	fset := flag.NewFlagSet("policy check", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	fset.StringVar(&o.policyFile, "policy", "", "policy file")
+	fset.StringVar(&o.changeset, "changeset", "", "changeset JSON (spec §4)")
+	fset.StringVar(&o.manifest, "manifest", "", "head manifest.json")
+	fset.StringVar(&o.catalog, "catalog", "", "head catalog.json")
+	fset.StringVar(&o.baseManifest, "base-manifest", "", "base manifest.json")
+	fset.StringVar(&o.baseCatalog, "base-catalog", "", "base catalog.json")
+	fset.Var(&o.governance, "governance", "governance tree (repeatable)")
+	fset.StringVar(&o.failOn, "fail-on", "none", "gate that sets the exit status")
+	fset.StringVar(&o.format, "format", "json", "json or markdown")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, &usageError{msg: fmt.Sprintf("policy check: %v\n%s", err, policyUsage)}
+	}
+	usage := func(format string, a ...any) error {
+		return &usageError{msg: "policy check: " + fmt.Sprintf(format, a...) + "\n" + policyUsage}
+	}
+	switch {
+	case fset.NArg() > 0:
+		return nil, usage("unexpected argument %q", fset.Arg(0))
+	case o.changeset != "" && (o.manifest != "" || o.baseManifest != "" || o.catalog != "" || o.baseCatalog != ""):
+		return nil, usage("--changeset and the dbt artifact flags are alternatives; give one or the other")
+	case o.changeset == "" && (o.manifest == "" || o.baseManifest == ""):
+		return nil, usage("give --changeset FILE, or --manifest and --base-manifest (catalogs optional)")
+	case !slices.Contains(failOnGates, o.failOn):
+		return nil, usage("--fail-on %q is not one of %s", o.failOn, strings.Join(failOnGates, ", "))
+	case o.format != "json" && o.format != "markdown":
+		return nil, usage("--format %q is not json or markdown", o.format)
+	}
+	return o, nil
+}
+
+// policyReport is what `policy check` prints as JSON: the legacy verdict and
+// impact summary always, the policy verdict only when a policy resolved (no
+// key at all otherwise, spec §7.1), and the CI outputs of spec §7.3.
+type policyReport struct {
+	Verdict           string              `json:"verdict"`
+	Summary           policy.Impact       `json:"summary"`
+	PolicyDecision    string              `json:"policy_decision"`
+	BuildSetSize      int                 `json:"build_set_size"`
+	TestSetSize       int                 `json:"test_set_size"`
+	PolicyVerdict     *policy.Verdict     `json:"policy_verdict,omitempty"`
+	PolicyDiagnostics *policy.Diagnostics `json:"policy_diagnostics,omitempty"`
+}
+
+// runPolicyCheck is `governanced policy check` with the working directory
+// (where default policy files are looked up) passed in.
+func runPolicyCheck(ctx context.Context, args []string, workDir string, stdout, stderr io.Writer) error {
+	o, err := parsePolicyCheck(args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, err = io.WriteString(stdout, policyUsage)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	failed := func(err error) error { return &exitError{code: 2, err: err} }
+
+	// The policy first: a broken policy fails the run whatever else is wrong.
+	var pol *policy.Policy
+	src, name, err := resolvePolicy(o.policyFile, workDir, stderr)
+	if err != nil {
+		return failed(err)
+	}
+	if src != nil {
+		if pol, err = policy.Load(src, name); err != nil {
+			return failed(err)
+		}
+		for _, w := range pol.Warnings {
+			fmt.Fprintln(stderr, "governanced: warning:", w)
+		}
+	}
+
+	var lookup policy.GovernanceLookup
+	if len(o.governance) > 0 {
+		if governanceFromTrees == nil {
+			return failed(errors.New("--governance: this build cannot load governance trees yet"))
+		}
+		if lookup, err = governanceFromTrees(ctx, o.governance); err != nil {
+			return failed(err)
+		}
+	}
+	cs, warnings, err := loadChangeset(o, lookup)
+	if err != nil {
+		return failed(err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "governanced: warning:", w)
+	}
+
+	impact := policy.Summarize(cs)
+	report := policyReport{Verdict: impact.LegacyVerdict(), Summary: impact}
+	var result *policy.Result
+	if pol != nil {
+		result = policy.Evaluate(pol, cs)
+		report.PolicyVerdict = result.Verdict
+		report.PolicyDiagnostics = result.Diagnostics
+		report.PolicyDecision = result.Verdict.Decision
+		report.BuildSetSize = len(result.Verdict.BuildSet)
+		report.TestSetSize = len(result.Verdict.TestSet)
+	} else if o.failOn == "policy" {
+		fmt.Fprintln(stderr, "governanced: warning:", noPolicyGateWarning)
+	}
+
+	if err := writePolicyReport(stdout, o.format, report, result); err != nil {
+		return err
+	}
+
+	switch o.failOn {
+	case "policy":
+		if result != nil && result.Verdict.Decision == policy.DecisionBlock {
+			return &exitError{code: 1}
+		}
+	case "none":
+	default:
+		if impact.GateTripped(o.failOn) {
+			return &exitError{code: 1}
+		}
+	}
+	return nil
+}
+
+// resolvePolicy is spec §2.1: the explicit path (which must exist), else the
+// first default file in the working directory; nil bytes when none resolves.
+func resolvePolicy(explicit, workDir string, stderr io.Writer) ([]byte, string, error) {
+	if explicit != "" {
+		data, err := readRegularFile(explicit)
+		if err != nil {
+			return nil, "", &policy.Error{Code: policy.CodePolicyNotFound, File: explicit, Msg: err.Error()}
+		}
+		return data, explicit, nil
+	}
+	var found []string
+	for _, name := range defaultPolicyFiles {
+		if info, err := os.Stat(filepath.Join(workDir, name)); err == nil && info.Mode().IsRegular() {
+			found = append(found, name)
+		}
+	}
+	if len(found) == 0 {
+		return nil, "", nil
+	}
+	if len(found) > 1 {
+		fmt.Fprintf(stderr, "governanced: using %s; %s is ignored\n", found[0], strings.Join(found[1:], ", "))
+	}
+	data, err := os.ReadFile(filepath.Join(workDir, found[0]))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", found[0], err)
+	}
+	return data, found[0], nil
+}
+
+func readRegularFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, errors.New("the policy file does not exist")
+	case err != nil:
+		return nil, err
+	case !info.Mode().IsRegular():
+		return nil, errors.New("the policy path is not a regular file")
+	}
+	return os.ReadFile(path)
+}
+
+// loadChangeset reads --changeset, or builds the changeset from the dbt
+// artifacts.
+func loadChangeset(o *policyCheckOptions, lookup policy.GovernanceLookup) (*policy.Changeset, []string, error) {
+	if o.changeset != "" {
+		data, err := os.ReadFile(o.changeset)
+		if err != nil {
+			return nil, nil, err
+		}
+		cs, err := policy.ReadChangeset(data, o.changeset)
+		if err != nil {
+			return nil, nil, err
+		}
+		cs.AttachGovernance(lookup)
+		return cs, nil, nil
+	}
+	in := dbt.Inputs{Governance: lookup}
+	var err error
+	if in.Head, err = readManifest(o.manifest); err != nil {
+		return nil, nil, err
+	}
+	if in.Base, err = readManifest(o.baseManifest); err != nil {
+		return nil, nil, err
+	}
+	if in.HeadCatalog, err = readCatalog(o.catalog); err != nil {
+		return nil, nil, err
+	}
+	if in.BaseCatalog, err = readCatalog(o.baseCatalog); err != nil {
+		return nil, nil, err
+	}
+	return dbt.Build(in)
+}
+
+func readManifest(path string) (*dbt.Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return dbt.ReadManifest(data, path)
+}
+
+func readCatalog(path string) (*dbt.Catalog, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return dbt.ReadCatalog(data, path)
+}
+
+func writePolicyReport(w io.Writer, format string, report policyReport, result *policy.Result) error {
+	if format == "markdown" {
+		count := func(n int, noun string) string {
+			if n == 1 {
+				return fmt.Sprintf("%d %s", n, noun)
+			}
+			return fmt.Sprintf("%d %ss", n, noun)
+		}
+		s := report.Summary
+		fmt.Fprintf(w, "### Impact: %s, reaching %s and %s (verdict: %s)\n",
+			count(s.Changes, "change"), count(s.AffectedModels, "model"), count(s.AffectedExposures, "exposure"), report.Verdict)
+		if result != nil {
+			fmt.Fprintln(w)
+			_, err := io.WriteString(w, result.Markdown())
+			return err
+		}
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(report)
+}
