@@ -1,0 +1,349 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+func decodeBody(t *testing.T, r response) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.body)
+	}
+	return m
+}
+
+func TestRuleResolution(t *testing.T) {
+	h, store := testServer(t)
+	rev := store.Current().Revision
+	tests := []struct {
+		name    string
+		target  string
+		status  int
+		app     string
+		match   map[string]any
+		apps    []any
+		problem string
+	}{
+		{name: "exact", target: "/datasets/datasets.gold.meters/rule", status: 200, app: "meters",
+			match: map[string]any{"kind": "exact", "pattern": "datasets.gold.meters"}},
+		{name: "glob", target: "/datasets/datasets.gold.weather_wind/rule", status: 200, app: "weather",
+			match: map[string]any{"kind": "glob", "pattern": "datasets.gold.weather_*"}},
+		{name: "longest glob across apps", target: "/datasets/datasets.gold.other/rule", status: 200, app: "meters",
+			match: map[string]any{"kind": "glob", "pattern": "datasets.gold.*"}},
+		{name: "glob key by its own name, percent-encoded", target: "/datasets/datasets.gold.weather_%2A/rule", status: 200, app: "weather",
+			match: map[string]any{"kind": "exact", "pattern": "datasets.gold.weather_*"}},
+		{name: "declared twice", target: "/datasets/datasets.gold.shared/rule", status: 409,
+			apps: []any{"meters", "twin"}, problem: "ambiguous-dataset"},
+		{name: "glob tie", target: "/datasets/datasets.silver.x/rule", status: 409,
+			apps: []any{"twin", "weather"}, problem: "ambiguous-dataset"},
+		{name: "nothing", target: "/datasets/nothing.at.all/rule", status: 404, problem: "dataset-not-found"},
+		{name: "app query falls back to defaults", target: "/datasets/nothing.at.all/rule?app=twin", status: 200, app: "twin",
+			match: map[string]any{"kind": "defaults"}},
+		{name: "app query chooses", target: "/datasets/datasets.gold.shared/rule?app=twin", status: 200, app: "twin",
+			match: map[string]any{"kind": "exact", "pattern": "datasets.gold.shared"}},
+		{name: "per-app route", target: "/apps/weather/datasets/datasets.silver.x/rule", status: 200, app: "weather",
+			match: map[string]any{"kind": "glob", "pattern": "datasets.silver.*"}},
+		{name: "unknown app", target: "/apps/nope/datasets/x/rule", status: 404, problem: "app-not-found"},
+		{name: "bad explain", target: "/datasets/datasets.gold.meters/rule?explain=maybe", status: 400, problem: "bad-request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, h, "GET", tt.target, nil)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tt.status, r.body)
+			}
+			body := decodeBody(t, r)
+			if tt.problem != "" {
+				if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+					t.Errorf("Content-Type %q, want application/problem+json", ct)
+				}
+				if typ, _ := body["type"].(string); !strings.HasSuffix(typ, "#problem-"+tt.problem) {
+					t.Errorf("type %q, want …#problem-%s", typ, tt.problem)
+				}
+				if tt.apps != nil {
+					if diff := cmp.Diff(tt.apps, body["apps"]); diff != "" {
+						t.Errorf("apps (-want +got):\n%s", diff)
+					}
+				}
+				return
+			}
+			if body["revision"] != rev || r.header.Get(revisionHeader) != rev {
+				t.Errorf("revision %v / header %q, want %s", body["revision"], r.header.Get(revisionHeader), rev)
+			}
+			if body["app"] != tt.app {
+				t.Errorf("app %v, want %s", body["app"], tt.app)
+			}
+			if diff := cmp.Diff(tt.match, body["match"]); diff != "" {
+				t.Errorf("match (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRuleBodyAndExplain(t *testing.T) {
+	h, _ := testServer(t)
+	r := do(t, h, "GET", "/datasets/datasets.gold.meters/rule?explain=true", nil)
+	if r.status != 200 {
+		t.Fatalf("status %d\n%s", r.status, r.body)
+	}
+	body := decodeBody(t, r)
+	rule := body["rule"].(map[string]any)
+	// The overlay narrows the access level; the owner name is resolved through
+	// the registry's alias.
+	if rule["access_level"] != "restricted" {
+		t.Errorf("access_level %v, want the overlay's restricted", rule["access_level"])
+	}
+	if diff := cmp.Diff([]any{map[string]any{"name": "example-rec", "type": "DATA_OWNER"}}, rule["ownership"]); diff != "" {
+		t.Errorf("ownership (-want +got):\n%s", diff)
+	}
+	prov := body["provenance"].(map[string]any)
+	for path, layer := range map[string]string{
+		"access_level":        snapshot.LayerOverlaySource,
+		"classification":      snapshot.LayerOverlayDefaults,
+		"title":               snapshot.LayerSource,
+		"ownership":           snapshot.LayerDefaults,
+		"dcat.temporal.start": snapshot.LayerSource,
+		"dataspace.expose":    snapshot.LayerOverlaySource,
+	} {
+		p, ok := prov[path].(map[string]any)
+		if !ok {
+			t.Errorf("no provenance for %s", path)
+			continue
+		}
+		if p["layer"] != layer {
+			t.Errorf("%s from %v, want %s", path, p["layer"], layer)
+		}
+	}
+}
+
+func TestConditionalGet(t *testing.T) {
+	h, _ := testServer(t)
+	first := do(t, h, "GET", "/apps", nil)
+	etag := first.header.Get("ETag")
+	if first.status != 200 || etag == "" {
+		t.Fatalf("status %d, ETag %q", first.status, etag)
+	}
+	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+		if r := do(t, h, "GET", "/apps", nil, "If-None-Match", inm); r.status != http.StatusNotModified || len(r.body) != 0 {
+			t.Errorf("If-None-Match %s: status %d, %d bytes; want 304 and no body", inm, r.status, len(r.body))
+		}
+	}
+	if r := do(t, h, "GET", "/apps", nil, "If-None-Match", `"stale"`); r.status != 200 {
+		t.Errorf("stale ETag: status %d, want 200", r.status)
+	}
+}
+
+func TestDatasetListing(t *testing.T) {
+	h, store := testServer(t)
+	all := store.Current().Counts.Sources
+	ids := func(r response) []string {
+		var out []string
+		for _, it := range decodeBody(t, r)["items"].([]any) {
+			m := it.(map[string]any)
+			out = append(out, m["app"].(string)+"/"+m["id"].(string))
+		}
+		return out
+	}
+	full := ids(do(t, h, "GET", "/datasets", nil))
+	if len(full) != all {
+		t.Fatalf("%d items, want %d", len(full), all)
+	}
+	// Paging with limit 2 walks the same list.
+	var paged []string
+	target := "/datasets?limit=2"
+	for range all {
+		r := do(t, h, "GET", target, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: status %d\n%s", target, r.status, r.body)
+		}
+		paged = append(paged, ids(r)...)
+		next, _ := decodeBody(t, r)["next"].(string)
+		if next == "" {
+			break
+		}
+		target = "/datasets?limit=2&cursor=" + next
+	}
+	if diff := cmp.Diff(full, paged); diff != "" {
+		t.Errorf("paged listing differs (-full +paged):\n%s", diff)
+	}
+
+	filters := []struct {
+		query string
+		want  []string
+	}{
+		{"app=weather", []string{"weather/datasets.gold.weather_*", "weather/datasets.silver.*"}},
+		{"app=weather&expose=true", []string{"weather/datasets.gold.weather_*"}},
+		{"dataspace_expose=true", []string{"meters/datasets.gold.offer"}},
+		{"tag=gold", []string{"weather/datasets.gold.weather_*"}},
+		{"access_level=RESTRICTED", []string{"meters/datasets.gold.meters"}},
+		{"classification=green&app=meters&expose=false", nil},
+		{"conflict=true", nil},
+	}
+	for _, f := range filters {
+		r := do(t, h, "GET", "/datasets?"+f.query, nil)
+		if diff := cmp.Diff(f.want, ids(r)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", f.query, diff)
+		}
+	}
+	for _, bad := range []string{"limit=0", "limit=x", "expose=perhaps", "cursor=%21%21"} {
+		if r := do(t, h, "GET", "/datasets?"+bad, nil); r.status != 400 {
+			t.Errorf("%s: status %d, want 400", bad, r.status)
+		}
+	}
+}
+
+func TestOwners(t *testing.T) {
+	h, _ := testServer(t)
+	tests := []struct {
+		target string
+		status int
+		check  func(t *testing.T, body map[string]any)
+	}{
+		{"/owners", 200, func(t *testing.T, b map[string]any) {
+			if n := len(b["items"].([]any)); n != 2 {
+				t.Errorf("%d owners, want 2", n)
+			}
+		}},
+		{"/owners?uri=did:web:rec.example", 200, func(t *testing.T, b map[string]any) {
+			items := b["items"].([]any)
+			if len(items) != 1 || items[0].(map[string]any)["id"] != "example-rec" {
+				t.Errorf("items %v, want example-rec", items)
+			}
+		}},
+		{"/owners?uri=https://nobody.example", 200, func(t *testing.T, b map[string]any) {
+			if n := len(b["items"].([]any)); n != 0 {
+				t.Errorf("%d owners, want none", n)
+			}
+		}},
+		{"/owners/rec", 200, func(t *testing.T, b map[string]any) {
+			if b["id"] != "example-rec" || b["canonical_uri"] != "did:web:rec.example" {
+				t.Errorf("got %v", b)
+			}
+		}},
+		{"/owners/open-data", 200, func(t *testing.T, b map[string]any) {
+			if b["canonical_uri"] != "https://open.example" {
+				t.Errorf("canonical_uri %v, want the URL", b["canonical_uri"])
+			}
+		}},
+		{"/owners/nobody", 404, nil},
+	}
+	for _, tt := range tests {
+		r := do(t, h, "GET", tt.target, nil)
+		if r.status != tt.status {
+			t.Errorf("%s: status %d, want %d\n%s", tt.target, r.status, tt.status, r.body)
+			continue
+		}
+		if tt.check != nil {
+			tt.check(t, decodeBody(t, r))
+		}
+	}
+}
+
+func TestStatelessOperations(t *testing.T) {
+	h, _ := testServer(t)
+	tests := []struct {
+		name   string
+		target string
+		body   string
+		status int
+		want   string // a JSON member path=value check, as "key" → value
+		key    string
+	}{
+		{name: "resolve YAML text", target: "/resolve", status: 200, key: "match",
+			body: `{"document": "defaults: {access_level: open}\nsources:\n  ds.*: {expose: true}\n", "dataset": "ds.x"}`,
+			want: `{"kind":"glob","pattern":"ds.*"}`},
+		{name: "resolve JSON document with overlay", target: "/resolve", status: 200, key: "rule",
+			body: `{"document": {"defaults": {"access_level": "open"}, "sources": {"ds.x": {"expose": true}}}, "overlay": {"sources": {"ds.x": {"expose": false}}}, "dataset": "ds.x"}`,
+			want: `{"expose":false,"access_level":"open"}`},
+		{name: "resolve defaults", target: "/resolve", status: 200, key: "match",
+			body: `{"document": "defaults: {}", "dataset": "nothing"}`, want: `{"kind":"defaults"}`},
+		{name: "resolve without dataset", target: "/resolve", status: 400, body: `{"document": "defaults: {}"}`},
+		{name: "resolve unknown member", target: "/resolve", status: 400, body: `{"document": "defaults: {}", "dataset": "x", "overlai": {}}`},
+		{name: "resolve invalid document", target: "/resolve", status: 422, body: `{"document": "sources:\n  ds.x: {retention_days: forever}\n", "dataset": "ds.x"}`},
+		{name: "resolve broken YAML", target: "/resolve", status: 422, body: `{"document": "sources: {", "dataset": "ds.x"}`},
+		{name: "resolve not JSON", target: "/resolve", status: 400, body: `{`},
+		{name: "merge", target: "/merge", status: 200, key: "rule",
+			body: `{"base": {"tags": ["b", "a"], "expose": true}, "override": "tags: [c]\nexpose: null\n"}`,
+			want: `{"expose":null,"tags":["a","b","c"]}`},
+		{name: "merge missing override", target: "/merge", status: 400, body: `{"base": {}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, h, "POST", tt.target, strings.NewReader(tt.body), "Content-Type", "application/json")
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tt.status, r.body)
+			}
+			if tt.key == "" {
+				return
+			}
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal(r.body, &got); err != nil {
+				t.Fatal(err)
+			}
+			if string(got[tt.key]) != tt.want {
+				t.Errorf("%s = %s, want %s", tt.key, got[tt.key], tt.want)
+			}
+		})
+	}
+	if r := do(t, h, "POST", "/resolve", strings.NewReader(`{}`), "Content-Type", "text/plain"); r.status != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain body: status %d, want 415", r.status)
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})
+	store.Reload(true)
+	h, _ := newServer(Deps{Store: store, Limits: Limits{MaxBodyBytes: 64}})
+	big := `{"document": "` + strings.Repeat("#", 200) + `", "dataset": "x"}`
+	if r := do(t, h, "POST", "/resolve", strings.NewReader(big), "Content-Type", "application/json"); r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("status %d, want 413\n%s", r.status, r.body)
+	}
+}
+
+func TestNotReady(t *testing.T) {
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})
+	h, _ := newServer(Deps{Store: store})
+	for _, p := range []string{"/readyz", "/apps", "/datasets/x/rule", "/report"} {
+		if r := do(t, h, "GET", p, nil); r.status != http.StatusServiceUnavailable {
+			t.Errorf("%s before the first load: status %d, want 503", p, r.status)
+		}
+	}
+	if r := do(t, h, "GET", "/healthz", nil); r.status != 200 {
+		t.Errorf("/healthz: status %d, want 200", r.status)
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	h, _ := testServer(t)
+	r := do(t, h, "POST", "/apps", nil)
+	if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "GET" {
+		t.Errorf("status %d, Allow %q; want 405 and GET", r.status, r.header.Get("Allow"))
+	}
+}
+
+func TestMetricsExposeRoutesAndTree(t *testing.T) {
+	h, _ := testServer(t)
+	do(t, h, "GET", "/datasets/datasets.gold.meters/rule", nil)
+	r := do(t, h, "GET", "/metrics", nil)
+	for _, want := range []string{
+		`governanced_http_requests_total{code="200",method="GET",route="/datasets/{id}/rule"} 1`,
+		`governanced_reloads_total{result="ok"} 1`,
+		`governanced_apps 3`,
+		`governanced_owners 2`,
+		`governanced_revision_info{revision="sha256:`,
+		`governanced_snapshot_age_seconds`,
+		`governanced_last_reload_success_timestamp_seconds`,
+	} {
+		if !strings.Contains(string(r.body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

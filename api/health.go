@@ -1,0 +1,82 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+// current is the snapshot to answer from, or a 503 when none is loaded yet.
+func (s *server) current(w http.ResponseWriter, r *http.Request) *snapshot.Snapshot {
+	snap := s.store.Current()
+	if snap == nil {
+		w.Header().Set("Retry-After", "1")
+		writeProblem(w, r, http.StatusServiceUnavailable, "not-ready", "the first snapshot has not been loaded yet")
+	}
+	return snap
+}
+
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
+	write(w, http.StatusOK, jsonType, []byte(`{"status":"ok"}`))
+}
+
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	snap := s.current(w, r)
+	if snap == nil {
+		return
+	}
+	w.Header().Set(revisionHeader, snap.Revision)
+	writeValue(w, struct {
+		Status   string `json:"status"`
+		Revision string `json:"revision"`
+	}{"ready", snap.Revision})
+}
+
+type statusBody struct {
+	Revision   *string              `json:"revision"`
+	LoadedAt   *time.Time           `json:"loaded_at"`
+	Counts     snapshot.Counts      `json:"counts"`
+	LastReload *lastReload          `json:"last_reload"`
+	Inputs     []snapshot.InputFile `json:"inputs"`
+}
+
+type lastReload struct {
+	OK         bool            `json:"ok"`
+	At         time.Time       `json:"at"`
+	Error      *string         `json:"error"`
+	Outcome    string          `json:"outcome"`
+	Revision   *string         `json:"revision"`
+	DurationMS float64         `json:"duration_ms"`
+	Problems   []string        `json:"problems,omitempty"`
+	Report     json.RawMessage `json:"report,omitempty"`
+}
+
+// status is operational state, not tree content: it changes when a reload is
+// rejected although the revision does not, so it carries no ETag.
+func (s *server) status(w http.ResponseWriter, r *http.Request) {
+	body := statusBody{Inputs: []snapshot.InputFile{}}
+	if snap := s.store.Current(); snap != nil {
+		w.Header().Set(revisionHeader, snap.Revision)
+		body.Revision, body.LoadedAt = &snap.Revision, &snap.LoadedAt
+		body.Counts, body.Inputs = snap.Counts, snap.Inputs
+	}
+	if st := s.store.LastReload(); st != nil {
+		lr := &lastReload{OK: st.OK(), At: st.At, Outcome: st.Outcome.String(), DurationMS: float64(st.Duration.Microseconds()) / 1000}
+		if st.Revision != "" {
+			lr.Revision = &st.Revision
+		}
+		if st.Err != nil {
+			msg := st.Err.Error()
+			lr.Error = &msg
+		}
+		if st.Rejected != nil {
+			lr.Problems = st.Rejected.Problems
+			lr.Report = st.Rejected.Report
+		}
+		body.LastReload = lr
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeValue(w, body)
+}

@@ -1,0 +1,47 @@
+package api
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+const testTree = "testdata/tree"
+
+// testServer serves testdata/tree with its owners registry.
+func testServer(t testing.TB) (*chi.Mux, *snapshot.Store) {
+	t.Helper()
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+		Trees:  []string{testTree},
+		Owners: []string{testTree + "/owners.yaml"},
+	}})
+	if st := store.Reload(true); st.Outcome != snapshot.Activated {
+		t.Fatalf("loading %s: %v", testTree, st.Err)
+	}
+	h, _ := newServer(Deps{Store: store})
+	return h, store
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends one request to h in process.
+func do(t testing.TB, h http.Handler, method, target string, body io.Reader, header ...string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), bytes.Clone(rec.Body.Bytes())}
+}

@@ -1,0 +1,100 @@
+package api
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+// metrics are the request-side metrics; the tree-side ones are read from the
+// store at scrape time (storeCollector), so they can never disagree with it.
+type metrics struct {
+	requests    *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	validations *prometheus.CounterVec
+	validating  prometheus.Gauge
+}
+
+func newMetrics(reg *prometheus.Registry, store *snapshot.Store) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "governanced_http_requests_total",
+			Help: "HTTP requests answered, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "governanced_http_request_duration_seconds",
+			Help: "Time to answer an HTTP request, by route pattern and method.",
+			// Lookups answer in microseconds; a validation of a large upload
+			// can take seconds.
+			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}, []string{"route", "method"}),
+		validations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "governanced_validations_total",
+			Help: "POST /validate runs, by result: pass, fail (the report's ok is false) or rejected (the upload or options were unusable).",
+		}, []string{"result"}),
+		validating: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "governanced_validations_in_progress",
+			Help: "POST /validate runs in progress.",
+		}),
+	}
+	reg.MustRegister(m.requests, m.duration, m.validations, m.validating,
+		&storeCollector{store: store},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+var (
+	descReloads = prometheus.NewDesc("governanced_reloads_total",
+		"Snapshot reloads, by result: ok (activated) or failed (rejected by the check, or unreadable inputs).", []string{"result"}, nil)
+	descLastSuccess = prometheus.NewDesc("governanced_last_reload_success_timestamp_seconds",
+		"When the snapshot being served was activated, as a Unix time.", nil, nil)
+	descRevision = prometheus.NewDesc("governanced_revision_info",
+		"The revision being served, as a label; the value is always 1.", []string{"revision"}, nil)
+	descAge = prometheus.NewDesc("governanced_snapshot_age_seconds",
+		"Seconds since the snapshot being served was built.", nil, nil)
+	descLastReloadOK = prometheus.NewDesc("governanced_last_reload_ok",
+		"1 when the last reload left the served tree matching the inputs, 0 when it was rejected or failed.", nil, nil)
+	descApps     = prometheus.NewDesc("governanced_apps", "Apps in the served tree.", nil, nil)
+	descSources  = prometheus.NewDesc("governanced_sources", "Sources keys in the served tree, literal and glob.", nil, nil)
+	descDatasets = prometheus.NewDesc("governanced_datasets", "Literal sources keys in the served tree.", nil, nil)
+	descPatterns = prometheus.NewDesc("governanced_patterns", "Glob sources keys in the served tree.", nil, nil)
+	descOwners   = prometheus.NewDesc("governanced_owners", "Owners in the merged registry.", nil, nil)
+)
+
+// storeCollector reports the store's state at scrape time.
+type storeCollector struct{ store *snapshot.Store }
+
+func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descReloads, descLastSuccess, descRevision, descAge, descLastReloadOK, descApps, descSources, descDatasets, descPatterns, descOwners} {
+		ch <- d
+	}
+}
+
+func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.store.Stats()
+	ch <- prometheus.MustNewConstMetric(descReloads, prometheus.CounterValue, float64(st.OK), "ok")
+	ch <- prometheus.MustNewConstMetric(descReloads, prometheus.CounterValue, float64(st.Failed), "failed")
+	if last := c.store.LastReload(); last != nil {
+		ok := 0.0
+		if last.OK() {
+			ok = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descLastReloadOK, prometheus.GaugeValue, ok)
+	}
+	snap := c.store.Current()
+	if snap == nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(st.LastSuccess.UnixNano())/1e9)
+	ch <- prometheus.MustNewConstMetric(descRevision, prometheus.GaugeValue, 1, snap.Revision)
+	ch <- prometheus.MustNewConstMetric(descAge, prometheus.GaugeValue, time.Since(snap.LoadedAt).Seconds())
+	ch <- prometheus.MustNewConstMetric(descApps, prometheus.GaugeValue, float64(snap.Counts.Apps))
+	ch <- prometheus.MustNewConstMetric(descSources, prometheus.GaugeValue, float64(snap.Counts.Sources))
+	ch <- prometheus.MustNewConstMetric(descDatasets, prometheus.GaugeValue, float64(snap.Counts.Datasets))
+	ch <- prometheus.MustNewConstMetric(descPatterns, prometheus.GaugeValue, float64(snap.Counts.Patterns))
+	ch <- prometheus.MustNewConstMetric(descOwners, prometheus.GaugeValue, float64(snap.Counts.Owners))
+}

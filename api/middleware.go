@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/rs/zerolog"
+)
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyLogger
+)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(keyRequestID).(string)
+	return id
+}
+
+// logFrom is the request's logger, carrying its id; a discarding logger
+// outside a request.
+func logFrom(ctx context.Context) *zerolog.Logger {
+	if l, ok := ctx.Value(keyLogger).(*zerolog.Logger); ok {
+		return l
+	}
+	nop := zerolog.Nop()
+	return &nop
+}
+
+// withRequestID gives every request an id: the caller's X-Request-Id when it
+// is a sane token (so one id follows a request through a proxy chain), else a
+// fresh one. It is echoed in the response and in every log line and problem.
+func (s *server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !saneID(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		l := s.log.With().Str("request_id", id).Logger()
+		ctx := context.WithValue(r.Context(), keyRequestID, id)
+		ctx = context.WithValue(ctx, keyLogger, &l)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func saneID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// recorder remembers what a handler answered, for the log and the metrics.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// observe logs one line per request and counts it by route pattern (never by
+// raw path: dataset names would explode the label set), and turns a panic into
+// a 500 problem instead of a dropped connection.
+func (s *server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				logFrom(r.Context()).Error().Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+				if rec.status == 0 {
+					writeProblem(rec, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
+				}
+			}
+			if rec.status == 0 {
+				rec.status = http.StatusOK
+			}
+			elapsed := time.Since(start)
+			route := "unmatched"
+			if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+				route = rc.RoutePattern()
+			}
+			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(rec.status)).Inc()
+			s.metrics.duration.WithLabelValues(route, r.Method).Observe(elapsed.Seconds())
+			ev := logFrom(r.Context()).Info()
+			if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+				ev = logFrom(r.Context()).Debug() // probes every few seconds would drown the rest
+			}
+			if rec.status >= 500 {
+				ev = logFrom(r.Context()).Error()
+			}
+			ev.Str("method", r.Method).
+				Str("route", route).
+				Str("path", r.URL.Path).
+				Int("status", rec.status).
+				Int("bytes", rec.bytes).
+				Dur("duration", elapsed).
+				Str("revision", rec.Header().Get(revisionHeader)).
+				Msg("request")
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// withTimeout bounds a request's work; the slow handlers (validation) watch
+// the context and answer 503 when it ends.
+func (s *server) withTimeout(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

@@ -1,0 +1,306 @@
+package api
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// openapiDoc is openapi.yaml read by the project's YAML reader and turned
+// into the JSON a schema compiler takes.
+var openapiDoc = sync.OnceValues(func() (map[string]any, error) {
+	node, err := yaml11.Parse(OpenAPI)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := node.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	return doc.(map[string]any), nil
+})
+
+func loadOpenAPI(t testing.TB) map[string]any {
+	t.Helper()
+	doc, err := openapiDoc()
+	if err != nil {
+		t.Fatalf("openapi.yaml: %v", err)
+	}
+	return doc
+}
+
+func TestRootOpenAPIIsTheEmbeddedOne(t *testing.T) {
+	root, err := os.ReadFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(root, OpenAPI) {
+		t.Fatal("openapi.yaml at the repository root differs from api/openapi.yaml; copy api/openapi.yaml over it (cp api/openapi.yaml openapi.yaml)")
+	}
+}
+
+// TestRoutesAreDocumented holds the router and the document to the same set
+// of routes, both ways.
+func TestRoutesAreDocumented(t *testing.T) {
+	doc := loadOpenAPI(t)
+	h, _ := testServer(t)
+	routed := map[string]bool{}
+	err := chi.Walk(h, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		routed[strings.ToLower(method)+" "+route] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method := range item.(map[string]any) {
+			documented[method+" "+path] = true
+		}
+	}
+	for r := range routed {
+		if !documented[r] {
+			t.Errorf("route %s is served but not in openapi.yaml", r)
+		}
+	}
+	for d := range documented {
+		if !routed[d] {
+			t.Errorf("openapi.yaml documents %s, which is not served", d)
+		}
+	}
+}
+
+// schemaFor compiles the schema openapi.yaml gives a response.
+type schemaSet struct {
+	c     *jsonschema.Compiler
+	cache map[string]*jsonschema.Schema
+}
+
+func newSchemaSet(t testing.TB) *schemaSet {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("mem://openapi.json", loadOpenAPI(t)); err != nil {
+		t.Fatal(err)
+	}
+	return &schemaSet{c: c, cache: map[string]*jsonschema.Schema{}}
+}
+
+func (s *schemaSet) compile(t testing.TB, pointer string) *jsonschema.Schema {
+	t.Helper()
+	if sch, ok := s.cache[pointer]; ok {
+		return sch
+	}
+	sch, err := s.c.Compile("mem://openapi.json#" + pointer)
+	if err != nil {
+		t.Fatalf("compiling %s: %v", pointer, err)
+	}
+	s.cache[pointer] = sch
+	return sch
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// responseSchema finds the pointer of the schema for a route, method, status
+// and media type, following a response $ref. ok is false when the document has
+// no content for it (a 304); it fails the test when the status or media type is
+// not documented.
+func responseSchema(t *testing.T, doc map[string]any, route, method string, status int, mediaType string) (string, bool) {
+	t.Helper()
+	op, _ := doc["paths"].(map[string]any)[route].(map[string]any)[method].(map[string]any)
+	if op == nil {
+		t.Fatalf("%s %s is not documented", method, route)
+	}
+	code := strconv.Itoa(status)
+	resp, ok := op["responses"].(map[string]any)[code].(map[string]any)
+	if !ok {
+		t.Fatalf("%s %s answered %d, which openapi.yaml does not document", method, route, status)
+	}
+	pointer := "/paths/" + escapePointer(route) + "/" + method + "/responses/" + code
+	if ref, ok := resp["$ref"].(string); ok {
+		pointer = strings.TrimPrefix(ref, "#")
+		resp = doc["components"].(map[string]any)["responses"].(map[string]any)[pointer[strings.LastIndex(pointer, "/")+1:]].(map[string]any)
+	}
+	content, ok := resp["content"].(map[string]any)
+	if !ok {
+		return "", false
+	}
+	if _, ok := content[mediaType]; !ok {
+		t.Fatalf("%s %s %d answered %s, which openapi.yaml does not document", method, route, status, mediaType)
+	}
+	return pointer + "/content/" + escapePointer(mediaType) + "/schema", true
+}
+
+type exchange struct {
+	method, target, route string
+	body                  []byte
+	header                []string
+}
+
+func uploadOf(t testing.TB, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(files[n]))
+	}
+	tw.Close()
+	return buf.Bytes()
+}
+
+// TestResponsesMatchOpenAPI runs the real handler over requests that reach
+// every documented operation and validates each answer against the schema
+// openapi.yaml gives it.
+func TestResponsesMatchOpenAPI(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schemas := newSchemaSet(t)
+	h, store := testServer(t)
+	etag := `"` + strings.TrimPrefix(store.Current().Revision, "sha256:") + `"`
+	tree := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {}\nsources:\n  ds.x: {expose: true}\n"})
+	broken := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {access_level: publik}\n"})
+	policyReq := `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": []}}`
+
+	exchanges := []exchange{
+		{"GET", "/healthz", "/healthz", nil, nil},
+		{"GET", "/readyz", "/readyz", nil, nil},
+		{"GET", "/metrics", "/metrics", nil, nil},
+		{"GET", "/status", "/status", nil, nil},
+		{"GET", "/openapi.yaml", "/openapi.yaml", nil, nil},
+		{"GET", "/schemas/governance", "/schemas/{name}", nil, nil},
+		{"GET", "/schemas/facet", "/schemas/{name}", nil, nil},
+		{"GET", "/schemas/nope", "/schemas/{name}", nil, nil},
+		{"GET", "/apps", "/apps", nil, nil},
+		{"GET", "/apps", "/apps", nil, []string{"If-None-Match", etag}},
+		{"GET", "/apps/meters", "/apps/{app}", nil, nil},
+		{"GET", "/apps/twin", "/apps/{app}", nil, nil},
+		{"GET", "/apps/nope", "/apps/{app}", nil, nil},
+		{"GET", "/apps/meters/datasets/datasets.gold.meters/rule?explain=true", "/apps/{app}/datasets/{id}/rule", nil, nil},
+		{"GET", "/apps/meters/datasets/nothing/rule", "/apps/{app}/datasets/{id}/rule", nil, nil},
+		{"GET", "/apps/nope/datasets/nothing/rule", "/apps/{app}/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets", "/datasets", nil, nil},
+		{"GET", "/datasets?limit=1", "/datasets", nil, nil},
+		{"GET", "/datasets?limit=0", "/datasets", nil, nil},
+		{"GET", "/datasets?cursor=djE6MDAwMDAwMDAwMDAwMDAwMDox", "/datasets", nil, nil},
+		{"GET", "/datasets/datasets.gold.meters/rule", "/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets/datasets.gold.meters/rule?explain=1", "/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets/datasets.gold.weather_x/rule?explain=true", "/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets/datasets.gold.shared/rule", "/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets/none/rule", "/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets/none/rule?app=weather", "/datasets/{id}/rule", nil, nil},
+		{"GET", "/datasets/datasets.gold.offer/exposure", "/datasets/{id}/exposure", nil, nil},
+		{"GET", "/datasets/datasets.silver.y/exposure", "/datasets/{id}/exposure", nil, nil},
+		{"GET", "/datasets/none/exposure", "/datasets/{id}/exposure", nil, nil},
+		{"GET", "/datasets/datasets.gold.meters/facet", "/datasets/{id}/facet", nil, nil},
+		{"GET", "/datasets/datasets.gold.offer/facet?include_dataspace=false&producer=https://example.org/p", "/datasets/{id}/facet", nil, nil},
+		{"GET", "/datasets/datasets.gold.offer/facet?producer=", "/datasets/{id}/facet", nil, nil},
+		{"GET", "/datasets/none/facet", "/datasets/{id}/facet", nil, nil},
+		{"GET", "/datasets/datasets.gold.shared/facet", "/datasets/{id}/facet", nil, nil},
+		{"GET", "/owners", "/owners", nil, nil},
+		{"GET", "/owners?uri=did:web:rec.example", "/owners", nil, nil},
+		{"GET", "/owners/rec", "/owners/{key}", nil, nil},
+		{"GET", "/owners/nobody", "/owners/{key}", nil, nil},
+		{"GET", "/report", "/report", nil, nil},
+		{"GET", "/report?format=sarif", "/report", nil, nil},
+		{"GET", "/report?format=xml", "/report", nil, nil},
+		{"POST", "/validate", "/validate", tree, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/validate?format=sarif", "/validate", tree, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/validate?strict=true", "/validate", broken, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/validate?dataspace=true", "/validate", tree, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/validate", "/validate", []byte("not a tar"), []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/validate", "/validate", tree, []string{"Content-Type", "text/csv"}},
+		{"POST", "/resolve", "/resolve", []byte(`{"document": "defaults: {}\nsources: {ds.x: {expose: true}}", "dataset": "ds.x"}`), []string{"Content-Type", "application/json"}},
+		{"POST", "/resolve", "/resolve", []byte(`{"document": "sources: [", "dataset": "ds.x"}`), []string{"Content-Type", "application/json"}},
+		{"POST", "/resolve", "/resolve", []byte(`[]`), nil},
+		{"POST", "/resolve", "/resolve", []byte(`{}`), []string{"Content-Type", "text/plain"}},
+		{"POST", "/merge", "/merge", []byte(`{"base": {"tags": ["a"]}, "override": {"tags": ["b"]}}`), nil},
+		{"POST", "/merge", "/merge", []byte(`{"base": {"tags": "a"}, "override": {}}`), nil},
+		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(policyReq), nil},
+		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(policyReq), []string{"Accept", "text/markdown"}},
+		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(`{"policy": "version: 99", "changeset": {"changeset_version": 1, "changes": []}}`), nil},
+		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(`{"policy": "version: 1"}`), nil},
+	}
+	reached := map[string]bool{}
+	for _, ex := range exchanges {
+		r := do(t, h, ex.method, ex.target, bytes.NewReader(ex.body), ex.header...)
+		method := strings.ToLower(ex.method)
+		reached[method+" "+ex.route] = true
+		mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
+		if r.status == http.StatusNotModified {
+			mt = ""
+		}
+		pointer, ok := responseSchema(t, doc, ex.route, method, r.status, mt)
+		if !ok {
+			if len(r.body) > 0 {
+				t.Errorf("%s %s: %d with a body, but openapi.yaml documents none", ex.method, ex.target, r.status)
+			}
+			continue
+		}
+		if !strings.Contains(mt, "json") {
+			continue // YAML, text and Markdown bodies have no schema to hold them to
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.body))
+		if err != nil {
+			t.Errorf("%s %s: %d body is not JSON: %v\n%s", ex.method, ex.target, r.status, err, r.body)
+			continue
+		}
+		if err := schemas.compile(t, pointer).Validate(inst); err != nil {
+			t.Errorf("%s %s: %d body does not match openapi.yaml:\n%v\n%s", ex.method, ex.target, r.status, err, r.body)
+		}
+	}
+	var missed []string
+	for path, item := range doc["paths"].(map[string]any) {
+		for method := range item.(map[string]any) {
+			if !reached[method+" "+path] {
+				missed = append(missed, method+" "+path)
+			}
+		}
+	}
+	slices.Sort(missed)
+	if len(missed) > 0 {
+		t.Errorf("no exchange reaches %v", missed)
+	}
+}
+
+// TestProblemsAreProblems: every error answer is RFC 9457 problem+json with
+// type, title and status, never HTML or a stack trace.
+func TestProblemsAreProblems(t *testing.T) {
+	h, _ := testServer(t)
+	for _, target := range []string{"/nope", "/datasets/none/rule", "/apps/x", "/owners/x", "/schemas/x", "/datasets?limit=-1"} {
+		r := do(t, h, "GET", target, nil)
+		var p map[string]any
+		if err := json.Unmarshal(r.body, &p); err != nil || r.header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: %d %s %s", target, r.status, r.header.Get("Content-Type"), r.body)
+			continue
+		}
+		if p["status"] != float64(r.status) || p["title"] == "" || !strings.HasPrefix(p["type"].(string), ProblemBase) {
+			t.Errorf("%s: problem %v", target, p)
+		}
+	}
+}

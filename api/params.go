@@ -1,0 +1,50 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// pathParam is a route parameter, percent-decoded. chi matches on the raw path
+// when the request had to escape something (a glob's %2A, a %2F), and then
+// hands the parameter over still escaped.
+func pathParam(r *http.Request, name string) string {
+	v := chi.URLParam(r, name)
+	if r.URL.RawPath == "" {
+		return v
+	}
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// boolParam reads an optional true/false query parameter; nil when absent.
+func boolParam(q url.Values, name string) (*bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, badRequest("query parameter %s must be true or false, not %q", name, v)
+	}
+	return &b, nil
+}
+
+// flag reads a boolean query parameter with a default.
+func flag(q url.Values, name string, def bool) (bool, error) {
+	b, err := boolParam(q, name)
+	if err != nil || b == nil {
+		return def, err
+	}
+	return *b, nil
+}
+
+func badRequest(format string, a ...any) *requestError {
+	return &requestError{status: http.StatusBadRequest, kind: "bad-request", detail: fmt.Sprintf(format, a...)}
+}

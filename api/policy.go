@@ -1,0 +1,87 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/policy"
+)
+
+type policyRequest struct {
+	Policy    json.RawMessage `json:"policy"`
+	Changeset json.RawMessage `json:"changeset"`
+}
+
+// policyEvaluate runs the dbt pull-request policy gate on a policy and a
+// changeset the client sends (policy-gate.md): the verdict as JSON, or the
+// Markdown section a CI bot posts when the client accepts text/markdown.
+func (s *server) policyEvaluate(w http.ResponseWriter, r *http.Request) {
+	var req policyRequest
+	if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	policyText, err := yamlText(req.Policy, "policy")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	csText, err := yamlText(req.Changeset, "changeset")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cs, err := policy.ReadChangeset(csText, "changeset")
+	if err != nil {
+		writeError(w, r, policyError(err))
+		return
+	}
+	res, err := policy.Check(policyText, "policy", cs)
+	if err != nil {
+		writeError(w, r, policyError(err))
+		return
+	}
+	if wantsMarkdown(r) {
+		write(w, http.StatusOK, "text/markdown; charset=utf-8", []byte(res.Markdown()))
+		return
+	}
+	writeValue(w, struct {
+		Verdict     *policy.Verdict     `json:"policy_verdict"`
+		Diagnostics *policy.Diagnostics `json:"diagnostics"`
+	}{res.Verdict, res.Diagnostics})
+}
+
+func policyError(err error) error {
+	var pe *policy.Error
+	if errors.As(err, &pe) {
+		ext := []member{{"code", pe.Code}, {"file", pe.File}}
+		if pe.Line > 0 {
+			ext = append(ext, member{"line", pe.Line}, member{"column", pe.Column})
+		}
+		if pe.Path != "" {
+			ext = append(ext, member{"path", pe.Path})
+		}
+		return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-policy", detail: pe.Error(), ext: ext}
+	}
+	return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-policy", detail: err.Error()}
+}
+
+// wantsMarkdown reports whether the Accept header prefers text/markdown to JSON.
+func wantsMarkdown(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || params["q"] == "0" {
+			continue
+		}
+		switch mt {
+		case "text/markdown":
+			return true
+		case "application/json", "*/*", "application/*":
+			return false
+		}
+	}
+	return false
+}

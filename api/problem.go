@@ -1,0 +1,90 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// ProblemBase prefixes every problem type; each type has a section in the
+// service documentation explaining it.
+const ProblemBase = "https://github.com/celine-eu/governanced/blob/main/docs/service.md#problem-"
+
+// problem is an RFC 9457 problem detail. Extension members go in ext and are
+// written after the standard ones.
+type problem struct {
+	kind   string
+	title  string
+	status int
+	detail string
+	ext    []member
+}
+
+type member struct {
+	key   string
+	value any
+}
+
+// The problem kinds this server produces, with their titles.
+var problemTitles = map[string]string{
+	"not-found":              "Not found",
+	"app-not-found":          "No such app",
+	"dataset-not-found":      "No app declares or matches the dataset",
+	"ambiguous-dataset":      "Several apps claim the dataset",
+	"owner-not-found":        "No such owner",
+	"schema-not-found":       "No such schema",
+	"method-not-allowed":     "Method not allowed",
+	"not-ready":              "No tree loaded yet",
+	"bad-request":            "Bad request",
+	"invalid-upload":         "The upload is not a tree this server can read",
+	"invalid-document":       "The document is not valid governance",
+	"invalid-policy":         "The policy or changeset is invalid",
+	"invalid-cursor":         "Invalid cursor",
+	"stale-cursor":           "The tree changed since the cursor was issued",
+	"payload-too-large":      "Payload too large",
+	"unsupported-media-type": "Unsupported media type",
+	"busy":                   "Too many validations in progress",
+	"timeout":                "The request took too long",
+	"internal":               "Internal server error",
+}
+
+// writeProblem writes a problem detail. The request id and, for tree-derived
+// requests, the revision are added as extension members so a report can be
+// matched with the log line and the tree it was answered from.
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, kind, detail string, ext ...member) {
+	p := problem{kind: kind, title: problemTitles[kind], status: status, detail: detail, ext: ext}
+	if p.title == "" {
+		p.title = http.StatusText(status)
+	}
+	if id := requestID(r.Context()); id != "" {
+		p.ext = append(p.ext, member{"request_id", id})
+	}
+	if rev := w.Header().Get(revisionHeader); rev != "" {
+		p.ext = append(p.ext, member{"revision", rev})
+	}
+	h := w.Header()
+	h.Del("ETag")
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	buf := getBuffer()
+	defer putBuffer(buf)
+	buf.WriteString(`{"type":`)
+	writeJSONValue(buf, ProblemBase+kind)
+	buf.WriteString(`,"title":`)
+	writeJSONValue(buf, p.title)
+	buf.WriteString(`,"status":`)
+	buf.WriteString(strconv.Itoa(status))
+	if detail != "" {
+		buf.WriteString(`,"detail":`)
+		writeJSONValue(buf, detail)
+	}
+	for _, m := range p.ext {
+		buf.WriteByte(',')
+		writeJSONValue(buf, m.key)
+		buf.WriteByte(':')
+		writeJSONValue(buf, m.value)
+	}
+	buf.WriteString("}\n")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}

@@ -1,0 +1,62 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes is every route the server answers; openapi.yaml describes exactly
+// these (a test walks both).
+func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
+	r := chi.NewRouter()
+	r.Use(s.withRequestID, s.observe, s.withTimeout)
+
+	// Health and operations.
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	r.Get("/status", s.status)
+	r.Get("/openapi.yaml", s.openapi)
+	r.Get("/schemas/{name}", s.schema)
+
+	// The served tree.
+	r.Get("/apps", s.listApps)
+	r.Get("/apps/{app}", s.getApp)
+	r.Get("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
+	r.Get("/datasets", s.listDatasets)
+	r.Get("/datasets/{id}/rule", s.datasetRule)
+	r.Get("/datasets/{id}/exposure", s.datasetExposure)
+	r.Get("/datasets/{id}/facet", s.datasetFacet)
+	r.Get("/owners", s.listOwners)
+	r.Get("/owners/{key}", s.getOwner)
+	r.Get("/report", s.report)
+
+	// Stateless operations for clients and CI.
+	r.Post("/validate", s.validate)
+	r.Post("/resolve", s.resolve)
+	r.Post("/merge", s.merge)
+	r.Post("/policy/evaluate", s.policyEvaluate)
+
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+r.URL.Path+"; GET /openapi.yaml lists them")
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		var allowed []string
+		path := req.URL.RawPath // what chi routed on
+		if path == "" {
+			path = req.URL.Path
+		}
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			if r.Match(chi.NewRouteContext(), m, path) {
+				allowed = append(allowed, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeProblem(w, req, http.StatusMethodNotAllowed, "method-not-allowed", req.Method+" is not allowed on "+req.URL.Path+"; use "+strings.Join(allowed, " or "))
+	})
+	return r
+}

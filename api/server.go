@@ -1,0 +1,104 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+// Deps are what the HTTP layer needs from the process.
+type Deps struct {
+	// Store holds the snapshot being served. Required.
+	Store *snapshot.Store
+	// Log receives one line per request and every failure. The zero logger
+	// discards.
+	Log zerolog.Logger
+	// Registry is where the metrics are registered; nil makes a private one.
+	// Never the global registry: two servers in one process (tests) must not
+	// collide.
+	Registry *prometheus.Registry
+	// Limits bound what one request may cost; zero fields take the defaults.
+	Limits Limits
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Limits bound what one request may cost.
+type Limits struct {
+	// MaxBodyBytes caps a POST body as sent (compressed, for an upload): 413 above.
+	MaxBodyBytes int64
+	// MaxUploadBytes caps the bytes an upload extracts to.
+	MaxUploadBytes int64
+	// MaxUploadFiles caps the entries (files and directories) of an upload.
+	MaxUploadFiles int
+	// RequestTimeout bounds a request's work (a validation above all).
+	RequestTimeout time.Duration
+	// MaxConcurrentValidations bounds POST /validate runs at once; more wait
+	// for a slot until their timeout, then get 503.
+	MaxConcurrentValidations int
+}
+
+// DefaultLimits are the limits of a zero Limits.
+var DefaultLimits = Limits{
+	MaxBodyBytes:             32 << 20,
+	MaxUploadBytes:           128 << 20,
+	MaxUploadFiles:           10000,
+	RequestTimeout:           30 * time.Second,
+	MaxConcurrentValidations: 4,
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = DefaultLimits.MaxBodyBytes
+	}
+	if l.MaxUploadBytes <= 0 {
+		l.MaxUploadBytes = DefaultLimits.MaxUploadBytes
+	}
+	if l.MaxUploadFiles <= 0 {
+		l.MaxUploadFiles = DefaultLimits.MaxUploadFiles
+	}
+	if l.RequestTimeout <= 0 {
+		l.RequestTimeout = DefaultLimits.RequestTimeout
+	}
+	if l.MaxConcurrentValidations <= 0 {
+		l.MaxConcurrentValidations = DefaultLimits.MaxConcurrentValidations
+	}
+	return l
+}
+
+// server is the state the handlers share.
+type server struct {
+	store       *snapshot.Store
+	log         zerolog.Logger
+	limits      Limits
+	version     string
+	metrics     *metrics
+	validations chan struct{} // a semaphore: one token per running validation
+}
+
+// NewServer returns the HTTP handler serving every route of http-api.md.
+func NewServer(d Deps) http.Handler {
+	h, _ := newServer(d)
+	return h
+}
+
+func newServer(d Deps) (*chi.Mux, *server) {
+	reg := d.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	s := &server{
+		store:   d.Store,
+		log:     d.Log,
+		limits:  d.Limits.withDefaults(),
+		version: d.Version,
+	}
+	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
+	s.metrics = newMetrics(reg, d.Store)
+	return s.routes(reg), s
+}

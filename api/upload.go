@@ -1,0 +1,279 @@
+package api
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// An upload is a tree sent to POST /validate: a tar, a gzip-compressed tar, or
+// multipart/form-data whose parts' filenames are relative paths. It is
+// extracted into a fresh temporary directory with nothing but regular files and
+// directories: no absolute path, no "..", no symlink, hard link or device, and
+// at most maxFiles entries and maxBytes of content. Anything else refuses the
+// whole upload — the check must see exactly the tree the client meant.
+
+// uploadKind is how a body is encoded.
+type uploadKind int
+
+const (
+	uploadTar uploadKind = iota
+	uploadGzip
+	uploadMultipart
+)
+
+// errUploadTooLarge is an upload over the extraction limits (413).
+var errUploadTooLarge = errors.New("upload too large")
+
+// extractor writes an upload's entries under dir within limits.
+type extractor struct {
+	dir      string
+	maxFiles int
+	maxBytes int64
+	entries  int
+	written  int64
+}
+
+// safeRelPath turns an entry name into a slash path relative to the upload
+// root, refusing every name that could leave it. ok is false for a name that
+// denotes the root itself ("." or "./").
+func safeRelPath(name string) (rel string, ok bool, err error) {
+	switch {
+	case name == "":
+		return "", false, fmt.Errorf("an entry has an empty name")
+	case strings.ContainsRune(name, 0):
+		return "", false, fmt.Errorf("entry %q: a name must not contain NUL", name)
+	case strings.Contains(name, `\`):
+		return "", false, fmt.Errorf("entry %q: a name must use / as separator", name)
+	case strings.HasPrefix(name, "/"):
+		return "", false, fmt.Errorf("entry %q: an absolute path is not allowed", name)
+	case len(name) >= 2 && name[1] == ':':
+		return "", false, fmt.Errorf("entry %q: a drive letter is not allowed", name)
+	}
+	var parts []string
+	for _, seg := range strings.Split(name, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			return "", false, fmt.Errorf("entry %q: a path must not contain ..", name)
+		}
+		parts = append(parts, seg)
+	}
+	if len(parts) == 0 {
+		return "", false, nil
+	}
+	return strings.Join(parts, "/"), true, nil
+}
+
+func (x *extractor) count() error {
+	x.entries++
+	if x.entries > x.maxFiles {
+		return fmt.Errorf("%w: more than %d entries", errUploadTooLarge, x.maxFiles)
+	}
+	return nil
+}
+
+func (x *extractor) mkdir(name string) error {
+	rel, ok, err := safeRelPath(name)
+	if err != nil || !ok {
+		return err
+	}
+	if err := x.count(); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(x.dir, filepath.FromSlash(rel)), 0o755)
+}
+
+func (x *extractor) file(name string, r io.Reader) error {
+	rel, ok, err := safeRelPath(name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("entry %q: a file needs a name", name)
+	}
+	if err := x.count(); err != nil {
+		return err
+	}
+	p := filepath.Join(x.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("entry %q: %v", name, pathConflict(err))
+	}
+	// O_EXCL: a name given twice is refused rather than one copy silently winning.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("entry %q appears twice", name)
+		}
+		return fmt.Errorf("entry %q: %v", name, pathConflict(err))
+	}
+	left := x.maxBytes - x.written
+	n, err := io.Copy(f, io.LimitReader(r, left+1))
+	x.written += n
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("entry %q: %w", name, err)
+	}
+	if n > left {
+		return fmt.Errorf("%w: more than %d bytes of files", errUploadTooLarge, x.maxBytes)
+	}
+	return nil
+}
+
+// pathConflict hides the temporary directory from messages: a file named like
+// a directory (or below a file) is the client's mistake, not a server detail.
+func pathConflict(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("the path collides with another entry (%v)", pe.Err)
+	}
+	return err
+}
+
+// extractTar reads a tar stream.
+func (x *extractor) extractTar(r io.Reader) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("not a readable tar archive: %v", err)
+		}
+		switch h.Typeflag {
+		case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // old archivers still write TypeRegA
+			if err := x.file(h.Name, tr); err != nil {
+				return err
+			}
+		case tar.TypeDir:
+			if err := x.mkdir(h.Name); err != nil {
+				return err
+			}
+		case tar.TypeXGlobalHeader:
+			// Archive-wide metadata (git archive writes the commit here).
+		case tar.TypeSymlink, tar.TypeLink:
+			return fmt.Errorf("entry %q is a link; an upload holds regular files and directories only", h.Name)
+		case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+			return fmt.Errorf("entry %q is a device or pipe; an upload holds regular files and directories only", h.Name)
+		default:
+			return fmt.Errorf("entry %q has tar type %q; an upload holds regular files and directories only", h.Name, h.Typeflag)
+		}
+	}
+}
+
+// extractGzip reads a gzip-compressed tar stream. The decompressed stream is
+// bounded too, so a small body cannot expand without limit in tar padding.
+func (x *extractor) extractGzip(r io.Reader) error {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return fmt.Errorf("not a gzip stream: %v", err)
+	}
+	defer zr.Close()
+	budget := x.maxBytes + int64(x.maxFiles+2)*2048
+	lr := &limitedReader{r: zr, left: budget}
+	if err := x.extractTar(lr); err != nil {
+		if lr.hit {
+			return fmt.Errorf("%w: the archive decompresses to more than %d bytes", errUploadTooLarge, budget)
+		}
+		return err
+	}
+	return nil
+}
+
+// limitedReader is io.LimitReader that remembers running out.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+	hit  bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		l.hit = true
+		return 0, io.ErrUnexpectedEOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// extractMultipart reads multipart/form-data: every part is a file whose
+// filename (the raw Content-Disposition parameter, not the base name
+// mime/multipart would reduce it to) is its path in the tree.
+func (x *extractor) extractMultipart(mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextRawPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("not a readable multipart body: %v", err)
+		}
+		_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+		name := params["filename"]
+		if err != nil || name == "" {
+			return fmt.Errorf("part %q has no filename; every part is a file named by its path in the tree", part.FormName())
+		}
+		err = x.file(name, part)
+		part.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// detectUpload decides how a body is encoded from its media type, sniffing the
+// bytes when the type says nothing specific (curl --data-binary without -H).
+func detectUpload(r *http.Request, body *bufio.Reader) (uploadKind, *multipart.Reader, error) {
+	ct := r.Header.Get("Content-Type")
+	mt, params, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case "application/x-tar", "application/tar":
+		return uploadTar, nil, nil
+	case "application/gzip", "application/x-gzip", "application/tar+gzip", "application/x-compressed-tar", "application/x-tgz":
+		return uploadGzip, nil, nil
+	case "multipart/form-data":
+		if params["boundary"] == "" {
+			return 0, nil, fmt.Errorf("multipart/form-data without a boundary")
+		}
+		return uploadMultipart, multipart.NewReader(body, params["boundary"]), nil
+	case "", "application/octet-stream", "application/x-www-form-urlencoded":
+		head, _ := body.Peek(262)
+		switch {
+		case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+			return uploadGzip, nil, nil
+		case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
+			return uploadTar, nil, nil
+		}
+	}
+	return 0, nil, &requestError{status: http.StatusUnsupportedMediaType, kind: "unsupported-media-type",
+		detail: fmt.Sprintf("send the tree as application/x-tar, application/gzip or multipart/form-data (got %q)", ct)}
+}
+
+// extract reads an upload of a kind into x.
+func (x *extractor) extract(kind uploadKind, body io.Reader, mr *multipart.Reader) error {
+	switch kind {
+	case uploadGzip:
+		return x.extractGzip(body)
+	case uploadMultipart:
+		return x.extractMultipart(mr)
+	}
+	return x.extractTar(body)
+}

@@ -1,0 +1,217 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/celine-eu/governanced/internal/check"
+)
+
+// validate runs the tree check on an uploaded tree (check.md via
+// check.CheckGovernance, the function `governanced validate` runs) and answers
+// the report, 200 whatever it finds. A malformed upload or options the check
+// refuses are 400, an upload over the limits 413.
+func (s *server) validate(w http.ResponseWriter, r *http.Request) {
+	opts, format, err := validateOptions(r)
+	if err != nil {
+		s.metrics.validations.WithLabelValues("rejected").Inc()
+		writeError(w, r, err)
+		return
+	}
+	// Wait for a slot rather than refuse at once: CI jobs arrive in bursts.
+	select {
+	case s.validations <- struct{}{}:
+	case <-r.Context().Done():
+		w.Header().Set("Retry-After", "5")
+		writeProblem(w, r, http.StatusServiceUnavailable, "busy",
+			fmt.Sprintf("all %d validation slots stayed busy for the request timeout", cap(s.validations)))
+		return
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			<-s.validations
+		}
+	}
+	defer func() { release() }()
+
+	dir, err := os.MkdirTemp("", "governanced-upload-")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cleanup := func() { _ = os.RemoveAll(dir) }
+
+	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
+	x := &extractor{dir: dir, maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes}
+	if err := readUpload(r, body, x); err != nil {
+		cleanup()
+		s.metrics.validations.WithLabelValues("rejected").Inc()
+		writeError(w, r, err)
+		return
+	}
+	if len(opts.Paths) == 0 {
+		opts.Paths = defaultPaths(dir)
+	}
+	opts.Dir = dir
+
+	type outcome struct {
+		rep *check.Report
+		err error
+	}
+	done := make(chan outcome, 1)
+	s.metrics.validating.Inc()
+	released = true // the goroutine owns the slot and the directory now
+	go func() {
+		defer func() {
+			<-s.validations
+			s.metrics.validating.Dec()
+			cleanup()
+		}()
+		rep, err := check.CheckGovernance(opts)
+		done <- outcome{rep, err}
+	}()
+	var out outcome
+	select {
+	case out = <-done:
+	case <-r.Context().Done():
+		writeProblem(w, r, http.StatusServiceUnavailable, "timeout", "the check did not finish within the request timeout")
+		return
+	}
+	var usage *check.UsageError
+	if errors.As(out.err, &usage) {
+		s.metrics.validations.WithLabelValues("rejected").Inc()
+		writeProblem(w, r, http.StatusBadRequest, "bad-request", usage.Msg)
+		return
+	}
+	if out.err != nil {
+		writeError(w, r, out.err)
+		return
+	}
+	result := "pass"
+	if !out.rep.OK {
+		result = "fail"
+	}
+	s.metrics.validations.WithLabelValues(result).Inc()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := out.rep.Write(buf, format); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	write(w, http.StatusOK, reportTypes[format], bytes.TrimRight(buf.Bytes(), "\n"))
+}
+
+// readUpload extracts the body into x, mapping every failure to 400 or 413.
+func readUpload(r *http.Request, body *bufio.Reader, x *extractor) error {
+	kind, mr, err := detectUpload(r, body)
+	if err != nil {
+		var re *requestError
+		if errors.As(err, &re) {
+			return re
+		}
+		return &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: err.Error()}
+	}
+	err = x.extract(kind, body, mr)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooLarge):
+		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
+			detail: fmt.Sprintf("the body is larger than %d bytes", tooLarge.Limit)}
+	case errors.Is(err, errUploadTooLarge):
+		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large", detail: err.Error()}
+	}
+	return &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: err.Error()}
+}
+
+// defaultPaths is what to check when the client names no path: the apps of a
+// tree root, else a lone governance.yaml at the top.
+func defaultPaths(dir string) []string {
+	if info, err := os.Stat(filepath.Join(dir, "apps")); err == nil && info.IsDir() {
+		return []string{"apps/*"}
+	}
+	return []string{"governance.yaml"}
+}
+
+// validateOptions reads the check's options from the query: the same options
+// as the CLI, every path relative to the upload's root.
+func validateOptions(r *http.Request) (check.Options, string, error) {
+	q := r.URL.Query()
+	var opts check.Options
+	format, err := reportFormat(r)
+	if err != nil {
+		return opts, "", err
+	}
+	inside := func(name, v string) (string, error) {
+		rel, ok, err := safeRelPath(v)
+		if err != nil {
+			return "", badRequest("%s must be a path inside the upload: %v", name, err)
+		}
+		if !ok {
+			return ".", nil
+		}
+		return rel, nil
+	}
+	for _, p := range q["path"] {
+		rel, err := inside("path", p)
+		if err != nil {
+			return opts, "", err
+		}
+		opts.Paths = append(opts.Paths, rel)
+	}
+	for _, o := range q["owners"] {
+		rel, err := inside("owners", o)
+		if err != nil {
+			return opts, "", err
+		}
+		opts.Owners = append(opts.Owners, rel)
+	}
+	single := func(name string) (*string, error) {
+		vs, ok := q[name]
+		if !ok {
+			return nil, nil
+		}
+		if len(vs) > 1 {
+			return nil, badRequest("%s may be given once", name)
+		}
+		return &vs[0], nil
+	}
+	if v, err := single("overlay_dir"); err != nil {
+		return opts, "", err
+	} else if v != nil {
+		rel, err := inside("overlay_dir", *v)
+		if err != nil {
+			return opts, "", err
+		}
+		opts.OverlayDir = &rel
+	}
+	if v, err := single("placeholders"); err != nil {
+		return opts, "", err
+	} else if v != nil {
+		rel, err := inside("placeholders", *v)
+		if err != nil {
+			return opts, "", err
+		}
+		opts.PlaceholdersFile = &rel
+	}
+	if v, err := single("overlay_name"); err != nil {
+		return opts, "", err
+	} else if v != nil {
+		opts.OverlayName = v // the check refuses an invalid name as a usage error
+	}
+	if opts.Strict, err = flag(q, "strict", false); err != nil {
+		return opts, "", err
+	}
+	if opts.Dataspace, err = flag(q, "dataspace", false); err != nil {
+		return opts, "", err
+	}
+	return opts, format, nil
+}

@@ -1,0 +1,131 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Filter selects datasets for the /datasets listing. Zero fields select all.
+type Filter struct {
+	App             string
+	Expose          *bool
+	DataspaceExpose *bool
+	Conflict        *bool
+	Tags            []string // every tag must be on the rule
+	Classification  string   // compared ignoring ASCII case, as consumers normalise it
+	AccessLevel     string   // likewise
+}
+
+func (f *Filter) keep(d *Dataset) bool {
+	switch {
+	case f.App != "" && d.App.Name != f.App,
+		f.Expose != nil && *f.Expose != d.Expose,
+		f.DataspaceExpose != nil && *f.DataspaceExpose != d.DataspaceExpose,
+		f.Conflict != nil && *f.Conflict != (d.Conflict != ""):
+		return false
+	}
+	if f.Classification != "" && (d.Rule.Classification == nil || !strings.EqualFold(*d.Rule.Classification, f.Classification)) {
+		return false
+	}
+	if f.AccessLevel != "" && (d.Rule.AccessLevel == nil || !strings.EqualFold(*d.Rule.AccessLevel, f.AccessLevel)) {
+		return false
+	}
+	for _, t := range f.Tags {
+		if !slices.Contains(d.Rule.Tags, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// Page is one page of a listing and the cursor of the next ("" on the last).
+type Page struct {
+	Items []*Dataset
+	Next  string
+}
+
+// List pages through the datasets the filter keeps. The cursor is opaque to
+// clients; it carries the position and the revision it was issued under, so a
+// cursor from before a reload is refused (ErrStaleCursor) rather than silently
+// skipping or repeating datasets.
+func (s *Snapshot) List(f Filter, limit int, cursor string) (Page, error) {
+	offset := 0
+	if cursor != "" {
+		var err error
+		if offset, err = s.decodeCursor(cursor); err != nil {
+			return Page{}, err
+		}
+	}
+	var p Page
+	skipped := 0
+	for _, d := range s.datasets {
+		if !f.keep(d) {
+			continue
+		}
+		if skipped < offset {
+			skipped++
+			continue
+		}
+		if len(p.Items) == limit {
+			p.Next = s.encodeCursor(offset + limit)
+			break
+		}
+		p.Items = append(p.Items, d)
+	}
+	return p, nil
+}
+
+// AppendListBody writes the body of GET /datasets for a page.
+func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page) {
+	buf.WriteString(`{"revision":`)
+	buf.Write(s.revJSON)
+	buf.WriteString(`,"items":[`)
+	for i, d := range p.Items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(d.item)
+	}
+	buf.WriteString(`],"next":`)
+	if p.Next == "" {
+		buf.WriteString("null")
+	} else {
+		buf.Write(appendString(nil, p.Next))
+	}
+	buf.WriteByte('}')
+}
+
+// cursorTag is enough of the revision to tell two revisions apart.
+func (s *Snapshot) cursorTag() string {
+	r := strings.TrimPrefix(s.Revision, "sha256:")
+	if len(r) > 16 {
+		r = r[:16]
+	}
+	return r
+}
+
+func (s *Snapshot) encodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("v1:" + s.cursorTag() + ":" + strconv.Itoa(offset)))
+}
+
+func (s *Snapshot) decodeCursor(c string) (int, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, ErrInvalidCursor
+	}
+	parts := strings.Split(string(raw), ":")
+	if len(parts) != 3 || parts[0] != "v1" {
+		return 0, ErrInvalidCursor
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil || n < 0 {
+		return 0, ErrInvalidCursor
+	}
+	if parts[1] != s.cursorTag() {
+		return 0, ErrStaleCursor
+	}
+	return n, nil
+}

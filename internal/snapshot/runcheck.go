@@ -1,0 +1,83 @@
+package snapshot
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/celine-eu/governanced/internal/check"
+)
+
+// CheckOptions are the tree check's options for the inputs: the same call
+// `governanced validate` makes for the same PATHs and flags.
+func (in Inputs) CheckOptions() check.Options {
+	opts := check.Options{Paths: in.Paths(), Owners: in.Owners, Dir: in.Dir}
+	if in.OverlayDir != "" {
+		opts.OverlayDir = &in.OverlayDir
+	}
+	if in.OverlayName != "" {
+		opts.OverlayName = &in.OverlayName
+	}
+	if in.Placeholders != "" {
+		// The file, not a parsed map: the check then reports a broken map with
+		// its file and line like any other input.
+		opts.PlaceholdersFile = &in.Placeholders
+	}
+	return opts
+}
+
+// runCheck runs the tree check over the inputs. A usage error (an invalid
+// overlay name, placeholders without owners) is returned as an error: no
+// revision of such inputs can ever pass.
+func runCheck(in Inputs) (*checked, error) {
+	rep, err := check.CheckGovernance(in.CheckOptions())
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		return nil, err
+	}
+	out := &checked{
+		owners:       rep.Owners,
+		placeholders: rep.Placeholders,
+		report:       bytes.TrimSpace(buf.Bytes()),
+		full:         rep,
+		ok:           !rep.HasErrors(),
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == check.Error {
+			out.problems = append(out.problems, describe(f))
+		}
+	}
+	for _, u := range rep.Units {
+		if !u.Materialized || u.Config == nil {
+			continue
+		}
+		app := u.App
+		if app == "" {
+			// A tree root named as "." holds its governance.yaml with no
+			// directory in its display path; the directory's own name serves.
+			if abs, err := filepath.Abs(u.BaseFile); err == nil {
+				app = filepath.Base(filepath.Dir(abs))
+			}
+		}
+		out.units = append(out.units, unit{app: app, base: u.Base, overlay: u.Overlay, baseFile: u.BaseFile, overlayFile: u.OverlayFile, config: u.Config})
+	}
+	return out, nil
+}
+
+// describe renders a finding as one log line: where, what, why.
+func describe(f check.Finding) string {
+	loc := f.File
+	if loc == "" {
+		loc = "-"
+	} else if f.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	s := fmt.Sprintf("%s: %s: %s", loc, f.Severity, f.Code)
+	if f.Dataset != nil {
+		s += " [" + *f.Dataset + "]"
+	}
+	return s + ": " + f.Message
+}

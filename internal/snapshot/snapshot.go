@@ -1,0 +1,458 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
+)
+
+// WriteReport renders the check report this revision passed in a format of
+// check.Formats.
+func (s *Snapshot) WriteReport(w io.Writer, format string) error {
+	if format == "json" {
+		_, err := w.Write(s.Report)
+		return err
+	}
+	return s.report.Write(w, format)
+}
+
+// Snapshot is one revision of the served tree. It is never modified after Build
+// returns, so any number of requests may read it without locking.
+type Snapshot struct {
+	Revision string      // "sha256:" + the hash of every input byte and option
+	LoadedAt time.Time   // when this revision was built
+	Inputs   []InputFile // every input file and its hash, by path
+	Report   []byte      // the check report JSON this revision passed (check.md §11.1)
+	report   *check.Report
+	Owners   *owners.Registry
+	Counts   Counts
+
+	apps     []*App // by name
+	appIndex map[string]*App
+	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
+	exact    map[string][]*Dataset
+	revJSON  []byte // the revision as a JSON string
+	appsBody []byte
+}
+
+// Counts are the sizes /status and /metrics report.
+type Counts struct {
+	Apps     int `json:"apps"`
+	Sources  int `json:"sources"`  // every sources key
+	Datasets int `json:"datasets"` // literal keys
+	Patterns int `json:"patterns"` // glob keys
+	Owners   int `json:"owners"`
+}
+
+// App is one materialised unit: a base merged with its overlay, ownership
+// names resolved.
+type App struct {
+	Name        string
+	File        string // the base's display path
+	OverlayFile string // the overlay's display path, "" without one
+	Config      *governance.Config
+	Datasets    []*Dataset // one per sources key, in sources order
+
+	byKey    map[string]*Dataset
+	defaults *Dataset // what a name matching no key resolves to
+	body     []byte   // GET /apps/{app}
+}
+
+// Dataset is one sources key and the rule it resolves to, with everything a
+// response about it needs worked out once.
+type Dataset struct {
+	ID              string // the sources key exactly as written; "" for an app's defaults
+	App             *App
+	Pattern         bool // a glob key
+	Rule            *governance.Rule
+	Match           governance.Match
+	Expose          bool
+	DataspaceExpose bool
+	Conflict        string // governance.ConflictSentence or ""
+
+	tail       []byte // the rule body after "dataset": ,"app":…,"match":…,"rule":…,"exposure":…
+	globTail   []byte // the same for a glob key matching another name: match kind glob
+	provenance []byte // the provenance object (explain=true)
+	facet      []byte // the facet with the default producer and dataspace fields
+	item       []byte // the /datasets list item
+}
+
+// Errors of lookups; the HTTP layer maps them to status codes.
+var (
+	ErrUnknownApp     = errors.New("no such app")
+	ErrNoMatch        = errors.New("no app declares or matches the dataset")
+	ErrUnknownOwner   = errors.New("no owner has that id or alias")
+	ErrStaleCursor    = errors.New("the cursor belongs to another revision of the tree")
+	ErrInvalidCursor  = errors.New("the cursor is not one this server issued")
+	errNothingToServe = errors.New("the check materialised no unit")
+)
+
+// AmbiguousError is a name that several apps claim equally: as a literal key in
+// more than one app, or through globs of the same length in different apps.
+type AmbiguousError struct {
+	Dataset string
+	Apps    []string // sorted
+	Glob    bool     // the tie is between globs
+}
+
+func (e *AmbiguousError) Error() string {
+	if e.Glob {
+		return fmt.Sprintf("%s matches globs of equal length in several apps (%s)", e.Dataset, strings.Join(e.Apps, ", "))
+	}
+	return fmt.Sprintf("%s is declared by several apps (%s)", e.Dataset, strings.Join(e.Apps, ", "))
+}
+
+// build assembles a snapshot from a passed check.
+func build(revision string, files []InputFile, c *checked, layers map[string]*unitLayers, now time.Time) (*Snapshot, error) {
+	s := &Snapshot{
+		Revision: revision,
+		LoadedAt: now,
+		Inputs:   files,
+		Report:   c.report,
+		report:   c.full,
+		Owners:   c.owners,
+		appIndex: map[string]*App{},
+		exact:    map[string][]*Dataset{},
+	}
+	if s.Owners == nil {
+		s.Owners = owners.Build(nil)
+	}
+	s.revJSON = appendString(nil, revision)
+	for _, u := range c.units {
+		if _, dup := s.appIndex[u.app]; dup {
+			// Two trees holding the same app name would make /apps/{app}
+			// ambiguous; refusing is better than serving one of them silently.
+			return nil, fmt.Errorf("app %q is served twice: %s and %s", u.app, s.appIndex[u.app].File, u.base)
+		}
+		a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config, byKey: map[string]*Dataset{}}
+		// Resolution builds the config's index lazily; build it now, while the
+		// snapshot is still private, so concurrent readers never write.
+		u.config.Source("")
+		lay := layers[u.base]
+		for _, src := range u.config.Sources {
+			rule, m := u.config.Resolve(src.Key)
+			d := newDataset(a, src.Key, rule, m, governance.HasMeta(src.Key))
+			d.provenance = lay.provenance(src.Key, true)
+			a.Datasets = append(a.Datasets, d)
+			a.byKey[src.Key] = d
+		}
+		a.defaults = newDataset(a, "", u.config.Defaults, governance.Match{Kind: governance.MatchDefaults}, false)
+		a.defaults.provenance = lay.provenance("", false)
+		s.apps = append(s.apps, a)
+		s.appIndex[a.Name] = a
+	}
+	if len(s.apps) == 0 {
+		return nil, errNothingToServe
+	}
+	slices.SortFunc(s.apps, func(a, b *App) int { return strings.Compare(a.Name, b.Name) })
+	for _, a := range s.apps {
+		for _, d := range a.Datasets {
+			s.datasets = append(s.datasets, d)
+			s.exact[d.ID] = append(s.exact[d.ID], d)
+			if d.Pattern {
+				s.Counts.Patterns++
+			} else {
+				s.Counts.Datasets++
+			}
+		}
+		a.body = s.encodeApp(a)
+	}
+	s.Counts.Apps = len(s.apps)
+	s.Counts.Sources = len(s.datasets)
+	s.Counts.Owners = s.Owners.Len()
+	s.appsBody = s.encodeApps()
+	return s, nil
+}
+
+func newDataset(a *App, id string, rule *governance.Rule, m governance.Match, pattern bool) *Dataset {
+	d := &Dataset{
+		ID:              id,
+		App:             a,
+		Pattern:         pattern,
+		Rule:            rule,
+		Match:           m,
+		Expose:          governance.EffectiveExpose(rule),
+		DataspaceExpose: governance.DataspaceExpose(rule),
+		Conflict:        governance.ExposureConflict(rule),
+	}
+	d.tail = encodeTail(a.Name, rule, m)
+	if pattern {
+		d.globTail = encodeTail(a.Name, rule, governance.Match{Kind: governance.MatchGlob, Pattern: id})
+	}
+	d.facet = governance.BuildFacet(rule, governance.DefaultProducer, true)
+	if id != "" {
+		d.item = d.encodeItem()
+	}
+	return d
+}
+
+func encodeTail(app string, rule *governance.Rule, m governance.Match) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`,"app":`)
+	buf.Write(appendString(nil, app))
+	AppendResolutionTail(&buf, rule, m)
+	return buf.Bytes()
+}
+
+// MatchFor is how name resolved to d: a glob key answers a name other than
+// itself as a glob match, its own spelling as an exact one.
+func (d *Dataset) MatchFor(name string) governance.Match {
+	if d.Pattern && name != d.ID {
+		return governance.Match{Kind: governance.MatchGlob, Pattern: d.ID}
+	}
+	return d.Match
+}
+
+// AppendResolutionTail writes `,"match":…,"rule":…,"exposure":…` for a rule and
+// how it was found: the part of a rule body that does not name the request.
+func AppendResolutionTail(buf *bytes.Buffer, rule *governance.Rule, m governance.Match) {
+	mb, _ := m.MarshalJSON()
+	buf.WriteString(`,"match":`)
+	buf.Write(mb)
+	buf.WriteString(`,"rule":`)
+	rule.AppendJSON(buf)
+	buf.WriteString(`,"exposure":`)
+	AppendExposure(buf, rule)
+}
+
+// AppendExposure writes {"expose":…,"dataspace_expose":…,"conflict":…}.
+func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
+	buf.WriteString(`{"expose":`)
+	buf.WriteString(fmt.Sprint(governance.EffectiveExpose(rule)))
+	buf.WriteString(`,"dataspace_expose":`)
+	buf.WriteString(fmt.Sprint(governance.DataspaceExpose(rule)))
+	buf.WriteString(`,"conflict":`)
+	if c := governance.ExposureConflict(rule); c != "" {
+		buf.Write(appendString(nil, c))
+	} else {
+		buf.WriteString("null")
+	}
+	buf.WriteByte('}')
+}
+
+func (d *Dataset) encodeItem() []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"id":`)
+	buf.Write(appendString(nil, d.ID))
+	buf.WriteString(`,"app":`)
+	buf.Write(appendString(nil, d.App.Name))
+	fmt.Fprintf(&buf, `,"pattern":%t,"expose":%t,"dataspace_expose":%t,"conflict":`, d.Pattern, d.Expose, d.DataspaceExpose)
+	if d.Conflict != "" {
+		buf.Write(appendString(nil, d.Conflict))
+	} else {
+		buf.WriteString("null")
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// Apps returns every app, by name.
+func (s *Snapshot) Apps() []*App { return s.apps }
+
+// App returns the app called name, or nil.
+func (s *Snapshot) App(name string) *App { return s.appIndex[name] }
+
+// Datasets returns every sources key of every app: apps by name, keys in
+// sources order.
+func (s *Snapshot) Datasets() []*Dataset { return s.datasets }
+
+// Resolve is the global resolution of http-api.md: the one app declaring name
+// as a key, else the longest glob over all apps. An *AmbiguousError when apps
+// tie, ErrNoMatch when nothing matches.
+func (s *Snapshot) Resolve(name string) (*Dataset, error) {
+	switch ds := s.exact[name]; len(ds) {
+	case 0:
+	case 1:
+		return ds[0], nil
+	default:
+		return nil, ambiguous(name, ds, false)
+	}
+	var best []*Dataset
+	bestLen := -1
+	for _, a := range s.apps {
+		src, m := a.Config.Lookup(name)
+		if src == nil || m.Kind != governance.MatchGlob {
+			continue
+		}
+		n := utf8.RuneCountInString(m.Pattern)
+		switch {
+		case n > bestLen:
+			best, bestLen = []*Dataset{a.byKey[m.Pattern]}, n
+		case n == bestLen:
+			best = append(best, a.byKey[m.Pattern])
+		}
+	}
+	switch len(best) {
+	case 0:
+		return nil, ErrNoMatch
+	case 1:
+		return best[0], nil
+	}
+	return nil, ambiguous(name, best, true)
+}
+
+func ambiguous(name string, ds []*Dataset, glob bool) error {
+	apps := make([]string, len(ds))
+	for i, d := range ds {
+		apps[i] = d.App.Name
+	}
+	slices.Sort(apps)
+	return &AmbiguousError{Dataset: name, Apps: slices.Compact(apps), Glob: glob}
+}
+
+// ResolveIn is resolution inside one app, the library's semantics: the exact
+// key, else the longest glob, else the defaults alone. ErrUnknownApp when there
+// is no such app.
+func (s *Snapshot) ResolveIn(app, name string) (*Dataset, error) {
+	a := s.appIndex[app]
+	if a == nil {
+		return nil, ErrUnknownApp
+	}
+	src, _ := a.Config.Lookup(name)
+	if src == nil {
+		return a.defaults, nil
+	}
+	return a.byKey[src.Key], nil
+}
+
+// AppendRuleBody writes the body of GET /datasets/{id}/rule for a name that
+// resolved to d: revision, dataset, app, match, rule, exposure and, when
+// explain, provenance.
+func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, explain bool) {
+	buf.WriteString(`{"revision":`)
+	buf.Write(s.revJSON)
+	buf.WriteString(`,"dataset":`)
+	buf.Write(appendString(buf.AvailableBuffer(), name))
+	if d.Pattern && name != d.ID {
+		buf.Write(d.globTail)
+	} else {
+		buf.Write(d.tail)
+	}
+	if explain {
+		buf.WriteString(`,"provenance":`)
+		buf.Write(d.provenance)
+	}
+	buf.WriteByte('}')
+}
+
+// AppendExposureBody writes the body of GET /datasets/{id}/exposure.
+func (s *Snapshot) AppendExposureBody(buf *bytes.Buffer, name string, d *Dataset) {
+	buf.WriteString(`{"revision":`)
+	buf.Write(s.revJSON)
+	buf.WriteString(`,"dataset":`)
+	buf.Write(appendString(nil, name))
+	buf.WriteString(`,"app":`)
+	buf.Write(appendString(nil, d.App.Name))
+	fmt.Fprintf(buf, `,"expose":%t,"dataspace_expose":%t,"conflict":`, d.Expose, d.DataspaceExpose)
+	if d.Conflict != "" {
+		buf.Write(appendString(nil, d.Conflict))
+	} else {
+		buf.WriteString("null")
+	}
+	buf.WriteByte('}')
+}
+
+// Facet is the governance facet of d's rule; the default producer with
+// dataspace fields is worked out once.
+func (d *Dataset) Facet(producer string, includeDataspace bool) []byte {
+	if producer == governance.DefaultProducer && includeDataspace {
+		return d.facet
+	}
+	return governance.BuildFacet(d.Rule, producer, includeDataspace)
+}
+
+// Provenance is the pre-encoded provenance object of d's rule.
+func (d *Dataset) Provenance() []byte { return d.provenance }
+
+// AppsBody is the body of GET /apps.
+func (s *Snapshot) AppsBody() []byte { return s.appsBody }
+
+// Body is the body of GET /apps/{app}.
+func (a *App) Body() []byte { return a.body }
+
+// RevisionJSON is the revision as a JSON string.
+func (s *Snapshot) RevisionJSON() []byte { return s.revJSON }
+
+func (s *Snapshot) encodeApps() []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"revision":`)
+	buf.Write(s.revJSON)
+	buf.WriteString(`,"items":[`)
+	for i, a := range s.apps {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"name":`)
+		buf.Write(appendString(nil, a.Name))
+		buf.WriteString(`,"file":`)
+		buf.Write(appendString(nil, a.File))
+		buf.WriteString(`,"overlay_file":`)
+		appendOptString(&buf, a.OverlayFile)
+		fmt.Fprintf(&buf, `,"active":%t,"sources":%d}`, a.Config.Active, len(a.Datasets))
+	}
+	buf.WriteString(`]}`)
+	return buf.Bytes()
+}
+
+func (s *Snapshot) encodeApp(a *App) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"revision":`)
+	buf.Write(s.revJSON)
+	buf.WriteString(`,"name":`)
+	buf.Write(appendString(nil, a.Name))
+	buf.WriteString(`,"file":`)
+	buf.Write(appendString(nil, a.File))
+	buf.WriteString(`,"overlay_file":`)
+	appendOptString(&buf, a.OverlayFile)
+	fmt.Fprintf(&buf, `,"active":%t,"defaults":`, a.Config.Active)
+	a.Config.Defaults.AppendJSON(&buf)
+	buf.WriteString(`,"depends_on":`)
+	if !a.Config.DependsOnSet {
+		buf.WriteString("null")
+	} else {
+		buf.WriteByte('[')
+		for i, dep := range a.Config.DependsOn {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString(`{"dataset":`)
+			buf.Write(appendString(nil, dep.Dataset))
+			fmt.Fprintf(&buf, `,"external":%t,"optional":%t,"description":`, dep.External, dep.Optional)
+			if dep.Description == nil {
+				buf.WriteString("null")
+			} else {
+				buf.Write(appendString(nil, *dep.Description))
+			}
+			buf.WriteByte('}')
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString(`,"sources":{`)
+	for i, src := range a.Config.Sources {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(appendString(nil, src.Key))
+		buf.WriteByte(':')
+		src.Rule.AppendJSON(&buf)
+	}
+	buf.WriteString(`}}`)
+	return buf.Bytes()
+}
+
+func appendOptString(buf *bytes.Buffer, s string) {
+	if s == "" {
+		buf.WriteString("null")
+		return
+	}
+	buf.Write(appendString(nil, s))
+}

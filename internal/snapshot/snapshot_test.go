@@ -1,0 +1,284 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const shared = "../../../shared"
+
+// writeTree lays out files (slash paths → content) under a new temporary directory.
+func writeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// copyReal copies the 17 reference apps into a temporary tree.
+func copyReal(t testing.TB) string {
+	t.Helper()
+	src := filepath.Join(shared, "reference", "celine-pipelines", "apps")
+	paths, _ := filepath.Glob(filepath.Join(src, "*", "governance.yaml"))
+	if len(paths) != 17 {
+		t.Skipf("want the 17 reference files under %s, found %d", src, len(paths))
+	}
+	files := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["apps/"+filepath.Base(filepath.Dir(p))+"/governance.yaml"] = string(b)
+	}
+	return writeTree(t, files)
+}
+
+type conformanceCase struct {
+	ID        string          `json:"id"`
+	Operation string          `json:"operation"`
+	Args      map[string]any  `json:"args"`
+	Inputs    map[string]any  `json:"inputs"`
+	Expected  json.RawMessage `json:"expected"`
+}
+
+// realResolveCases are the resolve cases of the real files: app → cases.
+func realResolveCases(t testing.TB) map[string][]conformanceCase {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(shared, "conformance", "real-*.json"))
+	out := map[string][]conformanceCase{}
+	for _, p := range paths {
+		var f struct {
+			Cases []conformanceCase `json:"cases"`
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		app := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "real-"), ".json")
+		for _, c := range f.Cases {
+			if c.Operation == "resolve" {
+				out[app] = append(out[app], c)
+			}
+		}
+	}
+	return out
+}
+
+func TestBuildRealTreeMatchesConformance(t *testing.T) {
+	dir := copyReal(t)
+	l := &Loader{Inputs: Inputs{Trees: []string{dir}}}
+	s, err := l.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Counts.Apps != 17 || s.Counts.Sources != 174 {
+		t.Fatalf("counts = %+v, want 17 apps and 174 sources", s.Counts)
+	}
+	cases := realResolveCases(t)
+	if len(cases) == 0 {
+		t.Skip("no conformance cases")
+	}
+	for app, cs := range cases {
+		for _, c := range cs {
+			name := c.Args["dataset"].(string)
+			d, err := s.ResolveIn(app, name)
+			if err != nil {
+				t.Fatalf("%s: %v", c.ID, err)
+			}
+			var buf bytes.Buffer
+			s.AppendRuleBody(&buf, name, d, false)
+			var got, want map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+				t.Fatalf("%s: %v\n%s", c.ID, err, buf.Bytes())
+			}
+			if err := json.Unmarshal(c.Expected, &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want["rule"], got["rule"]); diff != "" {
+				t.Errorf("%s: rule (-want +got):\n%s", c.ID, diff)
+			}
+			if diff := cmp.Diff(want["match"], got["match"]); diff != "" {
+				t.Errorf("%s: match (-want +got):\n%s", c.ID, diff)
+			}
+		}
+	}
+}
+
+const baseYAML = `defaults:
+  access_level: internal
+  ownership:
+    - name: rec
+      type: DATA_OWNER
+  dataspace:
+    odrl_action: use
+    purpose: [Research]
+sources:
+  datasets.gold.meters:
+    expose: true
+    row_filters:
+      - handler: rec_registry
+        args: {column: device_id}
+    dcat:
+      temporal:
+        start: "2024-01-01"
+  datasets.gold.*:
+    expose: true
+    row_filters: []
+`
+
+const overlayYAML = `defaults:
+  classification: green
+sources:
+  datasets.gold.meters:
+    access_level: restricted
+    dataspace:
+      expose: false
+      purpose: [Operations]
+`
+
+func TestResolveGlobal(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"apps/meters/governance.yaml":        baseYAML,
+		"apps/meters/governance.meters.yaml": overlayYAML,
+		"apps/twin/governance.yaml": `defaults: {}
+sources:
+  datasets.gold.meters: {expose: false}
+  datasets.silver.*: {row_filters: []}
+  datasets.other.x*: {row_filters: []}
+`,
+		"apps/third/governance.yaml": `defaults: {}
+sources:
+  datasets.silver.*: {row_filters: []}
+  datasets.other.*: {row_filters: []}
+`,
+	})
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		app     string
+		pattern string
+		err     error
+		apps    []string
+	}{
+		{name: "datasets.gold.meters", err: &AmbiguousError{}, apps: []string{"meters", "twin"}},
+		{name: "datasets.gold.other", app: "meters", pattern: "datasets.gold.*"},
+		{name: "datasets.silver.x", err: &AmbiguousError{}, apps: []string{"third", "twin"}},
+		{name: "datasets.other.xy", app: "twin", pattern: "datasets.other.x*"},
+		{name: "datasets.other.y", app: "third", pattern: "datasets.other.*"},
+		{name: "nothing.here", err: ErrNoMatch},
+		{name: "datasets.gold.*", app: "meters", pattern: "datasets.gold.*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := s.Resolve(tt.name)
+			if tt.err != nil {
+				var amb *AmbiguousError
+				switch {
+				case errors.As(tt.err, &amb):
+					if !errors.As(err, &amb) {
+						t.Fatalf("err = %v, want ambiguous", err)
+					}
+					if diff := cmp.Diff(tt.apps, amb.Apps); diff != "" {
+						t.Errorf("apps (-want +got):\n%s", diff)
+					}
+				case !errors.Is(err, tt.err):
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.App.Name != tt.app || d.Match.Pattern != tt.pattern {
+				t.Errorf("got %s/%s, want %s/%s", d.App.Name, d.Match.Pattern, tt.app, tt.pattern)
+			}
+		})
+	}
+}
+
+func TestOverlayAndProvenance(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"apps/meters/governance.yaml":        baseYAML,
+		"apps/meters/governance.meters.yaml": overlayYAML,
+	})
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.ResolveIn("meters", "datasets.gold.meters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *d.Rule.AccessLevel; got != "restricted" {
+		t.Errorf("access_level = %q, want the overlay's restricted", got)
+	}
+	var prov map[string]struct {
+		Layer      string `json:"layer"`
+		File       string `json:"file"`
+		Line       int    `json:"line"`
+		MergedFrom []struct {
+			Layer string `json:"layer"`
+		} `json:"merged_from"`
+	}
+	if err := json.Unmarshal(d.Provenance(), &prov); err != nil {
+		t.Fatalf("%v\n%s", err, d.Provenance())
+	}
+	want := map[string]string{
+		"access_level":          LayerOverlaySource,
+		"classification":        LayerOverlayDefaults,
+		"ownership":             LayerDefaults,
+		"expose":                LayerSource,
+		"row_filters":           LayerSource,
+		"dcat.temporal.start":   LayerSource,
+		"dataspace.odrl_action": LayerDefaults,
+		"dataspace.expose":      LayerOverlaySource,
+		"dataspace.purpose":     LayerOverlaySource,
+	}
+	var keys []string
+	for k := range prov {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for path, layer := range want {
+		p, ok := prov[path]
+		if !ok {
+			t.Errorf("no provenance for %s (have %v)", path, keys)
+			continue
+		}
+		if p.Layer != layer {
+			t.Errorf("%s: layer %q, want %q", path, p.Layer, layer)
+		}
+		if p.Line == 0 || p.File == "" {
+			t.Errorf("%s: no position: %+v", path, p)
+		}
+	}
+	if n := len(prov["dataspace.purpose"].MergedFrom); n != 2 {
+		t.Errorf("dataspace.purpose merged from %d layers, want 2", n)
+	}
+	if f := prov["access_level"].File; !strings.HasSuffix(f, "governance.meters.yaml") {
+		t.Errorf("access_level file = %q, want the overlay", f)
+	}
+}
