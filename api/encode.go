@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rs/zerolog"
+
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -147,6 +149,6 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeProblem(w, r, re.status, re.kind, re.detail, re.ext...)
 		return
 	}
-	logFrom(r.Context()).Error().Err(err).Msg("request failed")
+	logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("request failed")
 	writeProblem(w, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -302,5 +303,37 @@ func TestProblemsAreProblems(t *testing.T) {
 		if p["status"] != float64(r.status) || p["title"] == "" || !strings.HasPrefix(p["type"].(string), ProblemBase) {
 			t.Errorf("%s: problem %v", target, p)
 		}
+	}
+}
+
+// TestRejectedStatusMatchesOpenAPI holds /status to the document in the state
+// that matters most to an operator: a reload the check refused.
+func TestRejectedStatusMatchesOpenAPI(t *testing.T) {
+	dir := t.TempDir()
+	gov := dir + "/apps/a/governance.yaml"
+	os.MkdirAll(dir+"/apps/a", 0o755)
+	os.WriteFile(gov, []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
+	store.Reload(true)
+	os.WriteFile(gov, []byte("sources: ["), 0o644)
+	if st := store.Reload(false); st.Outcome != snapshot.Rejected {
+		t.Fatalf("outcome %v", st.Outcome)
+	}
+	h, _ := newServer(Deps{Store: store})
+	r := do(t, h, "GET", "/status", nil)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pointer, _ := responseSchema(t, loadOpenAPI(t), "/status", "get", r.status, "application/json")
+	if err := newSchemaSet(t).compile(t, pointer).Validate(inst); err != nil {
+		t.Errorf("/status after a rejected reload does not match openapi.yaml:\n%v\n%s", err, r.body)
+	}
+	if !bytes.Contains(r.body, []byte(`"ok":false`)) || !bytes.Contains(r.body, []byte("load-error")) {
+		t.Errorf("/status does not report the rejection:\n%s", r.body)
+	}
+	// (net/http drops a HEAD response's body; the recorder keeps it.)
+	if head := do(t, h, "HEAD", "/apps", nil); head.status != 200 || head.header.Get("ETag") == "" {
+		t.Errorf("HEAD /apps: %d, ETag %q", head.status, head.header.Get("ETag"))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -13,7 +14,8 @@ import (
 // these (a test walks both).
 func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r := chi.NewRouter()
-	r.Use(s.withRequestID, s.observe, s.withTimeout)
+	// HEAD answers like GET without a body (load balancers probe with it).
+	r.Use(s.withRequestID, s.observe, middleware.GetHead)
 
 	// Health and operations.
 	r.Get("/healthz", s.healthz)
@@ -36,7 +38,7 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r.Get("/report", s.report)
 
 	// Stateless operations for clients and CI.
-	r.Post("/validate", s.validate)
+	r.With(s.withTimeout).Post("/validate", s.validate)
 	r.Post("/resolve", s.resolve)
 	r.Post("/merge", s.merge)
 	r.Post("/policy/evaluate", s.policyEvaluate)

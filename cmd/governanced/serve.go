@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	stdlog "log"
 	"net"
 	"net/http"
 	"os"
@@ -263,6 +264,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		log.Info().Msg("no --tree given: serving the demo tree built into the binary")
 	}
 
+	// SIGHUP is caught from the start: its default action would end the
+	// process, and an operator may send it while a large tree still loads.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: c.inputs})
 	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version})
 	ln, err := net.Listen("tcp", c.addr)
@@ -277,6 +284,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ReadTimeout:  c.limits.RequestTimeout,
 		WriteTimeout: c.limits.RequestTimeout + 5*time.Second,
 		IdleTimeout:  2 * time.Minute,
+		// net/http's own complaints (a TLS probe, a client hanging up) as JSON
+		// lines like every other, not bare text in between.
+		ErrorLog: stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -305,9 +315,6 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return &exitError{code: 1, err: fmt.Errorf("serve: %w", first.Err)}
 	}
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -48,11 +47,14 @@ func (in Inputs) Paths() []string {
 }
 
 // WatchDirs are the directories whose changes can change the snapshot: every
-// tree root (recursively) and the directories holding the overlay directory's
-// files, the owners files and the placeholder map (not recursively).
+// tree root (recursively), and flatly each root's parent, the overlay
+// directory and the directories holding the owners files and the placeholder
+// map.
 func (in Inputs) WatchDirs() (recursive, flat []string) {
 	for _, t := range in.Trees {
 		recursive = append(recursive, in.abs(t))
+		// The parent sees a root that is a symlink being swapped.
+		flat = append(flat, filepath.Dir(filepath.Clean(in.abs(t))))
 	}
 	if in.OverlayDir != "" {
 		flat = append(flat, in.abs(in.OverlayDir))
@@ -95,44 +97,42 @@ type InputFile struct {
 // exactly when a rebuild would serve the same thing.
 func (in Inputs) fingerprint() (revision string, files []InputFile, err error) {
 	seen := map[string]bool{}
-	add := func(display string) error {
+	add := func(display string) {
 		if seen[display] {
-			return nil
+			return
 		}
 		seen[display] = true
 		data, err := os.ReadFile(in.abs(display))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		if err != nil {
+			// A missing or unreadable input is the check's to report; hashing
+			// records it as absent so that its arrival changes the revision.
 			files = append(files, InputFile{Path: display})
-			return nil
-		case err != nil:
-			// An unreadable input is the check's to report with its position in
-			// the tree; hashing records it as absent so a later fix changes the
-			// revision.
-			files = append(files, InputFile{Path: display})
-			return nil
+			return
 		}
 		sum := sha256.Sum256(data)
 		files = append(files, InputFile{Path: display, SHA256: hex.EncodeToString(sum[:])})
-		return nil
 	}
 	for _, root := range in.Trees {
+		// A root that is a symlink (git-sync and Kubernetes volumes swap one
+		// atomically) is walked where it points now; WalkDir alone would not
+		// enter it, and a swap would leave the revision unchanged.
+		walkRoot := in.abs(root)
+		if resolved, err := filepath.EvalSymlinks(walkRoot); err == nil {
+			walkRoot = resolved
+		}
 		var found []string
-		walkErr := filepath.WalkDir(in.abs(root), func(p string, d fs.DirEntry, err error) error {
+		walkErr := filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if p == in.abs(root) {
-					return nil // a missing root is the check's path-no-match
-				}
-				return nil
+				return nil // a missing root is the check's path-no-match; an unreadable entry its load-error
 			}
 			if d.IsDir() {
-				if p != in.abs(root) && strings.HasPrefix(d.Name(), ".") {
+				if p != walkRoot && strings.HasPrefix(d.Name(), ".") {
 					return filepath.SkipDir
 				}
 				return nil
 			}
 			if isGovernanceName(d.Name()) {
-				rel, err := filepath.Rel(in.abs(root), p)
+				rel, err := filepath.Rel(walkRoot, p)
 				if err != nil {
 					return err
 				}
@@ -144,30 +144,22 @@ func (in Inputs) fingerprint() (revision string, files []InputFile, err error) {
 			return "", nil, fmt.Errorf("reading tree %s: %w", root, walkErr)
 		}
 		for _, f := range found {
-			if err := add(f); err != nil {
-				return "", nil, err
-			}
+			add(f)
 		}
 	}
 	if in.OverlayDir != "" {
 		entries, _ := os.ReadDir(in.abs(in.OverlayDir))
 		for _, e := range entries {
 			if !e.IsDir() && isOverlayName(e.Name()) {
-				if err := add(joinDisplay(in.OverlayDir, e.Name())); err != nil {
-					return "", nil, err
-				}
+				add(joinDisplay(in.OverlayDir, e.Name()))
 			}
 		}
 	}
 	for _, f := range in.Owners {
-		if err := add(f); err != nil {
-			return "", nil, err
-		}
+		add(f)
 	}
 	if in.Placeholders != "" {
-		if err := add(in.Placeholders); err != nil {
-			return "", nil, err
-		}
+		add(in.Placeholders)
 	}
 	slices.SortFunc(files, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
 

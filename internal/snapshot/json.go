@@ -1,9 +1,6 @@
 package snapshot
 
-import (
-	"encoding/json"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // appendString appends s as a JSON string. Unlike encoding/json it leaves <, >
 // and & alone: the bodies are JSON for programs, not HTML, and a dataset name or
@@ -56,14 +53,4 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// marshal is encoding/json without HTML escaping, for the few values the
-// snapshot encodes as a whole.
-func marshal(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only called on types this package defines
-	}
-	return b
 }

@@ -62,6 +62,14 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 		roots[i] = filepath.Clean(r)
 		addTree(w, roots[i], onError)
 	}
+	// Events name the directories as they were added: a symlinked root is
+	// walked, and so reported, where it points.
+	under := slices.Clone(roots)
+	for _, r := range roots {
+		if resolved, err := filepath.EvalSymlinks(r); err == nil && resolved != r {
+			under = append(under, resolved)
+		}
+	}
 	for _, d := range cfg.Flat {
 		if err := w.Add(d); err != nil {
 			onError(err)
@@ -94,9 +102,14 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 			if ev.Op == fsnotify.Chmod {
 				continue // touch and editors' attribute writes change no byte
 			}
-			if ev.Has(fsnotify.Create) && underAny(ev.Name, roots) {
+			if ev.Has(fsnotify.Create) && (underAny(ev.Name, under) || slices.Contains(roots, filepath.Clean(ev.Name))) {
 				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
-					addTree(w, ev.Name, onError) // a new app directory, or a checkout's
+					// A new app directory, a checkout's, or a root swapped in
+					// by renaming a symlink over it.
+					addTree(w, ev.Name, onError)
+					if resolved, err := filepath.EvalSymlinks(ev.Name); err == nil && !slices.Contains(under, resolved) {
+						under = append(under, resolved)
+					}
 				}
 			}
 			if len(changed) < maxReportedPaths && !slices.Contains(changed, ev.Name) {
@@ -133,10 +146,14 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 	}
 }
 
-// addTree watches dir and every directory below it, except hidden ones (.git
-// churns on every git command; a Kubernetes volume's ..data swap shows up as
-// events in the root, which is watched).
+// addTree watches dir (where it points, when it is a symlink) and every
+// directory below it, except hidden ones (.git churns on every git command; a
+// Kubernetes volume's ..data swap shows up as events in the root, which is
+// watched).
 func addTree(w *fsnotify.Watcher, dir string, onError func(error)) {
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = resolved
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			onError(err)

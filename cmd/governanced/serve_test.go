@@ -1,0 +1,602 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/owners"
+)
+
+const shared = "../../../shared"
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines to write while
+// a test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// server is a governanced started through run(), as main starts it.
+type server struct {
+	base   string
+	stderr *syncBuffer
+	stop   func() error
+}
+
+// serving is held while a server runs: onListen is one hook for the package.
+var serving sync.Mutex
+
+// startServe runs `governanced serve args...` on a loopback port and waits
+// until it is ready.
+func startServe(t *testing.T, env map[string]string, args ...string) *server {
+	t.Helper()
+	serving.Lock()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	onListen = func(a net.Addr) { addrs <- a }
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), mapEnv(env), io.Discard, stderr)
+	}()
+	stopped := false
+	var result error
+	stop := func() error {
+		if !stopped {
+			stopped = true
+			cancel()
+			result = <-done
+			onListen = nil
+			serving.Unlock()
+		}
+		return result
+	}
+	t.Cleanup(func() { stop() })
+	var addr net.Addr
+	select {
+	case addr = <-addrs:
+	case err := <-done:
+		done <- err
+		t.Fatalf("serve ended before listening: %v\n%s", err, stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not listen\n%s", stderr)
+	}
+	s := &server{base: "http://" + addr.String(), stderr: stderr, stop: stop}
+	eventually(t, "the server to be ready", func() bool {
+		resp, err := http.Get(s.base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return s
+}
+
+func mapEnv(env map[string]string) func(string) string {
+	return func(k string) string { return env[k] }
+}
+
+// eventually polls cond until it holds; the deadline only guards against a
+// hang, it asserts nothing about timing.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *server) get(t *testing.T, path string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(s.base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+func (s *server) getJSON(t *testing.T, path string, v any) int {
+	t.Helper()
+	code, b := s.get(t, path)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %v\n%s", path, err, b)
+	}
+	return code
+}
+
+type status struct {
+	Revision   string `json:"revision"`
+	LastReload struct {
+		OK       bool     `json:"ok"`
+		Outcome  string   `json:"outcome"`
+		Error    *string  `json:"error"`
+		Problems []string `json:"problems"`
+	} `json:"last_reload"`
+}
+
+func (s *server) status(t *testing.T) status {
+	t.Helper()
+	var st status
+	s.getJSON(t, "/status", &st)
+	return st
+}
+
+// realTree copies the 17 reference apps and dataset-api's owners.yaml into a
+// temporary tree.
+func realTree(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(shared, "reference", "celine-pipelines", "apps")
+	paths, _ := filepath.Glob(filepath.Join(src, "*", "governance.yaml"))
+	if len(paths) != 17 {
+		t.Skipf("want the 17 reference files under %s, found %d", src, len(paths))
+	}
+	dir := t.TempDir()
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(to), 0o755)
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range paths {
+		copyFile(p, filepath.Join(dir, "apps", filepath.Base(filepath.Dir(p)), "governance.yaml"))
+	}
+	copyFile(filepath.Join(shared, "reference", "dataset-api", "owners.yaml"), filepath.Join(dir, "owners.yaml"))
+	return dir
+}
+
+type confCase struct {
+	ID        string          `json:"id"`
+	Operation string          `json:"operation"`
+	Args      map[string]any  `json:"args"`
+	Expected  json.RawMessage `json:"expected"`
+}
+
+// realCases are the conformance cases of the real files, with their app.
+func realCases(t *testing.T) map[string][]confCase {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(shared, "conformance", "real-*.json"))
+	out := map[string][]confCase{}
+	for _, p := range paths {
+		app := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "real-"), ".json")
+		if app == "owners" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Cases []confCase `json:"cases"`
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		out[app] = f.Cases
+	}
+	if len(out) != 17 {
+		t.Skipf("want the conformance cases of 17 apps, found %d", len(out))
+	}
+	return out
+}
+
+// servedOwnership is what the service makes of a rule's ownership: names
+// resolved against the registry (dso → example_dso), duplicates collapsed
+// (owners.md §6.3). The conformance cases hold the names as written.
+func servedOwnership(reg *owners.Registry, rule map[string]any) {
+	list, ok := rule["ownership"].([]any)
+	if !ok {
+		return
+	}
+	out := []any{}
+	seen := map[string]bool{}
+	for _, item := range list {
+		o := item.(map[string]any)
+		name, _ := owners.ResolveName(o["name"].(string), reg, nil)
+		key := name + "\x00" + o["type"].(string)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, map[string]any{"name": name, "type": o["type"]})
+	}
+	rule["ownership"] = out
+}
+
+func pathEscape(id string) string { return url.PathEscape(id) }
+
+func TestServeRealTree(t *testing.T) {
+	dir := realTree(t)
+	cases := realCases(t)
+	reg, err := owners.LoadAll(filepath.Join(dir, "owners.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, nil, "--tree", dir, "--owners", filepath.Join(dir, "owners.yaml"),
+		"--reload-debounce", "50ms", "--rescan-interval", "2s", "--log-level", "warn")
+
+	// Every key listed, once.
+	var list struct {
+		Items []struct {
+			ID, App string
+		} `json:"items"`
+		Next *string `json:"next"`
+	}
+	s.getJSON(t, "/datasets", &list)
+	if len(list.Items) != 174 || list.Next != nil {
+		t.Fatalf("/datasets lists %d keys (next %v), want 174 on one page", len(list.Items), list.Next)
+	}
+	listed := map[string]string{}
+	for _, it := range list.Items {
+		listed[it.ID] = it.App
+	}
+
+	t.Run("conformance", func(t *testing.T) {
+		keys := 0
+		for app, cs := range cases {
+			for _, c := range cs {
+				name, _ := c.Args["dataset"].(string)
+				switch c.Operation {
+				case "resolve":
+					var want struct {
+						Rule  map[string]any `json:"rule"`
+						Match map[string]any `json:"match"`
+					}
+					json.Unmarshal(c.Expected, &want)
+					path := "/datasets/" + pathEscape(name) + "/rule"
+					if want.Match["kind"] == "exact" {
+						keys++
+						if listed[name] != app {
+							t.Errorf("%s: /datasets lists it under %q, want %q", c.ID, listed[name], app)
+						}
+					} else {
+						path += "?app=" + app // a name no key matches: the app's defaults
+					}
+					var got struct {
+						App   string         `json:"app"`
+						Rule  map[string]any `json:"rule"`
+						Match map[string]any `json:"match"`
+					}
+					if code := s.getJSON(t, path, &got); code != 200 {
+						t.Errorf("%s: GET %s = %d", c.ID, path, code)
+						continue
+					}
+					servedOwnership(reg, want.Rule)
+					if diff := cmp.Diff(want.Rule, got.Rule); diff != "" {
+						t.Errorf("%s: rule (-want +got):\n%s", c.ID, diff)
+					}
+					if diff := cmp.Diff(want.Match, got.Match); diff != "" || got.App != app {
+						t.Errorf("%s: app %s, match (-want +got):\n%s", c.ID, got.App, diff)
+					}
+				case "exposure":
+					if c.Args["document"] == nil {
+						continue
+					}
+					var want struct {
+						Expose, DataspaceExpose, Conflict bool
+					}
+					json.Unmarshal(c.Expected, &want)
+					var got struct {
+						Expose          bool    `json:"expose"`
+						DataspaceExpose bool    `json:"dataspace_expose"`
+						Conflict        *string `json:"conflict"`
+					}
+					s.getJSON(t, "/datasets/"+pathEscape(name)+"/exposure?app="+app, &got)
+					if got.Expose != want.Expose || got.DataspaceExpose != want.DataspaceExpose || (got.Conflict != nil) != want.Conflict {
+						t.Errorf("%s: exposure %+v, want %+v", c.ID, got, want)
+					}
+				case "facet":
+					if c.Args["document"] == nil {
+						continue
+					}
+					q := url.Values{"app": {app}, "include_dataspace": {fmt.Sprint(c.Args["include_dataspace"])}, "producer": {fmt.Sprint(c.Args["producer"])}}
+					var got, want map[string]any
+					s.getJSON(t, "/datasets/"+pathEscape(name)+"/facet?"+q.Encode(), &got)
+					json.Unmarshal(c.Expected, &want)
+					if names, ok := want["owners"].([]any); ok {
+						var resolved []any
+						for _, n := range names {
+							id, _ := owners.ResolveName(n.(string), reg, nil)
+							if !slices.Contains(resolved, any(id)) {
+								resolved = append(resolved, id)
+							}
+						}
+						want["owners"] = resolved
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s: facet (-want +got):\n%s", c.ID, diff)
+					}
+				}
+			}
+		}
+		if keys != 174 {
+			t.Errorf("the conformance cases cover %d keys, want 174", keys)
+		}
+	})
+
+	rev1 := s.status(t).Revision
+	grid := filepath.Join(dir, "apps", "grid", "governance.yaml")
+	orig, err := os.ReadFile(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ds = "/datasets/datasets.ds_dev_gold.grid_wind_risks/rule"
+
+	t.Run("an edit is served under a new revision", func(t *testing.T) {
+		edited := bytes.Replace(orig, []byte("retention_days: 365"), []byte("retention_days: 400"), 1)
+		if bytes.Equal(edited, orig) {
+			t.Fatal("the edit changed nothing")
+		}
+		if err := os.WriteFile(grid, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the edit to be served", func() bool { return s.status(t).Revision != rev1 })
+		var got struct {
+			Revision string         `json:"revision"`
+			Rule     map[string]any `json:"rule"`
+		}
+		s.getJSON(t, ds, &got)
+		if got.Rule["retention_days"] != float64(400) || got.Revision == rev1 {
+			t.Errorf("after the edit: revision %s, retention_days %v", got.Revision, got.Rule["retention_days"])
+		}
+	})
+
+	t.Run("a broken edit keeps the last good revision", func(t *testing.T) {
+		good := s.status(t).Revision
+		broken := bytes.Replace(orig, []byte("access_level: internal"), []byte("access_level: publik"), 1)
+		if err := os.WriteFile(grid, broken, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var st status
+		eventually(t, "the broken edit to be rejected", func() bool {
+			st = s.status(t)
+			return !st.LastReload.OK
+		})
+		if st.Revision != good || st.LastReload.Outcome != "rejected" || st.LastReload.Error == nil {
+			t.Fatalf("status after a broken edit: %+v", st)
+		}
+		if !strings.Contains(strings.Join(st.LastReload.Problems, "\n"), "apps/grid/governance.yaml") {
+			t.Errorf("the problems do not name the file: %v", st.LastReload.Problems)
+		}
+		if code, body := s.get(t, ds); code != 200 || !bytes.Contains(body, []byte(good)) {
+			t.Errorf("the last good revision is not served: %d %s", code, body)
+		}
+		if !strings.Contains(s.stderr.String(), "apps/grid/governance.yaml") {
+			t.Errorf("the log does not name the file:\n%s", s.stderr)
+		}
+		_, metrics := s.get(t, "/metrics")
+		if !bytes.Contains(metrics, []byte(`governanced_reloads_total{result="failed"} 1`)) {
+			t.Errorf("the failure counter did not rise")
+		}
+		os.WriteFile(grid, orig, 0o644)
+		eventually(t, "the fix to be served", func() bool { st := s.status(t); return st.LastReload.OK && st.Revision == rev1 })
+	})
+
+	t.Run("POST /validate of the same tree", func(t *testing.T) {
+		body := tarGz(t, dir)
+		for _, tc := range []struct {
+			query string
+			ok    bool
+			exit  int
+		}{{"owners=owners.yaml", true, 0}, {"owners=owners.yaml&strict=true", false, 1}} {
+			resp, err := http.Post(s.base+"/validate?"+tc.query, "application/gzip", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct {
+				OK       bool `json:"ok"`
+				ExitCode int  `json:"exit_code"`
+				Summary  map[string]int
+				Findings []struct{ Code string }
+			}
+			json.NewDecoder(resp.Body).Decode(&rep)
+			resp.Body.Close()
+			want := map[string]int{"errors": 0, "warnings": 42, "infos": 0, "bases": 17, "overlays": 0, "owners_files": 1, "datasets": 174}
+			if resp.StatusCode != 200 || rep.OK != tc.ok || rep.ExitCode != tc.exit {
+				t.Errorf("%s: status %d, ok %v, exit %d", tc.query, resp.StatusCode, rep.OK, rep.ExitCode)
+			}
+			if diff := cmp.Diff(want, rep.Summary); diff != "" {
+				t.Errorf("%s: summary (-want +got):\n%s", tc.query, diff)
+			}
+			for _, f := range rep.Findings {
+				if f.Code != "row-policy-undeclared" {
+					t.Errorf("%s: unexpected finding %s", tc.query, f.Code)
+				}
+			}
+		}
+	})
+
+	if err := s.stop(); err != nil {
+		t.Errorf("serve ended with %v after its context was cancelled", err)
+	}
+}
+
+// tarGz packs dir's apps and owners.yaml the way the CI recipe does.
+func tarGz(t *testing.T, dir string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, _ := os.ReadFile(p)
+		tw.WriteHeader(&tar.Header{Name: filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg})
+		tw.Write(b)
+		return nil
+	})
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestServeDemoTree(t *testing.T) {
+	s := startServe(t, map[string]string{"GOVERNANCED_LOG_LEVEL": "warn"})
+	var apps struct {
+		Items []struct{ Name string } `json:"items"`
+	}
+	s.getJSON(t, "/apps", &apps)
+	if len(apps.Items) != 3 {
+		t.Fatalf("demo apps %+v, want 3", apps.Items)
+	}
+	var report struct {
+		OK      bool           `json:"ok"`
+		Summary map[string]int `json:"summary"`
+	}
+	s.getJSON(t, "/report", &report)
+	if !report.OK || report.Summary["errors"]+report.Summary["warnings"] != 0 {
+		t.Errorf("the demo tree does not check clean: %+v", report)
+	}
+	var rule struct {
+		App   string            `json:"app"`
+		Match map[string]string `json:"match"`
+	}
+	s.getJSON(t, "/datasets/datasets.demo_gold.weather_wind_gusts/rule", &rule)
+	if rule.App != "weather" || rule.Match["kind"] != "glob" {
+		t.Errorf("a glob in the demo tree: %+v", rule)
+	}
+}
+
+func TestServeSIGHUPReloads(t *testing.T) {
+	dir := t.TempDir()
+	gov := filepath.Join(dir, "apps", "a", "governance.yaml")
+	os.MkdirAll(filepath.Dir(gov), 0o755)
+	os.WriteFile(gov, []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
+	// No file events within the test (a very long debounce) and no rescan:
+	// only the signal can reload.
+	s := startServe(t, nil, "--tree", dir, "--reload-debounce", "1h", "--rescan-interval", "0", "--log-level", "warn")
+	rev := s.status(t).Revision
+	os.WriteFile(gov, []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: false}\n"), 0o644)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "SIGHUP to reload", func() bool { return s.status(t).Revision != rev })
+}
+
+func TestServeStartupFailure(t *testing.T) {
+	dir := t.TempDir()
+	gov := filepath.Join(dir, "apps", "a", "governance.yaml")
+	os.MkdirAll(filepath.Dir(gov), 0o755)
+	os.WriteFile(gov, []byte("defaults:\n  retention_days: a year\nsources: {}\n"), 0o644)
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"serve", "--tree", dir, "--addr", "127.0.0.1:0"}, mapEnv(nil), io.Discard, &stderr)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 {
+		t.Fatalf("err = %v, want exit 1", err)
+	}
+	if !strings.Contains(stderr.String(), "apps/a/governance.yaml:2:") || !strings.Contains(stderr.String(), "schema-violation") {
+		t.Errorf("the report is not on stderr:\n%s", stderr.String())
+	}
+}
+
+func TestServeFlagsAndEnvironment(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, c *serveConfig)
+		usage bool
+	}{
+		{name: "defaults", check: func(t *testing.T, c *serveConfig) {
+			if c.addr != ":8080" || c.logFormat != "json" || len(c.inputs.Trees) != 0 {
+				t.Errorf("%+v", c)
+			}
+		}},
+		{name: "environment", env: map[string]string{"GOVERNANCED_ADDR": "127.0.0.1:9", "GOVERNANCED_TREE": "a" + string(filepath.ListSeparator) + "b", "GOVERNANCED_MAX_BODY_BYTES": "2MiB", "GOVERNANCED_REQUEST_TIMEOUT": "5s"},
+			check: func(t *testing.T, c *serveConfig) {
+				if c.addr != "127.0.0.1:9" || !slices.Equal(c.inputs.Trees, []string{"a", "b"}) || c.limits.MaxBodyBytes != 2<<20 || c.limits.RequestTimeout != 5*time.Second {
+					t.Errorf("%+v", c)
+				}
+			}},
+		{name: "a flag wins over the environment", args: []string{"--addr", "127.0.0.1:1", "--tree", "c"}, env: map[string]string{"GOVERNANCED_ADDR": "127.0.0.1:9", "GOVERNANCED_TREE": "a"},
+			check: func(t *testing.T, c *serveConfig) {
+				if c.addr != "127.0.0.1:1" || !slices.Equal(c.inputs.Trees, []string{"c"}) {
+					t.Errorf("%+v", c)
+				}
+			}},
+		{name: "repeatable flags", args: []string{"--tree", "a", "--tree", "b", "--owners", "o1", "--owners", "o2"},
+			check: func(t *testing.T, c *serveConfig) {
+				if !slices.Equal(c.inputs.Trees, []string{"a", "b"}) || !slices.Equal(c.inputs.Owners, []string{"o1", "o2"}) {
+					t.Errorf("%+v", c.inputs)
+				}
+			}},
+		{name: "the library's overlay variable", env: map[string]string{"GOVERNANCE_OVERLAY_NAME": "prod"},
+			check: func(t *testing.T, c *serveConfig) {
+				if c.inputs.OverlayName != "prod" {
+					t.Errorf("overlay name %q", c.inputs.OverlayName)
+				}
+			}},
+		{name: "governanced's own overlay variable wins", env: map[string]string{"GOVERNANCE_OVERLAY_NAME": "prod", "GOVERNANCED_OVERLAY_NAME": "staging"},
+			check: func(t *testing.T, c *serveConfig) {
+				if c.inputs.OverlayName != "staging" {
+					t.Errorf("overlay name %q", c.inputs.OverlayName)
+				}
+			}},
+		{name: "bad log format", args: []string{"--log-format", "xml"}, usage: true},
+		{name: "bad environment duration", env: map[string]string{"GOVERNANCED_RELOAD_DEBOUNCE": "soon"}, usage: true},
+		{name: "bad size", args: []string{"--max-body-bytes", "lots"}, usage: true},
+		{name: "stray argument", args: []string{"apps"}, usage: true},
+		{name: "unknown flag", args: []string{"--nope"}, usage: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseServeArgs(tt.args, mapEnv(tt.env), io.Discard)
+			var ue *usageError
+			if tt.usage {
+				if !errors.As(err, &ue) {
+					t.Fatalf("err = %v, want a usage error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}

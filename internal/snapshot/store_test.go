@@ -1,0 +1,207 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestStoreReloadKeepsLastGood(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"apps/meters/governance.yaml": baseYAML,
+	})
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}}})
+	if store.Current() != nil {
+		t.Fatal("a snapshot before the first load")
+	}
+	step := func(name string, force bool, want Outcome) *ReloadStatus {
+		t.Helper()
+		st := store.Reload(force)
+		if st.Outcome != want {
+			t.Fatalf("%s: outcome %v (%v), want %v", name, st.Outcome, st.Err, want)
+		}
+		return st
+	}
+	first := step("first load", true, Activated)
+	rev1 := store.Current().Revision
+	if first.Revision != rev1 || !strings.HasPrefix(rev1, "sha256:") {
+		t.Fatalf("revision %q / %q", first.Revision, rev1)
+	}
+	step("nothing changed", false, Unchanged)
+
+	gov := filepath.Join(dir, "apps", "meters", "governance.yaml")
+	if err := os.WriteFile(gov, []byte(strings.Replace(baseYAML, "access_level: internal", "access_level: open", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("an edit", false, Activated)
+	rev2 := store.Current().Revision
+	if rev2 == rev1 {
+		t.Fatal("an edit kept the revision")
+	}
+
+	if err := os.WriteFile(gov, []byte("defaults: {access_level: publik}\nsources: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rejected := step("a broken edit", false, Rejected)
+	if store.Current().Revision != rev2 {
+		t.Fatal("a rejected reload replaced the snapshot")
+	}
+	if rejected.Rejected == nil || len(rejected.Rejected.Problems) == 0 ||
+		!strings.Contains(rejected.Rejected.Problems[0], "governance.yaml:1:") ||
+		!strings.Contains(rejected.Rejected.Problems[0], "schema-violation") {
+		t.Fatalf("the rejection does not name the file, line and reason: %+v", rejected.Rejected)
+	}
+	var rep struct {
+		OK bool `json:"ok"`
+	}
+	if err := json.Unmarshal(rejected.Rejected.Report, &rep); err != nil || rep.OK {
+		t.Fatalf("rejected report: %v %s", err, rejected.Rejected.Report)
+	}
+	again := step("the same broken inputs", false, Rejected)
+	if again.Rejected == nil {
+		t.Fatal("a repeated rejection lost its report")
+	}
+	if st := store.Stats(); st.OK != 2 || st.Failed != 1 {
+		t.Fatalf("stats %+v, want 2 activations and 1 failure", st)
+	}
+
+	if err := os.WriteFile(gov, []byte(baseYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("fixed", false, Activated)
+	if store.Current().Revision != rev1 {
+		t.Fatal("the same bytes gave another revision")
+	}
+}
+
+func TestFirstLoadRejected(t *testing.T) {
+	dir := writeTree(t, map[string]string{"apps/a/governance.yaml": "sources: ["})
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}}})
+	st := store.Reload(true)
+	if st.Outcome != Rejected || store.Current() != nil {
+		t.Fatalf("outcome %v, current %v", st.Outcome, store.Current())
+	}
+	if !strings.Contains(st.Err.Error(), "load-error") {
+		t.Errorf("error %q does not say what failed", st.Err)
+	}
+}
+
+func TestMissingTreeIsRejected(t *testing.T) {
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{filepath.Join(t.TempDir(), "nowhere")}}})
+	if st := store.Reload(true); st.Outcome != Rejected || !strings.Contains(st.Err.Error(), "path-no-match") {
+		t.Fatalf("outcome %v: %v", st.Outcome, st.Err)
+	}
+}
+
+func TestInputsPathsAndFingerprint(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"tree/apps/a/governance.yaml":      "defaults: {}\n",
+		"tree/apps/a/governance.prod.yaml": "defaults: {}\n",
+		"tree/apps/a/README.md":            "not an input\n",
+		"single/governance.yaml":           "defaults: {}\n",
+		"owners.yaml":                      "owners: []\n",
+	})
+	in := Inputs{Trees: []string{"tree", "single"}, Owners: []string{"owners.yaml"}, Dir: dir}
+	if got, want := strings.Join(in.Paths(), " "), "tree/apps/* single"; got != want {
+		t.Errorf("Paths() = %q, want %q", got, want)
+	}
+	rev, files, err := in.fingerprint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	if got, want := strings.Join(paths, " "), "owners.yaml single/governance.yaml tree/apps/a/governance.prod.yaml tree/apps/a/governance.yaml"; got != want {
+		t.Errorf("inputs %q, want %q", got, want)
+	}
+	os.WriteFile(filepath.Join(dir, "tree/apps/a/README.md"), []byte("changed"), 0o644)
+	if rev2, _, _ := in.fingerprint(); rev2 != rev {
+		t.Error("a file that is no input changed the revision")
+	}
+	os.WriteFile(filepath.Join(dir, "owners.yaml"), []byte("owners: [] # changed\n"), 0o644)
+	if rev3, _, _ := in.fingerprint(); rev3 == rev {
+		t.Error("an owners file edit kept the revision")
+	}
+	in.OverlayName = "prod"
+	if rev4, _, _ := in.fingerprint(); rev4 == rev {
+		t.Error("another overlay name kept the revision")
+	}
+}
+
+// TestConcurrentReadsDuringReloads is for the race detector: readers resolve
+// while reloads swap snapshots.
+func TestConcurrentReadsDuringReloads(t *testing.T) {
+	dir := writeTree(t, map[string]string{"apps/meters/governance.yaml": baseYAML})
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}}})
+	store.Reload(true)
+	gov := filepath.Join(dir, "apps", "meters", "governance.yaml")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf bytes.Buffer
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s := store.Current()
+				for _, name := range []string{"datasets.gold.meters", "datasets.gold.x", "other"} {
+					if d, err := s.Resolve(name); err == nil {
+						buf.Reset()
+						s.AppendRuleBody(&buf, name, d, true)
+						if !bytes.Contains(buf.Bytes(), []byte(s.Revision)) {
+							t.Error("a body from one snapshot named another revision")
+						}
+					}
+				}
+			}
+		}()
+	}
+	for i := range 5 {
+		os.WriteFile(gov, []byte(strings.Replace(baseYAML, "internal", []string{"open", "internal"}[i%2], 1)), 0o644)
+		store.Reload(false)
+	}
+	close(stop)
+	wg.Wait()
+}
+
+// TestSymlinkedRootSwap is a git-sync or Kubernetes volume update: the root
+// is a symlink swapped atomically to another directory.
+func TestSymlinkedRootSwap(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"v1/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n",
+		"v2/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: false}\n",
+	})
+	link := filepath.Join(dir, "current")
+	if err := os.Symlink(filepath.Join(dir, "v1"), link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{link}}})
+	if st := store.Reload(true); st.Outcome != Activated {
+		t.Fatal(st.Err)
+	}
+	if n := len(store.Current().Inputs); n != 1 {
+		t.Fatalf("%d inputs through the symlink, want 1", n)
+	}
+	tmp := filepath.Join(dir, "current.tmp")
+	os.Symlink(filepath.Join(dir, "v2"), tmp)
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	if st := store.Reload(false); st.Outcome != Activated {
+		t.Fatalf("after the swap: %v (%v)", st.Outcome, st.Err)
+	}
+	if d, _ := store.Current().Resolve("ds.x"); d.Expose {
+		t.Error("the swapped-in tree is not served")
+	}
+}
