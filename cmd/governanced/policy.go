@@ -15,6 +15,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/dbt"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
 const policyUsage = `usage: governanced policy check [--policy FILE]
@@ -36,9 +37,37 @@ var defaultPolicyFiles = []string{"governanced.policy.yml", "dbt-col-lineage.pol
 const noPolicyGateWarning = "--fail-on policy given but no policy resolved; the policy gate can never fire"
 
 // governanceFromTrees loads the governance trees named by --governance into a
-// lookup. It stays nil until the governance resolver is wired in; until then
-// --governance fails loudly rather than evaluating without governance meta.
-var governanceFromTrees func(ctx context.Context, trees []string) (policy.GovernanceLookup, error)
+// lookup, through the same snapshot the service serves: the tree is checked,
+// and a tree with errors is refused rather than evaluated without governance.
+var governanceFromTrees = func(_ context.Context, trees []string) (policy.GovernanceLookup, error) {
+	snap, err := (&snapshot.Loader{Inputs: snapshot.Inputs{Trees: trees}}).Build()
+	if err != nil {
+		return nil, fmt.Errorf("--governance: %w", err)
+	}
+	return snapshotGovernance{snap}, nil
+}
+
+// snapshotGovernance resolves a relation (database.schema.alias) globally, as
+// GET /datasets/{id}/rule does: a literal key in exactly one app, else the
+// longest glob. An ambiguous or unmatched relation has no governance, which the
+// policy engine treats fail-safe as missing meta.
+type snapshotGovernance struct{ snap *snapshot.Snapshot }
+
+func (g snapshotGovernance) Governance(relation string) (map[string]any, bool) {
+	d, err := g.snap.Resolve(relation)
+	if err != nil || d == nil || d.Rule == nil {
+		return nil, false
+	}
+	body, err := json.Marshal(d.Rule)
+	if err != nil {
+		return nil, false
+	}
+	var rule map[string]any
+	if err := json.Unmarshal(body, &rule); err != nil {
+		return nil, false
+	}
+	return rule, true
+}
 
 func runPolicy(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "check" {

@@ -122,6 +122,9 @@ func TestPolicyCheckConformanceCases(t *testing.T) {
 func writePolicyFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +162,7 @@ func TestPolicyCheckResolutionAndExitCodes(t *testing.T) {
 		{name: "no policy, --fail-on policy warns", args: []string{"--fail-on", "policy"}, wantCode: 0, wantStderr: noPolicyGateWarning},
 		{name: "policy runs but a legacy gate decides", files: map[string]string{"governanced.policy.yml": policyBlockAll}, args: []string{"--fail-on", "tests"}, wantCode: 0, wantRule: "everything"},
 		{name: "unknown gate", args: []string{"--fail-on", "sometimes"}, wantCode: 2, wantStderr: "--fail-on"},
-		{name: "governance trees not wired", args: []string{"--governance", "WORKDIR"}, wantCode: 2, wantStderr: "--governance"},
+		{name: "a governance tree that fails its check is refused", args: []string{"--governance", "WORKDIR"}, wantCode: 2, wantStderr: "--governance"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -277,6 +280,37 @@ func TestPolicyCheckGovernanceTrees(t *testing.T) {
 	r := runPolicyCheckT(t, dir, "--changeset", changeset, "--governance", "a", "--governance", "b", "--fail-on", "policy")
 	if r.code != 1 {
 		t.Fatalf("exit code %d, want 1 (governance.classification from the tree); stderr %s", r.code, r.stderr)
+	}
+}
+
+// TestPolicyCheckRealGovernanceTree goes through the real loader: the tree is
+// checked and served by the snapshot, and the relation the model writes
+// resolves globally (a glob here) to the rule the policy reads.
+func TestPolicyCheckRealGovernanceTree(t *testing.T) {
+	dir := t.TempDir()
+	writePolicyFile(t, dir, "tree/apps/warehouse/governance.yaml", `defaults:
+  access_level: internal
+sources:
+  wh.marts.*:
+    classification: pii
+    row_filters: []
+  wh.staging.m:
+    classification: green
+    row_filters: []
+`)
+	writePolicyFile(t, dir, "governanced.policy.yml", "version: 1\nrules:\n  - id: pii\n    predicate: { meta: { key: governance.classification, op: eq, value: pii } }\n    action: { type: block }\n")
+	for _, tc := range []struct {
+		relation string
+		wantCode int
+	}{
+		{"wh.marts.m", 1},   // the glob says pii: block
+		{"wh.staging.m", 0}, // the literal key says green
+	} {
+		changeset := writePolicyFile(t, dir, "changeset.json", strings.Replace(policyOneChange, `"m": {"meta": {}`, `"m": {"relation": "`+tc.relation+`", "meta": {}`, 1))
+		r := runPolicyCheckT(t, dir, "--changeset", changeset, "--governance", filepath.Join(dir, "tree"), "--fail-on", "policy")
+		if r.code != tc.wantCode {
+			t.Errorf("%s: exit code %d, want %d; stderr %s", tc.relation, r.code, tc.wantCode, r.stderr)
+		}
 	}
 }
 
