@@ -48,7 +48,7 @@ type specFinding struct {
 }
 
 var (
-	reCase       = regexp.MustCompile("^#### (C\\d+) — (.*)$")
+	reCase       = regexp.MustCompile(`^#### (C\d+) — (.*)$`)
 	reFixture    = regexp.MustCompile(`^\*\*(\w+)\*\*$`)
 	reFileBlock  = regexp.MustCompile("^`([^`]+)`$")
 	reFileFix    = regexp.MustCompile("^`([^`]+)`: fixture \\*\\*(\\w+)\\*\\*$")
