@@ -74,7 +74,7 @@ func readYAML(p, disp string, fail func(Finding)) *loaded {
 	doc := validate.Document(root)
 	if doc.Kind != yaml11.Map {
 		fail(Finding{Severity: Error, Code: CodeNotAMapping, File: disp, Line: doc.Pos.Line, Column: doc.Pos.Column, Path: str(""),
-			Message: fmt.Sprintf("the document must be a mapping, not %s", describe(doc))})
+			Message: fmt.Sprintf("the document must be a mapping, not %s", yaml11.Describe(doc))})
 		return nil
 	}
 	return &loaded{data: data, root: doc, dups: dups}
@@ -86,18 +86,6 @@ func errMsg(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-func describe(n *yaml11.Node) string {
-	switch n.Kind {
-	case yaml11.Map:
-		return "a mapping"
-	case yaml11.Seq:
-		return "a sequence"
-	case yaml11.String:
-		return "the string " + yaml11.PyRepr(n)
-	}
-	return "the " + n.Kind.String() + " " + yaml11.PyRepr(n)
 }
 
 // duplicateKeys reports every key written twice in one mapping (check.md §5

@@ -77,7 +77,7 @@ func parseDoc(doc *yaml11.Node, layer *Layer) (*Config, error) {
 		return cfg, nil
 	}
 	if doc.Kind != yaml11.Map {
-		return nil, errAt(ClassMalformed, doc, "", "the document root must be a mapping, not a %s", kindName(doc))
+		return nil, errAt(ClassMalformed, doc, "", "the document root must be a mapping, not %s", yaml11.Describe(doc))
 	}
 	for _, pair := range doc.Pairs {
 		if pair.Key.Kind != yaml11.String {
@@ -116,34 +116,17 @@ func parseDoc(doc *yaml11.Node, layer *Layer) (*Config, error) {
 	return cfg, nil
 }
 
-func kindName(n *yaml11.Node) string {
-	switch n.Kind {
-	case yaml11.Map:
-		return "mapping"
-	case yaml11.Seq:
-		return "sequence"
-	case yaml11.String:
-		return "string"
-	case yaml11.Timestamp:
-		if n.Time.DateOnly {
-			return "date"
-		}
-		return "date-time"
-	}
-	return n.Kind.String()
-}
-
 func (p *parser) sources(v *yaml11.Node) ([]Source, error) {
 	if v.Falsy() {
 		return nil, nil
 	}
 	if v.Kind != yaml11.Map {
-		return nil, errAt(ClassMalformed, v, "sources", "sources must be a mapping of dataset name or glob to a block, not a %s", kindName(v))
+		return nil, errAt(ClassMalformed, v, "sources", "sources must be a mapping of dataset name or glob to a block, not %s", yaml11.Describe(v))
 	}
 	out := make([]Source, 0, len(v.Pairs))
 	for _, pair := range v.Pairs {
 		if pair.Key.Kind != yaml11.String {
-			return nil, errAt(ClassValidation, pair.Key, "sources", "a sources key must be a string, not the %s %s", kindName(pair.Key), yaml11.PyRepr(pair.Key))
+			return nil, errAt(ClassValidation, pair.Key, "sources", "a sources key must be a string, not %s", yaml11.Describe(pair.Key))
 		}
 		key := pair.Key.Str
 		r, err := p.block(pair.Value, "sources/"+key)
@@ -161,7 +144,7 @@ func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
 		return &Rule{}, nil
 	}
 	if v.Kind != yaml11.Map {
-		return nil, errAt(ClassMalformed, v, path, "a governance block must be a mapping, not a %s", kindName(v))
+		return nil, errAt(ClassMalformed, v, path, "a governance block must be a mapping, not %s", yaml11.Describe(v))
 	}
 	if inner := v.Get("governance"); inner != nil {
 		var ignored []string
@@ -178,7 +161,7 @@ func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
 			return &Rule{}, nil
 		}
 		if inner.Kind != yaml11.Map {
-			return nil, errAt(ClassMalformed, inner, path+"/governance", "governance: must hold a mapping, not a %s", kindName(inner))
+			return nil, errAt(ClassMalformed, inner, path+"/governance", "governance: must hold a mapping, not %s", yaml11.Describe(inner))
 		}
 		v = inner
 	}
@@ -206,7 +189,7 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 	}
 	for _, pair := range m.Pairs {
 		if pair.Key.Kind != yaml11.String {
-			return nil, errAt(ClassValidation, pair.Key, path, "a block key must be a string, not the %s %s", kindName(pair.Key), yaml11.PyRepr(pair.Key))
+			return nil, errAt(ClassValidation, pair.Key, path, "a block key must be a string, not %s", yaml11.Describe(pair.Key))
 		}
 		key, v := pair.Key.Str, pair.Value
 		f, known := KnownKeys[key]
@@ -272,7 +255,7 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 }
 
 func typeErr(v *yaml11.Node, path, want string) *Error {
-	return errAt(ClassValidation, v, path, "expected %s, got the %s %s", want, kindName(v), yaml11.PyRepr(v))
+	return errAt(ClassValidation, v, path, "expected %s, got %s", want, yaml11.Describe(v))
 }
 
 func parseOptString(v *yaml11.Node, path string) (*string, error) {
@@ -298,23 +281,33 @@ var boolStrings = map[string]bool{
 	"1": true, "on": true, "t": true, "true": true, "y": true, "yes": true,
 }
 
-// parseBool applies the reference model's lax boolean coercion (§4.7).
-func parseBool(v *yaml11.Node, path string) (bool, error) {
+// CoerceBool applies the reference model's lax boolean coercion
+// (governance-format.md §4.7), shared by every boolean field of governance and
+// owners files: a boolean; 0/1 and 0.0/1.0; or one of the words 0 off f false
+// n no / 1 on t true y yes, ignoring ASCII case, not trimmed. ok is false for
+// anything else.
+func CoerceBool(v *yaml11.Node) (value, ok bool) {
 	switch v.Kind {
 	case yaml11.Bool:
-		return v.Bool, nil
+		return v.Bool, true
 	case yaml11.Int:
 		if v.BigInt == nil && (v.Int == 0 || v.Int == 1) {
-			return v.Int == 1, nil
+			return v.Int == 1, true
 		}
 	case yaml11.Float:
 		if v.Float == 0 || v.Float == 1 {
-			return v.Float == 1, nil
+			return v.Float == 1, true
 		}
 	case yaml11.String:
-		if b, ok := boolStrings[asciiLower(v.Str)]; ok {
-			return b, nil
-		}
+		b, ok := boolStrings[asciiLower(v.Str)]
+		return b, ok
+	}
+	return false, false
+}
+
+func parseBool(v *yaml11.Node, path string) (bool, error) {
+	if b, ok := CoerceBool(v); ok {
+		return b, nil
 	}
 	return false, typeErr(v, path, "a boolean")
 }

@@ -3,8 +3,8 @@ package owners
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -15,14 +15,14 @@ import (
 func parseDocument(root *yaml11.Node, file string) ([]*Entry, error) {
 	if root.Kind != yaml11.Map {
 		return nil, &Error{Kind: Malformed, File: file, Pos: root.Pos,
-			Msg: fmt.Sprintf("an owners registry must be a mapping with an owners list, got %s", describe(root))}
+			Msg: fmt.Sprintf("an owners registry must be a mapping with an owners list, got %s", yaml11.Describe(root))}
 	}
 	list := root.Get("owners")
 	if list == nil || list.Kind == yaml11.Null {
 		return nil, nil
 	}
 	if list.Kind != yaml11.Seq {
-		return nil, invalid(file, list, "owners", "must be a list of owner entries, got %s", describe(list))
+		return nil, invalid(file, list, "owners", "must be a list of owner entries, got %s", yaml11.Describe(list))
 	}
 	entries := make([]*Entry, 0, len(list.Items))
 	for i, item := range list.Items {
@@ -37,7 +37,7 @@ func parseDocument(root *yaml11.Node, file string) ([]*Entry, error) {
 
 func parseEntry(n *yaml11.Node, file, path string) (*Entry, error) {
 	if n.Kind != yaml11.Map {
-		return nil, invalid(file, n, path, "an owner entry must be a mapping, got %s", describe(n))
+		return nil, invalid(file, n, path, "an owner entry must be a mapping, got %s", yaml11.Describe(n))
 	}
 	e := &Entry{Type: DefaultType, Aliases: []string{}, File: file, Pos: n.Pos}
 	if !n.Has("id") {
@@ -56,12 +56,12 @@ func parseEntry(n *yaml11.Node, file, path string) (*Entry, error) {
 		switch p.Key.Str {
 		case "id":
 			if v.Kind != yaml11.String {
-				return nil, invalid(file, v, at, "must be a string, got %s", describe(v))
+				return nil, invalid(file, v, at, "must be a string, got %s", yaml11.Describe(v))
 			}
 			e.ID = v.Str
 		case "type":
 			if v.Kind != yaml11.String {
-				return nil, invalid(file, v, at, "must be a string, got %s", describe(v))
+				return nil, invalid(file, v, at, "must be a string, got %s", yaml11.Describe(v))
 			}
 			e.Type = v.Str
 		case "name":
@@ -98,11 +98,11 @@ func parseEntry(n *yaml11.Node, file, path string) (*Entry, error) {
 
 func parseAliases(e *Entry, file string, v *yaml11.Node, at string) error {
 	if v.Kind != yaml11.Seq {
-		return invalid(file, v, at, "must be a list of strings, got %s", describe(v))
+		return invalid(file, v, at, "must be a list of strings, got %s", yaml11.Describe(v))
 	}
 	for i, it := range v.Items {
 		if it.Kind != yaml11.String {
-			return invalid(file, it, at+"/"+strconv.Itoa(i), "an alias must be a string, got %s", describe(it))
+			return invalid(file, it, at+"/"+strconv.Itoa(i), "an alias must be a string, got %s", yaml11.Describe(it))
 		}
 		e.Aliases = append(e.Aliases, it.Str)
 		e.aliasPos = append(e.aliasPos, it.Pos)
@@ -116,7 +116,7 @@ func parseOrganization(file string, v *yaml11.Node, at string) (*Organization, e
 		return nil, nil
 	case yaml11.Map:
 	default:
-		return nil, invalid(file, v, at, "must be a mapping, got %s", describe(v))
+		return nil, invalid(file, v, at, "must be a mapping, got %s", yaml11.Describe(v))
 	}
 	o := &Organization{Attributes: []Attribute{}}
 	for _, p := range v.Pairs {
@@ -126,9 +126,9 @@ func parseOrganization(file string, v *yaml11.Node, at string) (*Organization, e
 		f, fat := p.Value, at+"/"+p.Key.Str
 		switch p.Key.Str {
 		case "create":
-			b, ok := coerceBool(f)
+			b, ok := governance.CoerceBool(f)
 			if !ok {
-				return nil, invalid(file, f, fat, "must be a boolean, got %s", describe(f))
+				return nil, invalid(file, f, fat, "must be a boolean, got %s", yaml11.Describe(f))
 			}
 			o.Create = b
 		case "role":
@@ -139,14 +139,14 @@ func parseOrganization(file string, v *yaml11.Node, at string) (*Organization, e
 			o.Role = r
 		case "attributes":
 			if f.Kind != yaml11.Map {
-				return nil, invalid(file, f, fat, "must be a mapping of strings, got %s", describe(f))
+				return nil, invalid(file, f, fat, "must be a mapping of strings, got %s", yaml11.Describe(f))
 			}
 			for _, a := range f.Pairs {
 				if a.Key.Kind != yaml11.String {
-					return nil, invalid(file, a.Key, fat, "an attribute name must be a string, got %s", describe(a.Key))
+					return nil, invalid(file, a.Key, fat, "an attribute name must be a string, got %s", yaml11.Describe(a.Key))
 				}
 				if a.Value.Kind != yaml11.String {
-					return nil, invalid(file, a.Value, fat+"/"+a.Key.Str, "an attribute value must be a string, got %s", describe(a.Value))
+					return nil, invalid(file, a.Value, fat+"/"+a.Key.Str, "an attribute value must be a string, got %s", yaml11.Describe(a.Value))
 				}
 				o.Attributes = append(o.Attributes, Attribute{a.Key.Str, a.Value.Str})
 			}
@@ -165,60 +165,10 @@ func optString(file string, v *yaml11.Node, at string) (*string, error) {
 		s := v.Str
 		return &s, nil
 	}
-	return nil, invalid(file, v, at, "must be a string, got %s", describe(v))
-}
-
-// coerceBool applies the boolean coercions of the reference's model
-// (governance-format.md §4.7): a boolean; 0/1 and 0.0/1.0; or one of the words
-// 0 off f false n no / 1 on t true y yes, ignoring ASCII case, not trimmed.
-func coerceBool(v *yaml11.Node) (bool, bool) {
-	switch v.Kind {
-	case yaml11.Bool:
-		return v.Bool, true
-	case yaml11.Int:
-		if v.BigInt == nil && (v.Int == 0 || v.Int == 1) {
-			return v.Int == 1, true
-		}
-	case yaml11.Float:
-		if v.Float == 0 || v.Float == 1 {
-			return v.Float == 1, true
-		}
-	case yaml11.String:
-		switch asciiLower(v.Str) {
-		case "0", "off", "f", "false", "n", "no":
-			return false, true
-		case "1", "on", "t", "true", "y", "yes":
-			return true, true
-		}
-	}
-	return false, false
+	return nil, invalid(file, v, at, "must be a string, got %s", yaml11.Describe(v))
 }
 
 func invalid(file string, at *yaml11.Node, path, format string, args ...any) *Error {
 	return &Error{Kind: Invalid, File: file, Pos: at.Pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// describe names a value in an error: its kind and, for scalars, the value as
-// the reference prints it.
-func describe(n *yaml11.Node) string {
-	switch n.Kind {
-	case yaml11.Map:
-		return "a mapping"
-	case yaml11.Seq:
-		return "a list"
-	case yaml11.Null:
-		return "null"
-	case yaml11.Timestamp:
-		return fmt.Sprintf("the unquoted date %s (quote it to make it a string)", yaml11.PyStr(n))
-	}
-	return fmt.Sprintf("%s %s", n.Kind, yaml11.PyRepr(n))
-}
-
-func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}, s)
-}

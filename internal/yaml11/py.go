@@ -212,3 +212,20 @@ func timeRepr(t Time) string {
 	}
 	return s + ")"
 }
+
+// Describe names a value for an error message: its kind and, for scalars, the
+// value as the reference prints it, with a hint where YAML 1.1 typing is the
+// likely surprise (an unquoted date is not a string).
+func Describe(n *Node) string {
+	switch n.Kind {
+	case Map:
+		return "a mapping"
+	case Seq:
+		return "a list"
+	case Null:
+		return "null"
+	case Timestamp:
+		return fmt.Sprintf("the unquoted date %s (quote it to make it a string)", PyStr(n))
+	}
+	return fmt.Sprintf("%s %s", n.Kind, PyRepr(n))
+}
