@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -92,7 +93,16 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 }
 
 func (s *server) datasetRule(w http.ResponseWriter, r *http.Request) {
-	s.rule(w, r, r.URL.Query().Get("app"))
+	s.rule(w, r, query(r).Get("app"))
+}
+
+// query is the request's query; most rule requests have none, and parsing an
+// empty one still allocates.
+func query(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
 }
 
 func (s *server) rule(w http.ResponseWriter, r *http.Request, app string) {
@@ -100,7 +110,7 @@ func (s *server) rule(w http.ResponseWriter, r *http.Request, app string) {
 	if snap == nil {
 		return
 	}
-	explain, err := flag(r.URL.Query(), "explain", false)
+	explain, err := flag(query(r), "explain", false)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -64,7 +64,7 @@ func treeHeaders(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot
 	h.Set(revisionHeader, snap.Revision)
 	// The body of a GET is a function of the URL and the revision, so the
 	// revision is a strong validator for every tree-derived representation.
-	etag := `"` + strings.TrimPrefix(snap.Revision, "sha256:") + `"`
+	etag := snap.ETag()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
@@ -122,6 +122,9 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error 
 		if errors.As(err, &tooLarge) {
 			return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
 				detail: fmt.Sprintf("the body is larger than %d bytes", limit)}
+		}
+		if re := slowBody(err); re != nil {
+			return re
 		}
 		return &requestError{status: http.StatusBadRequest, kind: "bad-request", detail: "the body is not valid JSON for this operation: " + err.Error()}
 	}

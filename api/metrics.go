@@ -33,7 +33,7 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store) *metrics {
 		}, []string{"route", "method"}),
 		validations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "governanced_validations_total",
-			Help: "POST /validate runs, by result: pass, fail (the report's ok is false) or rejected (the upload or options were unusable).",
+			Help: "POST /validate runs, by result: pass, fail (the report's ok is false), rejected (the upload or options were unusable) or busy (refused with 429: every slot was taken).",
 		}, []string{"result"}),
 		validating: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "governanced_validations_in_progress",

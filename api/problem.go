@@ -43,7 +43,9 @@ var problemTitles = map[string]string{
 	"payload-too-large":      "Payload too large",
 	"unsupported-media-type": "Unsupported media type",
 	"busy":                   "Too many validations in progress",
+	"unauthorized":           "Authentication required",
 	"timeout":                "The request took too long",
+	"request-timeout":        "The request body did not arrive in time",
 	"internal":               "Internal server error",
 }
 

@@ -20,7 +20,7 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Health and operations.
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	r.With(s.requireAuth).Method(http.MethodGet, "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	r.Get("/status", s.status)
 	r.Get("/openapi.yaml", s.openapi)
 	r.Get("/schemas/{name}", s.schema)
@@ -37,11 +37,12 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r.Get("/owners/{key}", s.getOwner)
 	r.Get("/report", s.report)
 
-	// Stateless operations for clients and CI.
-	r.With(s.withTimeout).Post("/validate", s.validate)
-	r.Post("/resolve", s.resolve)
-	r.Post("/merge", s.merge)
-	r.Post("/policy/evaluate", s.policyEvaluate)
+	// Stateless operations for clients and CI (behind the bearer token when
+	// one is configured, like /metrics).
+	r.With(s.requireAuth, s.withTimeout).Post("/validate", s.validate)
+	r.With(s.requireAuth).Post("/resolve", s.resolve)
+	r.With(s.requireAuth).Post("/merge", s.merge)
+	r.With(s.requireAuth).Post("/policy/evaluate", s.policyEvaluate)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+r.URL.Path+"; GET /openapi.yaml lists them")

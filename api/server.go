@@ -26,6 +26,9 @@ type Deps struct {
 	Limits Limits
 	// Version is reported by /healthz.
 	Version string
+	// AuthTokens are the bearer tokens every POST and GET /metrics require
+	// (Authorization: Bearer <token>); none leaves those routes open.
+	AuthTokens []string
 }
 
 // Limits bound what one request may cost.
@@ -38,8 +41,8 @@ type Limits struct {
 	MaxUploadFiles int
 	// RequestTimeout bounds a request's work (a validation above all).
 	RequestTimeout time.Duration
-	// MaxConcurrentValidations bounds POST /validate runs at once; more wait
-	// for a slot until their timeout, then get 503.
+	// MaxConcurrentValidations bounds POST /validate runs at once; one more
+	// is refused at once with 429 and Retry-After.
 	MaxConcurrentValidations int
 }
 
@@ -78,7 +81,8 @@ type server struct {
 	limits      Limits
 	version     string
 	metrics     *metrics
-	validations chan struct{} // a semaphore: one token per running validation
+	validations chan struct{}  // a semaphore: one token per running validation
+	auth        *authenticator // nil: authentication is off
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
@@ -97,6 +101,7 @@ func newServer(d Deps) (*chi.Mux, *server) {
 		log:     d.Log,
 		limits:  d.Limits.withDefaults(),
 		version: d.Version,
+		auth:    newAuthenticator(d.AuthTokens),
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.metrics = newMetrics(reg, d.Store)

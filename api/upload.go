@@ -152,7 +152,7 @@ func (x *extractor) extractTar(r io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("not a readable tar archive: %v", err)
+			return fmt.Errorf("not a readable tar archive: %w", err)
 		}
 		switch h.Typeflag {
 		case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // old archivers still write TypeRegA
@@ -180,7 +180,7 @@ func (x *extractor) extractTar(r io.Reader) error {
 func (x *extractor) extractGzip(r io.Reader) error {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return fmt.Errorf("not a gzip stream: %v", err)
+		return fmt.Errorf("not a gzip stream: %w", err)
 	}
 	defer zr.Close()
 	budget := x.maxBytes + int64(x.maxFiles+2)*2048
@@ -224,7 +224,7 @@ func (x *extractor) extractMultipart(mr *multipart.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("not a readable multipart body: %v", err)
+			return fmt.Errorf("not a readable multipart body: %w", err)
 		}
 		_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
 		name := params["filename"]

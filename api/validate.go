@@ -8,9 +8,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/celine-eu/governanced/internal/check"
 )
+
+// retryAfterSeconds is the Retry-After of a validation refused for want of a
+// slot: about what a typical tree takes to check.
+const retryAfterSeconds = 2
+
+// checkGovernance is the tree check; a test replaces it to hold a validation
+// in progress.
+var checkGovernance = check.CheckGovernance
 
 // validate runs the tree check on an uploaded tree (check.md via
 // check.CheckGovernance, the function `governanced validate` runs) and answers
@@ -23,13 +32,16 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	// Wait for a slot rather than refuse at once: CI jobs arrive in bursts.
+	// Refuse at once when every slot is taken: a queue of waiting uploads would
+	// hold their bodies and connections for nothing. 429 with Retry-After is
+	// what curl --retry and CI clients back off on.
 	select {
 	case s.validations <- struct{}{}:
-	case <-r.Context().Done():
-		w.Header().Set("Retry-After", "5")
-		writeProblem(w, r, http.StatusServiceUnavailable, "busy",
-			fmt.Sprintf("all %d validation slots stayed busy for the request timeout", cap(s.validations)))
+	default:
+		s.metrics.validations.WithLabelValues("busy").Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+		writeProblem(w, r, http.StatusTooManyRequests, "busy",
+			fmt.Sprintf("all %d validation slots are busy; retry in %d seconds", cap(s.validations), retryAfterSeconds))
 		return
 	}
 	released := false
@@ -68,13 +80,14 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	done := make(chan outcome, 1)
 	s.metrics.validating.Inc()
 	released = true // the goroutine owns the slot and the directory now
+	run := checkGovernance
 	go func() {
 		defer func() {
 			<-s.validations
 			s.metrics.validating.Dec()
 			cleanup()
 		}()
-		rep, err := check.CheckGovernance(opts)
+		rep, err := run(opts)
 		done <- outcome{rep, err}
 	}()
 	var out outcome
@@ -123,6 +136,8 @@ func readUpload(r *http.Request, body *bufio.Reader, x *extractor) error {
 	switch {
 	case err == nil:
 		return nil
+	case slowBody(err) != nil:
+		return slowBody(err)
 	case errors.As(err, &tooLarge):
 		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
 			detail: fmt.Sprintf("the body is larger than %d bytes", tooLarge.Limit)}

@@ -27,12 +27,14 @@ import (
 
 const serveUsage = `usage: governanced serve [--tree DIR]... [--overlay-name NAME] [--overlay-dir DIR]
                         [--owners FILE]... [--placeholders FILE] [--addr HOST:PORT]
-                        [--log-format json|console] [--log-level LEVEL] [limits...]
+                        [--log-format json|console] [--log-level LEVEL]
+                        [--auth-token-file FILE] [limits...]
 
 Serves governance trees over HTTP (http-api.md). Every flag also reads the
 environment variable GOVERNANCED_<FLAG> (upper snake case, e.g. GOVERNANCED_ADDR);
 the flag wins. Repeatable flags read a list separated by %q. With no --tree the
-server serves a demo tree built into the binary.
+server serves a demo tree built into the binary. Authentication is off unless
+--auth-token-file or GOVERNANCED_AUTH_TOKEN (a token itself) is set.
 
 flags:
 `
@@ -51,6 +53,7 @@ type serveConfig struct {
 	rescan          time.Duration
 	shutdownTimeout time.Duration
 	readHeader      time.Duration
+	auth            authConfig
 }
 
 // envFlags defines flags whose defaults come from GOVERNANCED_* variables, so
@@ -198,6 +201,8 @@ func parseServeArgs(args []string, getenv func(string) string, stderr io.Writer)
 	e.duration(&c.rescan, "rescan-interval", time.Minute, "reload check interval when file events are missed (0 disables)")
 	e.duration(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
 	e.duration(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
+	var authTokenFile string
+	e.string(&authTokenFile, "auth-token-file", "", "a file of bearer tokens (one per line) every POST and GET /metrics then require")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -227,6 +232,9 @@ func parseServeArgs(args []string, getenv func(string) string, stderr io.Writer)
 		return nil, &usageError{msg: "serve: --reload-debounce and --read-header-timeout must be positive, --rescan-interval not negative"}
 	}
 	c.limits = limits
+	if c.auth, err = loadAuth(authTokenFile, getenv); err != nil {
+		return nil, &usageError{msg: "serve: " + err.Error()}
+	}
 	return c, nil
 }
 
@@ -245,7 +253,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	log := newLogger(c, stderr)
+	logOut, flushLog := bufferLog(stderr)
+	defer flushLog()
+	log := newLogger(c, logOut)
 
 	demoMode := len(c.inputs.Trees) == 0
 	if demoMode {
@@ -271,7 +281,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer signal.Stop(hup)
 
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: c.inputs})
-	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version})
+	logAuth(log, c.auth)
+	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version, AuthTokens: c.auth.tokens})
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("serve: %w", err)}
@@ -309,6 +320,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if first.Outcome != snapshot.Activated {
 		shutdown()
 		if first.Rejected != nil && first.Rejected.Full != nil {
+			flushLog() // the log lines before the report, as they happened
 			fmt.Fprintln(stderr, "governanced: the tree failed its check; nothing is served. The report:")
 			_ = first.Rejected.Full.WriteText(stderr)
 		}

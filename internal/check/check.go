@@ -47,6 +47,10 @@ type Options struct {
 	// Dir is the working directory: relative paths are read from it and
 	// display paths are relative to it. "" is the process's.
 	Dir string
+	// Workers bounds how many files load and how many units materialise at
+	// once; 0 is every processor. A server reloading under load leaves one to
+	// its readers.
+	Workers int
 }
 
 // UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,
@@ -145,9 +149,7 @@ func (c *checker) run() *Report {
 	c.loadAll()
 	c.loadOwners()
 
-	for _, b := range c.bases {
-		r.Units = append(r.Units, c.unit(b))
-	}
+	r.Units = c.units()
 	for _, o := range c.pool {
 		if !o.paired {
 			c.add(Finding{Severity: Warning, Code: CodeOverlayUnused, File: o.display, Subject: str(o.name),
@@ -187,7 +189,7 @@ func (c *checker) loadAll() {
 	results := make([][]Finding, len(jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+	for range min(c.workers(), len(jobs)) {
 		wg.Go(func() {
 			for i := range next {
 				results[i] = c.loadGovernance(jobs[i].f, jobs[i].schema)
@@ -325,11 +327,125 @@ func (c *checker) collectOverlays() {
 	}
 }
 
-// unit pairs a base with its overlay, materialises the result and runs the
-// rules that read what is served (check.md §4.2, §7, §9.3–§9.8).
-func (c *checker) unit(b *govFile) Unit {
+// unitJob is one base on its way to a unit: what pairing and parsing decided,
+// and the findings each phase produced, kept per unit so the report's order is
+// the order of a sequential run.
+type unitJob struct {
+	u                Unit
+	b, ov            *govFile
+	base, overlay    *governance.Config
+	ready            bool // paired and parsed: materialise it
+	pre, post        []Finding
+	datasets, offers int
+}
+
+// units builds a unit per base. Parsing every file and materialising every
+// unit are independent per file and per unit, so both run in parallel; pairing
+// and the recording of parse results stay sequential, in base order.
+func (c *checker) units() []Unit {
+	jobs := make([]unitJob, len(c.bases))
+	saved := c.findings
+	for i, b := range c.bases {
+		c.findings = nil
+		c.pair(&jobs[i], b)
+		jobs[i].pre = c.findings
+	}
+	c.findings = saved
+
+	// Parse what pairing left to materialise, each file once.
+	var files []*govFile
+	need := map[*govFile]bool{}
+	for i := range jobs {
+		for _, f := range []*govFile{jobs[i].b, jobs[i].ov} {
+			if f != nil && jobs[i].ready && !need[f] {
+				need[f] = true
+				files = append(files, f)
+			}
+		}
+	}
+	type parsed struct {
+		cfg *governance.Config
+		err error
+	}
+	results := make([]parsed, len(files))
+	parallel(c.workers(), len(files), func(i int) {
+		results[i].cfg, results[i].err = parseGov(files[i])
+	})
+	pre := make(map[*govFile]parsed, len(files))
+	for i, f := range files {
+		pre[f] = results[i]
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if !j.ready {
+			continue
+		}
+		c.findings = j.pre
+		j.base = c.parse(j.b, pre[j.b].cfg, pre[j.b].err)
+		if j.ov != nil {
+			j.overlay = c.parse(j.ov, pre[j.ov].cfg, pre[j.ov].err)
+		}
+		if j.base == nil || (j.ov != nil && j.overlay == nil) {
+			c.skip(j.b)
+			j.ready = false
+		}
+		j.pre = c.findings
+	}
+	c.findings = saved
+
+	parallel(c.workers(), len(jobs), func(i int) {
+		j := &jobs[i]
+		if !j.ready {
+			return
+		}
+		w := *c
+		w.findings, w.datasets, w.offers = nil, 0, 0
+		w.materialise(j)
+		j.post, j.datasets, j.offers = w.findings, w.datasets, w.offers
+	})
+	out := make([]Unit, len(jobs))
+	for i := range jobs {
+		c.findings = append(c.findings, jobs[i].pre...)
+		c.findings = append(c.findings, jobs[i].post...)
+		c.datasets += jobs[i].datasets
+		c.offers += jobs[i].offers
+		out[i] = jobs[i].u
+	}
+	return out
+}
+
+func (c *checker) workers() int {
+	if c.opts.Workers > 0 {
+		return c.opts.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// parallel runs f(0) … f(n-1) on up to workers goroutines.
+func parallel(workers, n int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// pair pairs a base with its overlay (check.md §4.2) and decides whether the
+// unit can be materialised.
+func (c *checker) pair(j *unitJob, b *govFile) {
 	app := appName(b.display)
-	u := Unit{App: app, Base: b.display, BaseFile: b.path}
+	j.u = Unit{App: app, Base: b.display, BaseFile: b.path}
+	j.b = b
+	u := &j.u
 	var cands []*govFile
 	for _, o := range c.pool {
 		beside := o.dirID == b.dirID
@@ -362,19 +478,19 @@ func (c *checker) unit(b *govFile) Unit {
 	}
 	if skipped {
 		c.skip(b)
-		return u
+		return
 	}
-	base := c.parse(b)
-	var overlay *governance.Config
-	var ov *govFile
 	if len(cands) == 1 {
-		ov = cands[0]
-		overlay = c.parse(ov)
+		j.ov = cands[0]
 	}
-	if base == nil || (ov != nil && overlay == nil) {
-		c.skip(b)
-		return u
-	}
+	j.ready = true
+}
+
+// materialise merges a paired unit, runs the rules that read what is served
+// (check.md §7, §9.3–§9.8) and resolves ownership. It touches only j and the
+// checker's own findings and counts, so units run on copies of the checker.
+func (c *checker) materialise(j *unitJob) {
+	b, ov, base, overlay, u := j.b, j.ov, j.base, j.overlay, &j.u
 	cfg := base
 	if overlay != nil {
 		cfg = governance.MergeConfigs(base, overlay)
@@ -388,8 +504,10 @@ func (c *checker) unit(b *govFile) Unit {
 			cfg = resolved
 		}
 	}
-	u.Materialized, u.Config = true, cfg
-	return u
+	u.Materialized, u.Config, u.BaseRoot = true, cfg, b.root
+	if ov != nil {
+		u.OverlayRoot = ov.root
+	}
 }
 
 func (c *checker) skip(b *govFile) {
@@ -397,17 +515,22 @@ func (c *checker) skip(b *govFile) {
 		Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
 }
 
-// parse reads a loaded document into the rule model, once per file (an
-// overlay in the overlay directory may serve several bases).
-func (c *checker) parse(f *govFile) *governance.Config {
-	if cfg, ok := c.parsed[f]; ok {
-		return cfg
-	}
+// parseGov reads a loaded document into the rule model; it has no side effect,
+// so files parse in parallel.
+func parseGov(f *govFile) (*governance.Config, error) {
 	parse := governance.ParseDocument
 	if f.overlay {
 		parse = governance.ParseOverlayDocument
 	}
-	cfg, err := parse(f.root, f.display)
+	return parse(f.root, f.display)
+}
+
+// parse records a file's parse result, once per file (an overlay in the
+// overlay directory may serve several bases).
+func (c *checker) parse(f *govFile, cfg *governance.Config, err error) *governance.Config {
+	if cfg, ok := c.parsed[f]; ok {
+		return cfg
+	}
 	if err != nil {
 		// The document rules are meant to catch everything the parser refuses;
 		// should one slip through it is still a loud failure, never a skip.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // Severity is how much a finding weighs (check.md §10).
@@ -187,6 +188,11 @@ type Unit struct {
 	// resolves to nothing is kept as written and reported by the check only on
 	// dataspace offers).
 	Config *governance.Config
+	// BaseRoot and OverlayRoot are the documents the check loaded for a
+	// materialised unit, so a server can tell where each value was written
+	// without reading and parsing the files again. A holder that keeps the
+	// report should drop them once used: they are the whole parsed files.
+	BaseRoot, OverlayRoot *yaml11.Node
 }
 
 // HasErrors reports whether the report holds an error finding, whatever

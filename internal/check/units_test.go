@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/yaml11"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -35,9 +36,15 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 		u := rep.Units[0]
 		want := Unit{App: "grid", Base: "apps/grid/governance.yaml", Overlay: "apps/grid/governance.grid.yaml",
 			BaseFile: filepath.Join(dir, "apps/grid/governance.yaml"), OverlayFile: filepath.Join(dir, "apps/grid/governance.grid.yaml"),
-			Materialized: true, Config: u.Config}
-		if diff := cmp.Diff(want, u, cmp.Comparer(func(a, b *governance.Config) bool { return a == b })); diff != "" {
+			Materialized: true, Config: u.Config, BaseRoot: u.BaseRoot, OverlayRoot: u.OverlayRoot}
+		if diff := cmp.Diff(want, u, cmp.Comparer(func(a, b *governance.Config) bool { return a == b }),
+			cmp.Comparer(func(a, b *yaml11.Node) bool { return a == b })); diff != "" {
 			t.Errorf("unit (-want +got):\n%s", diff)
+		}
+		// The loaded documents travel with the unit, so a server reads provenance
+		// from the bytes that were checked.
+		if u.BaseRoot.Get("sources") == nil || u.OverlayRoot.Get("sources") == nil {
+			t.Errorf("unit documents: base %v, overlay %v; want both loaded", u.BaseRoot, u.OverlayRoot)
 		}
 		rule, m := u.Config.Resolve("datasets.gold.x")
 		if m.Kind != governance.MatchExact || rule.Expose == nil || *rule.Expose || !governance.DataspaceExpose(rule) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 func marshalNoEscape(v any) ([]byte, error) {
@@ -35,8 +37,7 @@ func (w *jsonWriter) key(k string) {
 }
 
 func writeString(buf *bytes.Buffer, s string) {
-	b, _ := marshalNoEscape(s)
-	buf.Write(b)
+	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), s))
 }
 
 func writeOptString(buf *bytes.Buffer, s *string) {
@@ -133,8 +134,7 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 				if i > 0 {
 					buf.WriteByte(',')
 				}
-				b, _ := rf.MarshalJSON()
-				buf.Write(b)
+				rf.AppendJSON(buf)
 			}
 			buf.WriteByte(']')
 		case FieldUserFilterColumn:
@@ -150,8 +150,7 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 			ew.open()
 			for _, e := range r.Extra {
 				ew.key(e.Key)
-				b, _ := e.Value.MarshalJSON()
-				buf.Write(b)
+				e.Value.AppendJSON(buf)
 			}
 			ew.close()
 		}

@@ -1,5 +1,7 @@
 package governance
 
+import "github.com/celine-eu/governanced/internal/yaml11"
+
 // MatchKind says how a dataset name found its rule.
 type MatchKind uint8
 
@@ -30,10 +32,10 @@ func (m Match) MarshalJSON() ([]byte, error) {
 	if m.Kind == MatchDefaults {
 		return []byte(`{"kind":"defaults"}`), nil
 	}
-	return marshalNoEscape(struct {
-		Kind    string `json:"kind"`
-		Pattern string `json:"pattern"`
-	}{m.Kind.String(), m.Pattern})
+	b := append([]byte(`{"kind":"`), m.Kind.String()...)
+	b = append(b, `","pattern":`...)
+	b = yaml11.AppendJSONString(b, m.Pattern)
+	return append(b, '}'), nil
 }
 
 // Resolve returns the rule for a dataset name (governance-format.md §7): the

@@ -2,6 +2,7 @@ package owners
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/governance"
@@ -85,10 +86,10 @@ func ResolveOwnership(rule *governance.Rule, owners Lookup, strict bool, placeho
 func ResolveConfigOwnership(cfg *governance.Config, owners Lookup, strict bool, placeholders map[string]string) (*governance.Config, []Warning, error) {
 	rs := resolver{owners: owners, placeholders: placeholders}
 	out := *cfg
-	out.Defaults = rs.rule(cfg.Defaults, "defaults")
+	out.Defaults = rs.shared(cfg.Defaults, "defaults")
 	out.Sources = make([]governance.Source, len(cfg.Sources))
 	for i, s := range cfg.Sources {
-		s.Rule = rs.rule(s.Rule, "sources/"+s.Key)
+		s.Rule = rs.shared(s.Rule, "sources/"+s.Key)
 		out.Sources[i] = s
 	}
 	if err := rs.finish(strict); err != nil {
@@ -125,7 +126,14 @@ func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
 	if len(r.Ownership) == 0 {
 		return &out
 	}
-	out.Ownership = make([]governance.Owner, 0, len(r.Ownership))
+	out.Ownership = rs.ownership(r, where)
+	return &out
+}
+
+// ownership resolves a rule's ownership items, noting names that resolve to
+// nothing.
+func (rs *resolver) ownership(r *governance.Rule, where string) []governance.Owner {
+	out := make([]governance.Owner, 0, len(r.Ownership))
 	seen := make(map[governance.Owner]bool, len(r.Ownership))
 	for _, o := range r.Ownership {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
@@ -137,8 +145,25 @@ func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
 			continue
 		}
 		seen[resolved] = true
-		out.Ownership = append(out.Ownership, resolved)
+		out = append(out, resolved)
 	}
+	return out
+}
+
+// shared is rule for a configuration: the rule itself when resolution leaves
+// its ownership as written (names that are already ids, the common case), a
+// resolved copy otherwise. Rules are immutable once parsed, so sharing is safe,
+// and copying every rule of a 100 000-source tree cost a tenth of the heap.
+func (rs *resolver) shared(r *governance.Rule, where string) *governance.Rule {
+	if r == nil || len(r.Ownership) == 0 {
+		return r
+	}
+	owners := rs.ownership(r, where)
+	if slices.Equal(owners, r.Ownership) {
+		return r
+	}
+	out := *r
+	out.Ownership = owners
 	return &out
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // checked is what one run of the tree check hands the snapshot: the units it
@@ -24,4 +25,5 @@ type unit struct {
 	base, overlay         string // display paths; overlay "" without one
 	baseFile, overlayFile string // where they were read from
 	config                *governance.Config
+	baseRoot, overlayRoot *yaml11.Node // the documents the check loaded
 }

@@ -87,7 +87,7 @@ func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(d.item)
+		d.appendItem(buf)
 	}
 	buf.WriteString(`],"next":`)
 	if p.Next == "" {

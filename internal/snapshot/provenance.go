@@ -1,9 +1,8 @@
 package snapshot
 
 import (
-	"bytes"
-	"fmt"
-	"os"
+	"encoding/binary"
+	"strconv"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/yaml11"
@@ -30,40 +29,59 @@ const (
 	LayerOverlaySource   = "overlay.source"
 )
 
-// unitLayers are the parsed base and overlay documents of one unit.
+// unitLayers are the parsed base and overlay documents of one unit: the very
+// nodes the check loaded, so provenance names positions in the bytes that were
+// checked and no file is read or parsed twice.
 type unitLayers struct {
 	baseFile, overlayFile string
 	base, overlay         *yaml11.Node
+	// The sources mappings by key, built once: a linear Get per key made
+	// provenance quadratic in an app's size.
+	baseSources, overlaySources map[string]*yaml11.Node
 }
 
-// readLayers parses a unit's files for provenance. The check has already
-// accepted these bytes; a file that no longer parses (changed under us) only
-// costs provenance, and the revision check around the build catches the change.
-func readLayers(u unit) *unitLayers {
-	l := &unitLayers{baseFile: u.base, overlayFile: u.overlay}
-	parse := func(file string) *yaml11.Node {
-		if file == "" {
-			return nil
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil
-		}
-		n, err := yaml11.Parse(data)
-		if err != nil {
-			return nil
-		}
-		return n
+func newUnitLayers(u unit) *unitLayers {
+	return &unitLayers{
+		baseFile: u.base, overlayFile: u.overlay,
+		base: u.baseRoot, overlay: u.overlayRoot,
+		baseSources: sourcesByKey(u.baseRoot), overlaySources: sourcesByKey(u.overlayRoot),
 	}
-	l.base = parse(u.baseFile)
-	l.overlay = parse(u.overlayFile)
-	return l
+}
+
+// sourcesByKey indexes a document's sources mapping as Get reads it: string
+// keys, the first occurrence winning.
+func sourcesByKey(doc *yaml11.Node) map[string]*yaml11.Node {
+	srcs := doc.Get("sources")
+	if srcs == nil || srcs.Kind != yaml11.Map {
+		return nil
+	}
+	m := make(map[string]*yaml11.Node, len(srcs.Pairs))
+	for _, p := range srcs.Pairs {
+		if p.Key.Kind != yaml11.String {
+			continue
+		}
+		if _, dup := m[p.Key.Str]; !dup {
+			m[p.Key.Str] = p.Value
+		}
+	}
+	return m
 }
 
 type layer struct {
-	name, file string
-	block      *yaml11.Node // the effective block mapping; nil when the layer says nothing
+	code  byte         // layerDefaults … layerOverlaySource
+	block *yaml11.Node // the effective block mapping; nil when the layer says nothing
 }
+
+// Layer codes as provenance records store them; the name and file follow from
+// the code and the app.
+const (
+	layerDefaults byte = iota
+	layerOverlayDefaults
+	layerSource
+	layerOverlaySource
+)
+
+var layerNames = [...]string{LayerDefaults, LayerOverlayDefaults, LayerSource, LayerOverlaySource}
 
 // effective is a block's effective mapping: the value of governance: when
 // nested, else the block itself.
@@ -80,29 +98,23 @@ func effective(v *yaml11.Node) *yaml11.Node {
 	return v
 }
 
-func docBlock(doc *yaml11.Node, key string, source bool) *yaml11.Node {
+func defaultsBlock(doc *yaml11.Node) *yaml11.Node {
 	if doc == nil || doc.Kind != yaml11.Map {
 		return nil
 	}
-	if !source {
-		return effective(doc.Get("defaults"))
-	}
-	srcs := doc.Get("sources")
-	if srcs == nil || srcs.Kind != yaml11.Map {
-		return nil
-	}
-	return effective(srcs.Get(key))
+	return effective(doc.Get("defaults"))
 }
 
 func (l *unitLayers) layers(key string, withSource bool) []layer {
-	out := []layer{{LayerDefaults, l.baseFile, docBlock(l.base, "", false)}}
+	out := make([]layer, 0, 4)
+	out = append(out, layer{layerDefaults, defaultsBlock(l.base)})
 	if l.overlayFile != "" {
-		out = append(out, layer{LayerOverlayDefaults, l.overlayFile, docBlock(l.overlay, "", false)})
+		out = append(out, layer{layerOverlayDefaults, defaultsBlock(l.overlay)})
 	}
 	if withSource {
-		out = append(out, layer{LayerSource, l.baseFile, docBlock(l.base, key, true)})
+		out = append(out, layer{layerSource, effective(l.baseSources[key])})
 		if l.overlayFile != "" {
-			out = append(out, layer{LayerOverlaySource, l.overlayFile, docBlock(l.overlay, key, true)})
+			out = append(out, layer{layerOverlaySource, effective(l.overlaySources[key])})
 		}
 	}
 	return out
@@ -114,15 +126,17 @@ type statement struct {
 	value *yaml11.Node
 }
 
-// provenance encodes the provenance object of the rule a key resolves to (or
-// of the defaults alone when withSource is false).
-func (l *unitLayers) provenance(key string, withSource bool) []byte {
+// appendProvenance appends the provenance record of the rule a key resolves
+// to (or of the defaults alone when withSource is false); appendProvenanceJSON
+// renders it. A record is a few bytes an entry where the JSON is a few hundred:
+// at 100 000 sources pre-encoded JSON was most of the retained heap, and only
+// explain=true reads it.
+func (l *unitLayers) appendProvenance(dst []byte, key string, withSource bool) []byte {
 	if l == nil {
-		return []byte("{}")
+		return dst
 	}
 	ls := l.layers(key, withSource)
-	w := &provWriter{}
-	w.buf.WriteByte('{')
+	w := &provWriter{buf: dst}
 	blocks := make([]src, len(ls))
 	for i := range ls {
 		blocks[i] = src{&ls[i], ls[i].block}
@@ -210,10 +224,9 @@ func (l *unitLayers) provenance(key string, withSource bool) []byte {
 	}
 	for _, k := range extraKeys {
 		st := stated(blocks, k)
-		w.entry("extra."+k, st[len(st)-1], nil)
+		w.extra(k, st[len(st)-1])
 	}
-	w.buf.WriteByte('}')
-	return w.buf.Bytes()
+	return w.buf
 }
 
 // src is a mapping one layer contributes at some depth: the layer's block,
@@ -261,38 +274,128 @@ func lastWhere(st []statement, pred func(*yaml11.Node) bool) statement {
 func nonEmptySeq(v *yaml11.Node) bool { return v.Kind == yaml11.Seq && len(v.Items) > 0 }
 func isMap(v *yaml11.Node) bool       { return v.Kind == yaml11.Map }
 
+// A provenance record is a sequence of entries:
+//
+//	path    byte: an index into provPaths, or provExtra then uvarint length and the key
+//	origin  layer code byte, uvarint line, uvarint column
+//	merged  uvarint count, then that many origins (merged_from; 0 for none)
 type provWriter struct {
-	buf   bytes.Buffer
-	count int
+	buf []byte
 }
+
+const provExtra = 0xff
+
+// provPaths are the field paths provenance can name besides extra keys.
+var provPaths, provPathCode = func() ([]string, map[string]byte) {
+	var paths []string
+	for f := governance.Field(0); f < governance.FieldExtra; f++ {
+		paths = append(paths, f.Key())
+	}
+	for _, sub := range []string{"spec", "spec_file"} {
+		paths = append(paths, "ontology."+sub)
+	}
+	for _, sub := range []string{"publisher_uri", "themes", "language_uris", "spatial_uris", "accrual_periodicity", "conforms_to", "temporal", "temporal.start", "temporal.end"} {
+		paths = append(paths, "dcat."+sub)
+	}
+	for _, sub := range []string{"medallion", "contract_required", "consent_required", "odrl_action", "purpose", "expose"} {
+		paths = append(paths, "dataspace."+sub)
+	}
+	codes := make(map[string]byte, len(paths))
+	for i, p := range paths {
+		codes[p] = byte(i)
+	}
+	return paths, codes
+}()
 
 func (w *provWriter) entry(path string, s statement, all []statement) {
-	if w.count > 0 {
-		w.buf.WriteByte(',')
+	code, ok := provPathCode[path]
+	if !ok {
+		panic("snapshot: provenance path without a code: " + path)
 	}
-	w.count++
-	w.buf.Write(appendString(nil, path))
-	w.buf.WriteByte(':')
-	writeOrigin(&w.buf, s)
-	if len(all) > 1 {
-		w.buf.WriteString(`,"merged_from":[`)
-		for i, a := range all {
-			if i > 0 {
-				w.buf.WriteByte(',')
-			}
-			writeOrigin(&w.buf, a)
-			w.buf.WriteByte('}')
-		}
-		w.buf.WriteByte(']')
-	}
-	w.buf.WriteByte('}')
+	w.buf = append(w.buf, code)
+	w.origins(s, all)
 }
 
-// writeOrigin writes an origin object without its closing brace.
-func writeOrigin(buf *bytes.Buffer, s statement) {
-	buf.WriteString(`{"layer":`)
-	buf.Write(appendString(nil, s.layer.name))
-	buf.WriteString(`,"file":`)
-	buf.Write(appendString(nil, s.layer.file))
-	fmt.Fprintf(buf, `,"line":%d,"column":%d`, s.value.Pos.Line, s.value.Pos.Column)
+func (w *provWriter) extra(key string, s statement) {
+	w.buf = append(w.buf, provExtra)
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(key)))
+	w.buf = append(w.buf, key...)
+	w.origins(s, nil)
+}
+
+func (w *provWriter) origins(s statement, all []statement) {
+	w.origin(s)
+	if len(all) <= 1 {
+		w.buf = append(w.buf, 0)
+		return
+	}
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(all)))
+	for _, a := range all {
+		w.origin(a)
+	}
+}
+
+func (w *provWriter) origin(s statement) {
+	w.buf = append(w.buf, s.layer.code)
+	w.buf = binary.AppendUvarint(w.buf, uint64(s.value.Pos.Line))
+	w.buf = binary.AppendUvarint(w.buf, uint64(s.value.Pos.Column))
+}
+
+// appendProvenanceJSON renders a provenance record as the provenance object:
+// each path to {"layer","file","line","column"} and, where several layers
+// combine, "merged_from".
+func appendProvenanceJSON(dst, rec []byte, baseFile, overlayFile string) []byte {
+	dst = append(dst, '{')
+	for i := 0; len(rec) > 0; i++ {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		code := rec[0]
+		rec = rec[1:]
+		if code == provExtra {
+			n, k := binary.Uvarint(rec)
+			rec = rec[k:]
+			dst = appendString(dst, "extra."+string(rec[:n]))
+			rec = rec[n:]
+		} else {
+			dst = appendString(dst, provPaths[code])
+		}
+		dst = append(dst, ':')
+		dst, rec = appendOrigin(dst, rec, baseFile, overlayFile)
+		n, k := binary.Uvarint(rec)
+		rec = rec[k:]
+		if n > 0 {
+			dst = append(dst, `,"merged_from":[`...)
+			for j := uint64(0); j < n; j++ {
+				if j > 0 {
+					dst = append(dst, ',')
+				}
+				dst, rec = appendOrigin(dst, rec, baseFile, overlayFile)
+				dst = append(dst, '}')
+			}
+			dst = append(dst, ']')
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendOrigin writes an origin object without its closing brace.
+func appendOrigin(dst, rec []byte, baseFile, overlayFile string) ([]byte, []byte) {
+	code := rec[0]
+	line, k := binary.Uvarint(rec[1:])
+	col, k2 := binary.Uvarint(rec[1+k:])
+	file := baseFile
+	if code == layerOverlayDefaults || code == layerOverlaySource {
+		file = overlayFile
+	}
+	dst = append(dst, `{"layer":`...)
+	dst = appendString(dst, layerNames[code])
+	dst = append(dst, `,"file":`...)
+	dst = appendString(dst, file)
+	dst = append(dst, `,"line":`...)
+	dst = strconv.AppendUint(dst, line, 10)
+	dst = append(dst, `,"column":`...)
+	dst = strconv.AppendUint(dst, col, 10)
+	return dst, rec[1+k+k2:]
 }

@@ -29,8 +29,10 @@ func (in Inputs) CheckOptions() check.Options {
 // runCheck runs the tree check over the inputs. A usage error (an invalid
 // overlay name, placeholders without owners) is returned as an error: no
 // revision of such inputs can ever pass.
-func runCheck(in Inputs) (*checked, error) {
-	rep, err := check.CheckGovernance(in.CheckOptions())
+func runCheck(in Inputs, workers int) (*checked, error) {
+	opts := in.CheckOptions()
+	opts.Workers = workers
+	rep, err := check.CheckGovernance(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +52,11 @@ func runCheck(in Inputs) (*checked, error) {
 			out.problems = append(out.problems, describe(f))
 		}
 	}
-	for _, u := range rep.Units {
+	for i := range rep.Units {
+		u := rep.Units[i]
+		// The report outlives the build (it is served); the parsed documents
+		// must not.
+		rep.Units[i].BaseRoot, rep.Units[i].OverlayRoot = nil, nil
 		if !u.Materialized || u.Config == nil {
 			continue
 		}
@@ -62,7 +68,8 @@ func runCheck(in Inputs) (*checked, error) {
 				app = filepath.Base(filepath.Dir(abs))
 			}
 		}
-		out.units = append(out.units, unit{app: app, base: u.Base, overlay: u.Overlay, baseFile: u.BaseFile, overlayFile: u.OverlayFile, config: u.Config})
+		out.units = append(out.units, unit{app: app, base: u.Base, overlay: u.Overlay, baseFile: u.BaseFile, overlayFile: u.OverlayFile, config: u.Config,
+			baseRoot: u.BaseRoot, overlayRoot: u.OverlayRoot})
 	}
 	return out, nil
 }

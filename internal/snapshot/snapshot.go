@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -41,6 +44,7 @@ type Snapshot struct {
 	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
 	exact    map[string][]*Dataset
 	revJSON  []byte // the revision as a JSON string
+	etag     string // the revision as a strong entity tag, quoted
 	appsBody []byte
 }
 
@@ -64,7 +68,7 @@ type App struct {
 
 	byKey    map[string]*Dataset
 	defaults *Dataset // what a name matching no key resolves to
-	body     []byte   // GET /apps/{app}
+	revJSON  []byte   // the snapshot's revision, for the bodies encoded on request
 }
 
 // Dataset is one sources key and the rule it resolves to, with everything a
@@ -79,11 +83,13 @@ type Dataset struct {
 	DataspaceExpose bool
 	Conflict        string // governance.ConflictSentence or ""
 
+	// The bytes below are slices of one per-app arena, encoded once at build:
+	// the rule body is the hot path. What is rarely asked for (the facet, the
+	// list item, the app body) is encoded on request instead of held for every
+	// source.
 	tail       []byte // the rule body after "dataset": ,"app":…,"match":…,"rule":…,"exposure":…
 	globTail   []byte // the same for a glob key matching another name: match kind glob
-	provenance []byte // the provenance object (explain=true)
-	facet      []byte // the facet with the default producer and dataspace fields
-	item       []byte // the /datasets list item
+	provenance []byte // the provenance record (explain=true); see appendProvenanceJSON
 }
 
 // Errors of lookups; the HTTP layer maps them to status codes.
@@ -111,8 +117,9 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%s is declared by several apps (%s)", e.Dataset, strings.Join(e.Apps, ", "))
 }
 
-// build assembles a snapshot from a passed check.
-func build(revision string, files []InputFile, c *checked, layers map[string]*unitLayers, now time.Time) (*Snapshot, error) {
+// build assembles a snapshot from a passed check. Apps are independent, so
+// they are materialised in parallel; the global index is assembled after.
+func build(revision string, files []InputFile, c *checked, layers map[string]*unitLayers, now time.Time, workers int) (*Snapshot, error) {
 	s := &Snapshot{
 		Revision: revision,
 		LoadedAt: now,
@@ -121,39 +128,33 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 		report:   c.full,
 		Owners:   c.owners,
 		appIndex: map[string]*App{},
-		exact:    map[string][]*Dataset{},
 	}
 	if s.Owners == nil {
 		s.Owners = owners.Build(nil)
 	}
 	s.revJSON = appendString(nil, revision)
-	for _, u := range c.units {
-		if _, dup := s.appIndex[u.app]; dup {
+	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
+	built := make([]*App, len(c.units))
+	parallel(workers, len(c.units), func(i int) {
+		built[i] = buildApp(c.units[i], layers[c.units[i].base], s.revJSON)
+	})
+	total := 0
+	for i, a := range built {
+		if prev, dup := s.appIndex[a.Name]; dup {
 			// Two trees holding the same app name would make /apps/{app}
 			// ambiguous; refusing is better than serving one of them silently.
-			return nil, fmt.Errorf("app %q is served twice: %s and %s", u.app, s.appIndex[u.app].File, u.base)
+			return nil, fmt.Errorf("app %q is served twice: %s and %s", a.Name, prev.File, c.units[i].base)
 		}
-		a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config, byKey: map[string]*Dataset{}}
-		// Resolution builds the config's index lazily; build it now, while the
-		// snapshot is still private, so concurrent readers never write.
-		u.config.Source("")
-		lay := layers[u.base]
-		for _, src := range u.config.Sources {
-			rule, m := u.config.Resolve(src.Key)
-			d := newDataset(a, src.Key, rule, m, governance.HasMeta(src.Key))
-			d.provenance = lay.provenance(src.Key, true)
-			a.Datasets = append(a.Datasets, d)
-			a.byKey[src.Key] = d
-		}
-		a.defaults = newDataset(a, "", u.config.Defaults, governance.Match{Kind: governance.MatchDefaults}, false)
-		a.defaults.provenance = lay.provenance("", false)
 		s.apps = append(s.apps, a)
 		s.appIndex[a.Name] = a
+		total += len(a.Datasets)
 	}
 	if len(s.apps) == 0 {
 		return nil, errNothingToServe
 	}
 	slices.SortFunc(s.apps, func(a, b *App) int { return strings.Compare(a.Name, b.Name) })
+	s.datasets = make([]*Dataset, 0, total)
+	s.exact = make(map[string][]*Dataset, total)
 	for _, a := range s.apps {
 		for _, d := range a.Datasets {
 			s.datasets = append(s.datasets, d)
@@ -164,7 +165,6 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 				s.Counts.Datasets++
 			}
 		}
-		a.body = s.encodeApp(a)
 	}
 	s.Counts.Apps = len(s.apps)
 	s.Counts.Sources = len(s.datasets)
@@ -173,8 +173,86 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 	return s, nil
 }
 
-func newDataset(a *App, id string, rule *governance.Rule, m governance.Match, pattern bool) *Dataset {
-	d := &Dataset{
+// parallel runs f(0) … f(n-1) on up to workers goroutines.
+func parallel(workers, n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(workers, 1), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// buildApp materialises one unit: a dataset per sources key with its rule
+// body and provenance encoded into one arena.
+func buildApp(u unit, lay *unitLayers, revJSON []byte) *App {
+	a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config, revJSON: revJSON}
+	// Resolution builds the config's index lazily; build it now, while the
+	// snapshot is still private, so concurrent readers never write.
+	u.config.Source("")
+	n := len(u.config.Sources)
+	a.byKey = make(map[string]*Dataset, n)
+	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
+	type spans struct{ tail, glob, prov [2]int }
+	at := make([]spans, n+1)
+	// The arena is encoded into a scratch buffer reused across apps, then
+	// copied once at its exact size: growing a fresh buffer per app cost more
+	// in page faults and clearing than the encoding itself.
+	arena := scratch.Get().(*bytes.Buffer)
+	defer func() { arena.Reset(); scratch.Put(arena) }()
+	mark := func(from int) [2]int { return [2]int{from, arena.Len()} }
+	for i, src := range u.config.Sources {
+		rule, m := u.config.Resolve(src.Key)
+		d := &all[i]
+		pattern := governance.HasMeta(src.Key)
+		initDataset(d, a, src.Key, rule, m, pattern)
+		from := arena.Len()
+		appendTail(arena, a.Name, rule, m)
+		at[i].tail = mark(from)
+		if pattern {
+			from = arena.Len()
+			appendTail(arena, a.Name, rule, governance.Match{Kind: governance.MatchGlob, Pattern: src.Key})
+			at[i].glob = mark(from)
+		}
+		from = arena.Len()
+		arena.Write(lay.appendProvenance(arena.AvailableBuffer(), src.Key, true))
+		at[i].prov = mark(from)
+	}
+	a.defaults = &all[n]
+	initDataset(a.defaults, a, "", u.config.Defaults, governance.Match{Kind: governance.MatchDefaults}, false)
+	from := arena.Len()
+	appendTail(arena, a.Name, u.config.Defaults, governance.Match{Kind: governance.MatchDefaults})
+	at[n].tail = mark(from)
+	from = arena.Len()
+	arena.Write(lay.appendProvenance(arena.AvailableBuffer(), "", false))
+	at[n].prov = mark(from)
+
+	// One exact-size copy: a grown buffer holds up to twice what it needs.
+	buf := bytes.Clone(arena.Bytes())
+	cut := func(sp [2]int) []byte { return buf[sp[0]:sp[1]:sp[1]] }
+	a.Datasets = make([]*Dataset, n)
+	for i := range all {
+		d := &all[i]
+		d.tail, d.provenance = cut(at[i].tail), cut(at[i].prov)
+		if d.Pattern {
+			d.globTail = cut(at[i].glob)
+		}
+		if i < n {
+			a.Datasets[i] = d
+			a.byKey[d.ID] = d
+		}
+	}
+	return a
+}
+
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func initDataset(d *Dataset, a *App, id string, rule *governance.Rule, m governance.Match, pattern bool) {
+	*d = Dataset{
 		ID:              id,
 		App:             a,
 		Pattern:         pattern,
@@ -184,23 +262,12 @@ func newDataset(a *App, id string, rule *governance.Rule, m governance.Match, pa
 		DataspaceExpose: governance.DataspaceExpose(rule),
 		Conflict:        governance.ExposureConflict(rule),
 	}
-	d.tail = encodeTail(a.Name, rule, m)
-	if pattern {
-		d.globTail = encodeTail(a.Name, rule, governance.Match{Kind: governance.MatchGlob, Pattern: id})
-	}
-	d.facet = governance.BuildFacet(rule, governance.DefaultProducer, true)
-	if id != "" {
-		d.item = d.encodeItem()
-	}
-	return d
 }
 
-func encodeTail(app string, rule *governance.Rule, m governance.Match) []byte {
-	var buf bytes.Buffer
+func appendTail(buf *bytes.Buffer, app string, rule *governance.Rule, m governance.Match) {
 	buf.WriteString(`,"app":`)
-	buf.Write(appendString(nil, app))
-	AppendResolutionTail(&buf, rule, m)
-	return buf.Bytes()
+	buf.Write(appendString(buf.AvailableBuffer(), app))
+	AppendResolutionTail(buf, rule, m)
 }
 
 // MatchFor is how name resolved to d: a glob key answers a name other than
@@ -227,32 +294,37 @@ func AppendResolutionTail(buf *bytes.Buffer, rule *governance.Rule, m governance
 // AppendExposure writes {"expose":…,"dataspace_expose":…,"conflict":…}.
 func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
 	buf.WriteString(`{"expose":`)
-	buf.WriteString(fmt.Sprint(governance.EffectiveExpose(rule)))
+	buf.WriteString(strconv.FormatBool(governance.EffectiveExpose(rule)))
 	buf.WriteString(`,"dataspace_expose":`)
-	buf.WriteString(fmt.Sprint(governance.DataspaceExpose(rule)))
+	buf.WriteString(strconv.FormatBool(governance.DataspaceExpose(rule)))
 	buf.WriteString(`,"conflict":`)
 	if c := governance.ExposureConflict(rule); c != "" {
-		buf.Write(appendString(nil, c))
+		buf.Write(appendString(buf.AvailableBuffer(), c))
 	} else {
 		buf.WriteString("null")
 	}
 	buf.WriteByte('}')
 }
 
-func (d *Dataset) encodeItem() []byte {
-	var buf bytes.Buffer
+// appendItem writes the /datasets list item.
+func (d *Dataset) appendItem(buf *bytes.Buffer) {
 	buf.WriteString(`{"id":`)
-	buf.Write(appendString(nil, d.ID))
+	buf.Write(appendString(buf.AvailableBuffer(), d.ID))
 	buf.WriteString(`,"app":`)
-	buf.Write(appendString(nil, d.App.Name))
-	fmt.Fprintf(&buf, `,"pattern":%t,"expose":%t,"dataspace_expose":%t,"conflict":`, d.Pattern, d.Expose, d.DataspaceExpose)
+	buf.Write(appendString(buf.AvailableBuffer(), d.App.Name))
+	buf.WriteString(`,"pattern":`)
+	buf.WriteString(strconv.FormatBool(d.Pattern))
+	buf.WriteString(`,"expose":`)
+	buf.WriteString(strconv.FormatBool(d.Expose))
+	buf.WriteString(`,"dataspace_expose":`)
+	buf.WriteString(strconv.FormatBool(d.DataspaceExpose))
+	buf.WriteString(`,"conflict":`)
 	if d.Conflict != "" {
-		buf.Write(appendString(nil, d.Conflict))
+		buf.Write(appendString(buf.AvailableBuffer(), d.Conflict))
 	} else {
 		buf.WriteString("null")
 	}
 	buf.WriteByte('}')
-	return buf.Bytes()
 }
 
 // Apps returns every app, by name.
@@ -339,7 +411,7 @@ func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, ex
 	}
 	if explain {
 		buf.WriteString(`,"provenance":`)
-		buf.Write(d.provenance)
+		buf.Write(appendProvenanceJSON(buf.AvailableBuffer(), d.provenance, d.App.File, d.App.OverlayFile))
 	}
 	buf.WriteByte('}')
 }
@@ -361,23 +433,27 @@ func (s *Snapshot) AppendExposureBody(buf *bytes.Buffer, name string, d *Dataset
 	buf.WriteByte('}')
 }
 
-// Facet is the governance facet of d's rule; the default producer with
-// dataspace fields is worked out once.
+// Facet is the governance facet of d's rule.
 func (d *Dataset) Facet(producer string, includeDataspace bool) []byte {
-	if producer == governance.DefaultProducer && includeDataspace {
-		return d.facet
-	}
 	return governance.BuildFacet(d.Rule, producer, includeDataspace)
 }
 
-// Provenance is the pre-encoded provenance object of d's rule.
-func (d *Dataset) Provenance() []byte { return d.provenance }
+// Provenance is the provenance object of d's rule.
+func (d *Dataset) Provenance() []byte {
+	return appendProvenanceJSON(nil, d.provenance, d.App.File, d.App.OverlayFile)
+}
 
 // AppsBody is the body of GET /apps.
 func (s *Snapshot) AppsBody() []byte { return s.appsBody }
 
-// Body is the body of GET /apps/{app}.
-func (a *App) Body() []byte { return a.body }
+// Body is the body of GET /apps/{app}: every source of the app, so encoded on
+// request rather than held beside the rule bodies that already say the same.
+func (a *App) Body() []byte { return a.encode() }
+
+// ETag is the entity tag of every representation derived from this revision:
+// the body of a GET is a function of the URL and the revision, so the revision
+// is a strong validator. Worked out once rather than per request.
+func (s *Snapshot) ETag() string { return s.etag }
 
 // RevisionJSON is the revision as a JSON string.
 func (s *Snapshot) RevisionJSON() []byte { return s.revJSON }
@@ -403,10 +479,10 @@ func (s *Snapshot) encodeApps() []byte {
 	return buf.Bytes()
 }
 
-func (s *Snapshot) encodeApp(a *App) []byte {
+func (a *App) encode() []byte {
 	var buf bytes.Buffer
 	buf.WriteString(`{"revision":`)
-	buf.Write(s.revJSON)
+	buf.Write(a.revJSON)
 	buf.WriteString(`,"name":`)
 	buf.Write(appendString(nil, a.Name))
 	buf.WriteString(`,"file":`)

@@ -4,8 +4,10 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/celine-eu/governanced/internal/check"
+	"runtime"
 	"sync"
+
+	"github.com/celine-eu/governanced/internal/check"
 	"sync/atomic"
 	"time"
 )
@@ -51,7 +53,10 @@ func (l *Loader) Fingerprint() (string, []InputFile, error) { return l.Inputs.fi
 // snapshot from exactly the units it checked. A failing check is a
 // *Rejection. The inputs are hashed before and after, so the revision always
 // names the bytes that were checked.
-func (l *Loader) Build() (*Snapshot, error) {
+func (l *Loader) Build() (*Snapshot, error) { return l.build(runtime.GOMAXPROCS(0)) }
+
+// build is Build on up to workers goroutines.
+func (l *Loader) build(workers int) (*Snapshot, error) {
 	now := time.Now
 	if l.Now != nil {
 		now = l.Now
@@ -61,14 +66,17 @@ func (l *Loader) Build() (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := runCheck(l.Inputs)
+		if err := l.Inputs.readable(); err != nil {
+			return nil, err // integrity.go: never serve a tree missing what it cannot read
+		}
+		c, err := runCheck(l.Inputs, workers)
 		if err != nil {
 			return nil, err
 		}
 		layers := map[string]*unitLayers{}
 		if c.ok {
 			for _, u := range c.units {
-				layers[u.base] = readLayers(u)
+				layers[u.base] = newUnitLayers(u)
 			}
 		}
 		after, _, err := l.Inputs.fingerprint()
@@ -81,7 +89,7 @@ func (l *Loader) Build() (*Snapshot, error) {
 		if !c.ok {
 			return nil, &Rejection{Revision: rev, Report: c.report, Problems: c.problems, Full: c.full}
 		}
-		return build(rev, files, c, layers, now())
+		return build(rev, files, c, layers, now(), workers)
 	}
 	return nil, ErrInputsChanged
 }
@@ -164,7 +172,13 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 			return st
 		}
 	}
-	snap, err := s.loader.Build()
+	workers := runtime.GOMAXPROCS(0)
+	if st.Previous != "" && workers > 1 {
+		// Readers are being served: the build leaves them a processor, so a
+		// reload slows answers down rather than stalling them (docs/performance.md).
+		workers--
+	}
+	snap, err := s.loader.build(workers)
 	var rej *Rejection
 	switch {
 	case errors.As(err, &rej):

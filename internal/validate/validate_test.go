@@ -272,7 +272,13 @@ func TestAliasBombIsRefused(t *testing.T) {
 		}
 		b.WriteString("]\n")
 	}
-	vs, err := SchemaErrors(parse(t, b.String()), schemas.Governance, "bomb.yaml")
+	// The reader refuses the bomb itself (yaml11.Limits.MaxAliasValues); read
+	// unbounded, the schema validator must still refuse to walk it.
+	bomb, _, err := yaml11.ParseWithWarnings([]byte(b.String()), yaml11.Limits{MaxAliasValues: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := SchemaErrors(Document(bomb), schemas.Governance, "bomb.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package yaml11
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 )
@@ -74,6 +73,10 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// AppendJSON writes the value as MarshalJSON renders it into buf, without an
+// intermediate slice: rule bodies embed row filters and extra fields.
+func (n *Node) AppendJSON(buf *bytes.Buffer) { writeJSON(buf, n) }
+
 func writeJSON(buf *bytes.Buffer, n *Node) {
 	if n == nil {
 		buf.WriteString("null")
@@ -134,8 +137,5 @@ func jsonFloat(f float64) string {
 }
 
 func writeJSONString(buf *bytes.Buffer, s string) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	buf.Truncate(buf.Len() - 1) // Encode's newline
+	buf.Write(AppendJSONString(buf.AvailableBuffer(), s))
 }

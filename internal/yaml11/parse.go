@@ -48,6 +48,13 @@ type Limits struct {
 	MaxBytes int // document size; default 64 MiB
 	MaxDepth int // nesting of collections; default 1000
 	MaxNodes int // values after alias sharing, counting every merge-key copy; default 10 million
+	// MaxAliasValues bounds the values aliases add when the document is read
+	// as a tree, each alias counting every value under its anchor: what a
+	// "billion laughs" document multiplies. The tree shares an alias's node,
+	// but anything that walks it (JSON, schema validation, a message quoting
+	// a value) pays for every copy. Default 1 million; negative for no bound.
+	// Nesting through aliases counts towards MaxDepth as if they were copied.
+	MaxAliasValues int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -59,6 +66,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxNodes <= 0 {
 		l.MaxNodes = 10_000_000
+	}
+	if l.MaxAliasValues == 0 {
+		l.MaxAliasValues = 1_000_000
 	}
 	return l
 }
@@ -124,6 +134,7 @@ type builder struct {
 	warnings []Warning
 	limits   Limits
 	nodes    int
+	aliases  aliasCost
 }
 
 func errAt(n *yaml.Node, format string, args ...any) *Error {
@@ -142,6 +153,8 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 	if depth > b.limits.MaxDepth {
 		return nil, errAt(n, "nesting deeper than %d levels", b.limits.MaxDepth)
 	}
+	b.aliases.reach(depth)
+	alias := n
 	if n.Kind == yaml.AliasNode {
 		if n.Alias == nil {
 			return nil, errAt(n, "unknown alias %q", n.Value)
@@ -151,8 +164,12 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 	// Only an anchored node can be reached twice (through an alias) or contain
 	// itself, so only those are remembered.
 	anchored := n.Anchor != ""
+	var mark aliasMark
 	if anchored {
 		if done, ok := b.built[n]; ok {
+			if err := b.aliases.reuse(done, depth, b.limits); err != nil {
+				return nil, errAt(alias, "%s", err)
+			}
 			return done, nil
 		}
 		if b.building[n] {
@@ -163,6 +180,7 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 		}
 		b.building[n] = true
 		defer delete(b.building, n)
+		mark = b.aliases.start(depth, b.nodes)
 	}
 	if err := b.count(n, 1); err != nil {
 		return nil, err
@@ -200,6 +218,7 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 	}
 	if anchored {
 		b.built[n] = out
+		b.aliases.done(out, mark, depth, b.nodes)
 	}
 	return out, nil
 }

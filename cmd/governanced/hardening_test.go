@@ -1,0 +1,244 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// dial opens a raw TCP connection to the server.
+func (s *server) dial(t *testing.T) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// dribble writes prompt at once, then msg one byte at a time, every gap,
+// until the server closes the connection or the message is out. It reports
+// whether the server cut the client off and what it answered before (if
+// anything).
+func dribble(c net.Conn, prompt, msg string, gap time.Duration) (cut bool, answer string) {
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(c) // until the server closes
+		got <- string(b)
+	}()
+	if _, err := io.WriteString(c, prompt); err != nil {
+		return true, <-got
+	}
+	for i := 0; i < len(msg); i++ {
+		select {
+		case a := <-got:
+			return true, a
+		default:
+		}
+		if _, err := c.Write([]byte{msg[i]}); err != nil {
+			return true, <-got
+		}
+		time.Sleep(gap)
+	}
+	// Everything was sent: whatever the server does now is not a cut-off.
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	return false, <-got
+}
+
+// TestSlowClientsAreCutOff: a client that dribbles its headers (slowloris)
+// is disconnected once --read-header-timeout passes, one that dribbles its
+// body once --request-timeout passes; meanwhile everyone else is served.
+func TestSlowClientsAreCutOff(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "apps", "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "apps", "a", "governance.yaml"), []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
+	s := startServe(t, nil, "--tree", dir, "--log-level", "error",
+		"--read-header-timeout", "300ms", "--request-timeout", "1s")
+
+	// A header line long enough to take a minute at one byte every 50ms.
+	slowHeaders := "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 1200) + "\r\n\r\n"
+	// Headers at once, then a body of 1200 bytes at the same pace.
+	bodyHeaders := "POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-tar\r\nContent-Length: 1200\r\n\r\n"
+	slowBody := strings.Repeat("\x00", 1200)
+
+	// Many slow clients at once must not starve a prompt one.
+	type result struct {
+		body   bool // a slow body, not slow headers
+		cut    bool
+		answer string
+	}
+	results := make(chan result, 40)
+	for i := range 40 {
+		prompt, msg := "", slowHeaders
+		if i%2 == 1 {
+			prompt, msg = bodyHeaders, slowBody
+		}
+		c := s.dial(t)
+		go func() {
+			cut, answer := dribble(c, prompt, msg, 50*time.Millisecond)
+			results <- result{prompt != "", cut, answer}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // the slow clients are connected
+	resp, err := http.Get(s.base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a prompt client behind 40 slow ones: %d", resp.StatusCode)
+	}
+	answers := map[string]int{}
+	for range 40 {
+		r := <-results
+		if !r.cut {
+			t.Fatalf("a slow client was never cut off; it got %q", r.answer)
+		}
+		// Slow headers get net/http's bare 400 or nothing; a slow body gets
+		// 408 (it held a validation slot and the body stopped arriving) or
+		// 429 (every slot was taken by the other slow bodies) — never a 5xx
+		// nor a report of a truncated tree.
+		got := firstLine(r.answer)
+		ok := got == "" || got == "HTTP/1.1 400 Bad Request"
+		if r.body {
+			ok = got == "HTTP/1.1 429 Too Many Requests" ||
+				got == "HTTP/1.1 408 Request Timeout" && strings.Contains(r.answer, "the request body did not arrive within the request timeout")
+		}
+		if !ok {
+			t.Errorf("a slow client (body %v) was answered:\n%s", r.body, r.answer)
+		}
+		answers[got]++
+	}
+	t.Logf("what the slow clients got before the close: %v", answers)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\r\n")
+	return line
+}
+
+// TestServeAuth runs the server with a token file: POSTs and /metrics need
+// the token, reads do not, the start-up log says authentication is on, and no
+// token ever appears in the log.
+func TestServeAuth(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "apps", "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "apps", "a", "governance.yaml"), []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
+	const token = "Zm9vYmFyYmF6cXV4LXRva2VuLTEyMzQ1Njc4OTA="
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("# rotated on Monday\n"+token+"\n"), 0o600)
+	s := startServe(t, map[string]string{"GOVERNANCED_AUTH_TOKEN_FILE": tokenFile}, "--tree", dir, "--log-level", "debug")
+
+	call := func(method, path, auth string) (int, string) {
+		req, _ := http.NewRequest(method, s.base+path, strings.NewReader(`{"base": {}, "override": {}}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
+	}
+	type answer struct {
+		Status    int
+		Challenge string
+	}
+	tests := []struct {
+		method, path, auth string
+		want               answer
+	}{
+		{"POST", "/merge", "", answer{401, `Bearer realm="governanced"`}},
+		{"POST", "/merge", "Bearer wrong-token-0000000000000", answer{401, `Bearer realm="governanced", error="invalid_token"`}},
+		{"POST", "/merge", "Bearer " + token, answer{200, ""}},
+		{"GET", "/metrics", "", answer{401, `Bearer realm="governanced"`}},
+		{"GET", "/metrics", "Bearer " + token, answer{200, ""}},
+		{"GET", "/apps", "", answer{200, ""}},
+		{"GET", "/status", "", answer{200, ""}},
+	}
+	for _, tt := range tests {
+		code, challenge := call(tt.method, tt.path, tt.auth)
+		if diff := cmp.Diff(tt.want, answer{code, challenge}); diff != "" {
+			t.Errorf("%s %s with %q (-want +got):\n%s", tt.method, tt.path, tt.auth, diff)
+		}
+	}
+	s.stop()
+	logs := s.stderr.String()
+	if !strings.Contains(logs, "authentication on") || !strings.Contains(logs, `"token_source":"file `+tokenFile+`"`) {
+		t.Errorf("the start-up log does not say authentication is on:\n%s", logs)
+	}
+	if strings.Contains(logs, token) || strings.Contains(logs, "wrong-token") {
+		t.Errorf("a token reached the log")
+	}
+}
+
+// TestServeWithoutAuthSaysSo: off is the default, and the log says so loudly.
+func TestServeWithoutAuthSaysSo(t *testing.T) {
+	s := startServe(t, map[string]string{"GOVERNANCED_LOG_LEVEL": "warn"})
+	s.stop()
+	if logs := s.stderr.String(); !strings.Contains(logs, `"level":"warn"`) || !strings.Contains(logs, "AUTHENTICATION IS OFF") {
+		t.Errorf("no warning that authentication is off:\n%s", logs)
+	}
+}
+
+func TestAuthConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o600)
+		return p
+	}
+	const tok = "0123456789abcdef0123"
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		tokens []string
+		err    string // a substring of the usage error
+	}{
+		{name: "off by default"},
+		{name: "environment token", env: map[string]string{"GOVERNANCED_AUTH_TOKEN": tok + "\n"}, tokens: []string{tok}},
+		{name: "token file flag", args: []string{"--auth-token-file", write("one", tok+"\n")}, tokens: []string{tok}},
+		{name: "token file variable", env: map[string]string{"GOVERNANCED_AUTH_TOKEN_FILE": write("env", tok)}, tokens: []string{tok}},
+		{name: "rotation: two tokens, comments, blank lines, CRLF", args: []string{"--auth-token-file", write("two", "# old\r\n"+tok+"\r\n\r\n"+tok+"XYZ==\r\n")}, tokens: []string{tok, tok + "XYZ=="}},
+		{name: "file and variable", args: []string{"--auth-token-file", write("both", tok)}, env: map[string]string{"GOVERNANCED_AUTH_TOKEN": tok}, err: "not both"},
+		{name: "missing file", args: []string{"--auth-token-file", filepath.Join(dir, "nope")}, err: "no such file"},
+		{name: "empty file", args: []string{"--auth-token-file", write("empty", "# nothing\n\n")}, err: "holds no token"},
+		{name: "short token", env: map[string]string{"GOVERNANCED_AUTH_TOKEN": "short"}, err: "at least 16 characters"},
+		{name: "token with a space", args: []string{"--auth-token-file", write("space", "0123456789 abcdef0123\n")}, err: "line 1: a token may hold only"},
+		{name: "token with a quote", env: map[string]string{"GOVERNANCED_AUTH_TOKEN": `0123456789"abcdef0123`}, err: "a token may hold only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseServeArgs(tt.args, mapEnv(tt.env), io.Discard)
+			if tt.err != "" {
+				var ue *usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want a usage error mentioning %q", err, tt.err)
+				}
+				if strings.Contains(err.Error(), "0123456789") {
+					t.Errorf("the error quotes the token: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.tokens, c.auth.tokens); diff != "" {
+				t.Errorf("tokens (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

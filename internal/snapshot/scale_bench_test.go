@@ -1,0 +1,99 @@
+package snapshot
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/celine-eu/governanced/internal/treegen"
+)
+
+// scaleSizes are the tree sizes every scale benchmark runs at.
+var scaleSizes = []int{1_000, 10_000, 100_000}
+
+// genTree writes a generated tree shaped like the load script's (≈470 bytes a
+// source with descriptions, a tenth globs, overlays for 30% of the apps, 1 000
+// sources an app) and returns the loader serving it.
+func genTree(b *testing.B, n int) (*Loader, *treegen.Tree) {
+	b.Helper()
+	tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+	dir := b.TempDir()
+	if err := tree.Write(dir); err != nil {
+		b.Fatal(err)
+	}
+	return &Loader{Inputs: Inputs{
+		Trees:       []string{dir},
+		Owners:      []string{filepath.Join(dir, "owners.yaml")},
+		OverlayName: "deploy",
+	}}, tree
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkBuildGenerated is a cold load of a generated tree: fingerprint,
+// check (read, schema-validate, parse, merge, resolve owners), index and
+// pre-encode. retained-B is the live heap the snapshot holds once built, and
+// retained/yaml its ratio to the YAML bytes (the target is at most 5).
+func BenchmarkBuildGenerated(b *testing.B) {
+	for _, n := range scaleSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			l, tree := genTree(b, n)
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			var s *Snapshot
+			for b.Loop() {
+				s = nil // the previous revision is garbage before the next build, as in a reload's steady state
+				var err error
+				if s, err = l.Build(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			s = nil
+			base := heapInUse()
+			s, _ = l.Build()
+			retained := heapInUse() - base
+			runtime.KeepAlive(s)
+			b.ReportMetric(float64(retained), "retained-B")
+			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+		})
+	}
+}
+
+// BenchmarkGlobalResolve is Snapshot.Resolve, the lookup behind GET
+// /datasets/{id}/rule, over every app of a generated tree: literal keys, names
+// only a glob matches, and names nothing matches (every app's glob index is
+// asked).
+func BenchmarkGlobalResolve(b *testing.B) {
+	for _, n := range scaleSizes {
+		l, tree := genTree(b, n)
+		s, err := l.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, k := range []struct {
+			name  string
+			names []string
+			miss  bool
+		}{{"exact", tree.ExactNames, false}, {"glob", tree.GlobNames, false}, {"miss", tree.MissNames, true}} {
+			b.Run(fmt.Sprintf("%s/%d", k.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					_, err := s.Resolve(k.names[i%len(k.names)])
+					if (err != nil) != k.miss {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}

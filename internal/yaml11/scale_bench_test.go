@@ -1,0 +1,29 @@
+package yaml11_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/celine-eu/governanced/internal/treegen"
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// BenchmarkParseGenerated is the YAML read alone (go.yaml.in/yaml/v3 nodes to
+// PyYAML-typed nodes) over generated trees shaped like the load script's:
+// ≈470 bytes a source, 1 000 sources a file.
+func BenchmarkParseGenerated(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, data := range tree.Files {
+					if _, err := yaml11.Parse(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

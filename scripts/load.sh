@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Load test (issue 8): GET /datasets/{id}/rule on a generated tree, measured
+# against a bare net/http handler writing a body of the same size, then again
+# while the tree reloads under load. Loopback only; bounded in time; kills
+# what it started. docs/performance.md has the figures and how to read them.
+#
+#   scripts/load.sh                       # 100 000 sources, ~47 MB of YAML
+#   SOURCES=10000 DURATION=10 scripts/load.sh
+#
+# Knobs (environment): SOURCES (100000), APPS (SOURCES/1000), DESCRIPTION (225
+# bytes of prose a source: the Python baseline's ~470 bytes a source), DURATION
+# seconds per throughput run (15), ROUNDS of bare/governanced pairs (2), CONNS
+# (32), THREADS (1: the machine has two cores and the servers need one),
+# RELOADS (6), RELOAD_DURATION seconds of load around them (60), PORT (28480),
+# LOG_LEVEL of governanced (info: one log line a request, as in production),
+# WORK directory (a new temporary one, removed at the end unless KEEP=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SOURCES=${SOURCES:-100000}
+APPS=${APPS:-$(( SOURCES / 1000 > 0 ? SOURCES / 1000 : 1 ))}
+DESCRIPTION=${DESCRIPTION:-225}
+DURATION=${DURATION:-15}
+ROUNDS=${ROUNDS:-2}
+CONNS=${CONNS:-32}
+THREADS=${THREADS:-1}
+RELOADS=${RELOADS:-6}
+RELOAD_DURATION=${RELOAD_DURATION:-60}
+PORT=${PORT:-28480}
+BARE_PORT=$((PORT + 1))
+LOG_LEVEL=${LOG_LEVEL:-info}
+WORK=${WORK:-$(mktemp -d /tmp/governanced-load.XXXXXX)}
+HOST=127.0.0.1 # loopback only: never point this at another address
+
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  if [ "${KEEP:-0}" != 1 ]; then rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { printf '%s\n' "$*"; }
+die() { say "load.sh: $*" >&2; exit 1; }
+
+if ! command -v wrk >/dev/null; then
+  say "installing wrk"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null || die "cannot install wrk"
+fi
+for port in "$PORT" "$BARE_PORT"; do
+  if (exec 3<>"/dev/tcp/$HOST/$port") 2>/dev/null; then die "port $port is taken on $HOST; set PORT"; fi
+done
+
+say "== machine"
+say "nproc: $(nproc)"
+say "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+free -h | sed -n '1,2p'
+say "go: $(go version)"
+say "wrk: $(wrk -v 2>&1 | head -1)"
+
+say "== build"
+mkdir -p "$WORK/bin"
+CGO_ENABLED=0 go build -trimpath -o "$WORK/bin/" ./cmd/governanced ./cmd/gentree ./cmd/barehttp
+
+say "== tree"
+"$WORK/bin/gentree" -out "$WORK" -sources "$SOURCES" -apps "$APPS" -description "$DESCRIPTION"
+TREE=$WORK/tree
+IDS=$WORK/ids.txt
+
+# rss PID FIELD: a /proc/PID/status memory line in MiB.
+rss() { awk -v f="$2:" '$1 == f { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+
+# wait_ready URL SECONDS: poll until 200, bounded.
+wait_ready() {
+  local deadline=$((SECONDS + $2))
+  until curl -fs -o /dev/null "$1"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.05
+  done
+}
+
+say "== cold load: governanced serve --tree (check, index, pre-encode)"
+GOV=http://$HOST:$PORT
+start=$(date +%s.%N)
+"$WORK/bin/governanced" serve --tree "$TREE" --owners "$TREE/owners.yaml" --overlay-name deploy \
+  --addr "$HOST:$PORT" --log-level "$LOG_LEVEL" --rescan-interval 0 >"$WORK/governanced.log" 2>&1 &
+gov=$!
+pids+=("$gov")
+wait_ready "$GOV/readyz" 300 || die "governanced was not ready within 300 s (log: $WORK/governanced.log)"
+ready=$(date +%s.%N)
+cpu=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$gov/stat")
+say "$(awk -v a="$start" -v b="$ready" 'BEGIN { printf "cold load to ready: %.2f s wall", b - a }'), ${cpu} s CPU (user+sys)"
+say "load duration (server's own): $(curl -s "$GOV/status" | grep -o '"duration_ms":[0-9.]*' | head -1 | cut -d: -f2) ms"
+say "counts: $(curl -s "$GOV/status" | grep -o '"counts":{[^}]*}')"
+yaml_bytes=$(find "$TREE" -name '*.yaml' -exec cat {} + | wc -c)
+say "yaml bytes: $yaml_bytes"
+say "peak RSS during the cold load: $(rss "$gov" VmHWM) MiB"
+
+# The bare handler's body is the size of a typical rule response.
+size=$(head -n 2000 "$IDS" | awk 'NR % 4 == 1' | while read -r id; do
+  curl -s -o /dev/null -w '%{size_download}\n' "$GOV/datasets/$id/rule"
+done | awk '{ s += $1; n++ } END { printf "%d", s / n }')
+say "typical rule body: $size bytes"
+"$WORK/bin/barehttp" -addr "$HOST:$BARE_PORT" -size "$size" &
+bare=$!
+pids+=("$bare")
+wait_ready "http://$HOST:$BARE_PORT/" 10 || die "barehttp did not start"
+
+cat >"$WORK/rule.lua" <<'LUA'
+-- Picks a dataset name from ids.txt for each request (nine exact names to one
+-- that only a glob matches) and prints one machine-readable line at the end.
+local ids = {}
+for line in io.lines(os.getenv("IDS")) do ids[#ids + 1] = line end
+math.randomseed(os.time())
+request = function()
+  return wrk.format("GET", "/datasets/" .. ids[math.random(#ids)] .. "/rule")
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    "RESULT rps=%.0f requests=%d p50_us=%d p90_us=%d p99_us=%d max_us=%d non2xx=%d socket_errors=%d\n",
+    summary.requests / summary.duration * 1e6, summary.requests,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    e.status, e.connect + e.read + e.write + e.timeout))
+end
+LUA
+
+# drive URL SECONDS: one wrk run; prints its RESULT line.
+drive() {
+  IDS=$IDS timeout $(( $2 + 30 )) wrk -t"$THREADS" -c"$CONNS" -d"$2s" --timeout 5s -s "$WORK/rule.lua" "$1" | grep '^RESULT' || die "wrk failed against $1"
+}
+field() { sed -n "s/.*[ ]$2=\([0-9.]*\).*/\1/p" <<<"$1"; }
+
+say "== throughput: $ROUNDS rounds of ${DURATION}s, $CONNS connections, $THREADS wrk thread(s)"
+drive "$GOV" 3 >/dev/null # warm both: connections, caches, the JIT-free but page-faulting first requests
+drive "http://$HOST:$BARE_PORT" 3 >/dev/null
+bare_sum=0; gov_sum=0; steady_p99=0
+for r in $(seq "$ROUNDS"); do
+  b=$(drive "http://$HOST:$BARE_PORT" "$DURATION")
+  g=$(drive "$GOV" "$DURATION")
+  say "round $r bare:        $b"
+  say "round $r governanced: $g"
+  bare_sum=$(awk -v s="$bare_sum" -v x="$(field "$b" rps)" 'BEGIN { print s + x }')
+  gov_sum=$(awk -v s="$gov_sum" -v x="$(field "$g" rps)" 'BEGIN { print s + x }')
+  steady_p99=$(awk -v s="$steady_p99" -v x="$(field "$g" p99_us)" 'BEGIN { print (x > s) ? x : s }')
+done
+kill "$bare" 2>/dev/null || true
+awk -v b="$bare_sum" -v g="$gov_sum" -v n="$ROUNDS" 'BEGIN {
+  printf "THROUGHPUT bare=%.0f rps governanced=%.0f rps ratio=%.2f (target >= 0.80)\n", b / n, g / n, g / b }'
+say "steady p99 (worst round): ${steady_p99} us"
+
+say "== reload under load: up to $RELOADS reloads in ${RELOAD_DURATION}s of load"
+sleep 2
+steady_rss=$(rss "$gov" VmRSS)
+echo 5 >"/proc/$gov/clear_refs" 2>/dev/null || say "(cannot reset VmHWM: the peak below includes the cold load)"
+reloads_before=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
+IDS=$IDS timeout $(( RELOAD_DURATION + 30 )) wrk -t"$THREADS" -c"$CONNS" -d"${RELOAD_DURATION}s" --timeout 5s \
+  -s "$WORK/rule.lua" "$GOV" >"$WORK/reload-wrk.out" &
+load=$!
+pids+=("$load")
+done_reloads=0
+for i in $(seq "$RELOADS"); do
+  kill -0 "$load" 2>/dev/null || break
+  sleep 2
+  before=$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)
+  if (( i % 2 )); then
+    # A content change: what git-sync delivers. The watcher debounces and reloads.
+    printf '# reload %d under load\n' "$i" >>"$TREE/apps/app_000/governance.yaml"
+  else
+    kill -HUP "$gov" # the operator's forced reload: a full rebuild of unchanged inputs
+  fi
+  deadline=$((SECONDS + 60))
+  while [ $SECONDS -lt $deadline ] && [ "$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)" = "$before" ]; do
+    sleep 0.1
+  done
+  done_reloads=$((done_reloads + 1))
+done
+wait "$load" || true
+reloads_after=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
+res=$(grep '^RESULT' "$WORK/reload-wrk.out" || die "wrk failed during reloads")
+say "during reloads: $res"
+peak_rss=$(rss "$gov" VmHWM)
+awk -v p="$(field "$res" p99_us)" -v s="$steady_p99" -v n2="$(field "$res" non2xx)" -v se="$(field "$res" socket_errors)" \
+  -v ok="$(( ${reloads_after%.*} - ${reloads_before%.*} ))" -v tried="$done_reloads" -v rs="$steady_rss" -v pk="$peak_rss" -v y="$yaml_bytes" 'BEGIN {
+  printf "RELOAD reloads=%d/%d failed_requests=%d p99_steady=%dus p99_during=%dus ratio=%.2f (target <= 2.00)\n", ok, tried, n2 + se, s, p, p / s
+  printf "MEMORY steady_rss=%dMiB (%.1fx the YAML; target <= 5) peak_rss_during_reloads=%dMiB ratio=%.2f (target <= 2.00)\n", rs, rs * 1048576 / y, pk, pk / rs }'
