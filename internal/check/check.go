@@ -187,20 +187,9 @@ func (c *checker) loadAll() {
 		jobs = append(jobs, job{o, schemas.GovernanceOverlay})
 	}
 	results := make([][]Finding, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(c.workers(), len(jobs)) {
-		wg.Go(func() {
-			for i := range next {
-				results[i] = c.loadGovernance(jobs[i].f, jobs[i].schema)
-			}
-		})
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel(c.workers(), len(jobs), func(i int) {
+		results[i] = c.loadGovernance(jobs[i].f, jobs[i].schema)
+	})
 	for _, r := range results {
 		c.findings = append(c.findings, r...)
 	}
@@ -423,6 +412,12 @@ func (c *checker) workers() int {
 
 // parallel runs f(0) … f(n-1) on up to workers goroutines.
 func parallel(workers, n int, f func(i int)) {
+	if workers <= 1 {
+		for i := range n { // on the caller's goroutine and thread
+			f(i)
+		}
+		return
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, n) {

@@ -9,6 +9,10 @@ import (
 // FuzzParse feeds the registry loader arbitrary documents: it must never panic,
 // and whatever it accepts must build into a registry whose lookups agree.
 func FuzzParse(f *testing.F) {
+	// dataset-api's registry as it is today, then the package's own cases.
+	if b, err := os.ReadFile("../../../shared/reference/dataset-api/owners.yaml"); err == nil {
+		f.Add(b)
+	}
 	for _, name := range []string{"dataset-api-owners.yaml", "merged-base.yaml", "merged-deploy.yaml", "partial.yaml"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {

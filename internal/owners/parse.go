@@ -171,4 +171,3 @@ func optString(file string, v *yaml11.Node, at string) (*string, error) {
 func invalid(file string, at *yaml11.Node, path, format string, args ...any) *Error {
 	return &Error{Kind: Invalid, File: file, Pos: at.Pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
-

@@ -175,6 +175,12 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 
 // parallel runs f(0) … f(n-1) on up to workers goroutines.
 func parallel(workers, n int, f func(i int)) {
+	if workers <= 1 {
+		for i := range n { // on the caller's goroutine: a niced reload's thread
+			f(i)
+		}
+		return
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(max(workers, 1), n) {

@@ -172,13 +172,17 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 			return st
 		}
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if st.Previous != "" && workers > 1 {
-		// Readers are being served: the build leaves them a processor, so a
-		// reload slows answers down rather than stalling them (docs/performance.md).
-		workers--
+	var snap *Snapshot
+	var err error
+	if st.Previous == "" {
+		// Nothing is served yet: the first load uses every processor.
+		snap, err = s.loader.build(runtime.GOMAXPROCS(0))
+	} else {
+		// Readers are being served: the build runs on one thread at a lower
+		// priority, so a reload takes longer but the answers hardly slow
+		// down (docs/performance.md).
+		runNiced(func() { snap, err = s.loader.build(1) })
 	}
-	snap, err := s.loader.build(workers)
 	var rej *Rejection
 	switch {
 	case errors.As(err, &rej):

@@ -2,6 +2,8 @@ package yaml11
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -139,6 +141,14 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"a: 1", "x: &A {p: 1}\ny: {<<: *A, q: 2}", "- [1, 2]", "a: 2024-01-01 10:00:00Z", "1: 2\ntrue: 3"} {
 		f.Add([]byte(s))
 	}
+	// The real documents this reader exists for, and a bomb it must refuse.
+	refs, _ := filepath.Glob("../../../shared/reference/celine-pipelines/apps/*/governance.yaml")
+	for _, p := range append(refs, "../../../shared/reference/dataset-api/owners.yaml") {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(laughs(9)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := Parse(data)
 		if err != nil {

@@ -1,0 +1,33 @@
+package snapshot
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// niceness is the calling thread's nice value (the raw getpriority system call
+// answers 20 - nice).
+func niceness(t *testing.T) int {
+	p, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 20 - p
+}
+
+// TestRunNicedLowersOnlyTheBuildThread: a reload's build runs niced, and the
+// priority does not leak to the thread that asked for it (a reader's, later).
+func TestRunNicedLowersOnlyTheBuildThread(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := niceness(t)
+	var inside int
+	runNiced(func() { inside = niceness(t) })
+	if inside < reloadNice {
+		t.Errorf("build thread nice %d, want at least %d", inside, reloadNice)
+	}
+	if after := niceness(t); after != before {
+		t.Errorf("caller's nice %d after the build, was %d", after, before)
+	}
+}
