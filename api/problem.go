@@ -7,7 +7,7 @@ import (
 
 // ProblemBase prefixes every problem type; each type has a section in the
 // service documentation explaining it.
-const ProblemBase = "https://github.com/celine-eu/governanced/blob/main/docs/service.md#problem-"
+const ProblemBase = "https://github.com/celine-eu/governanced/blob/main/README.md#problem-"
 
 // problem is an RFC 9457 problem detail. Extension members go in ext and are
 // written after the standard ones.
