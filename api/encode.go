@@ -100,9 +100,6 @@ func writeJSONValue(buf *bytes.Buffer, v any) {
 	buf.Truncate(buf.Len() - 1)
 }
 
-// errBodyTooLarge marks a request body over the configured limit (413).
-var errBodyTooLarge = errors.New("request body too large")
-
 // decode reads a JSON request body of at most limit bytes into dst. Unknown
 // members are refused: a misspelled "overlay" should not silently resolve
 // without the overlay.
