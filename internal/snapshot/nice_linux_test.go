@@ -8,10 +8,10 @@ import (
 
 // niceness is the calling thread's nice value (the raw getpriority system call
 // answers 20 - nice).
-func niceness(t *testing.T) int {
+func niceness() int {
 	p, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
 	if err != nil {
-		t.Fatal(err)
+		return -100
 	}
 	return 20 - p
 }
@@ -21,13 +21,16 @@ func niceness(t *testing.T) int {
 func TestRunNicedLowersOnlyTheBuildThread(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	before := niceness(t)
+	before := niceness()
+	if before == -100 {
+		t.Skip("getpriority is not available")
+	}
 	var inside int
-	runNiced(func() { inside = niceness(t) })
+	runNiced(func() { inside = niceness() })
 	if inside < reloadNice {
 		t.Errorf("build thread nice %d, want at least %d", inside, reloadNice)
 	}
-	if after := niceness(t); after != before {
+	if after := niceness(); after != before {
 		t.Errorf("caller's nice %d after the build, was %d", after, before)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
@@ -43,8 +42,9 @@ type Snapshot struct {
 	appIndex map[string]*App
 	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
 	exact    map[string][]*Dataset
-	revJSON  []byte // the revision as a JSON string
-	etag     string // the revision as a strong entity tag, quoted
+	globs    *globIndex // every app's glob keys, for names no app declares
+	revJSON  []byte     // the revision as a JSON string
+	etag     string     // the revision as a strong entity tag, quoted
 	appsBody []byte
 }
 
@@ -166,6 +166,7 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 			}
 		}
 	}
+	s.globs = buildGlobIndex(s.apps)
 	s.Counts.Apps = len(s.apps)
 	s.Counts.Sources = len(s.datasets)
 	s.Counts.Owners = s.Owners.Len()
@@ -354,28 +355,16 @@ func (s *Snapshot) Resolve(name string) (*Dataset, error) {
 	default:
 		return nil, ambiguous(name, ds, false)
 	}
-	var best []*Dataset
-	bestLen := -1
-	for _, a := range s.apps {
-		src, m := a.Config.Lookup(name)
-		if src == nil || m.Kind != governance.MatchGlob {
-			continue
-		}
-		n := utf8.RuneCountInString(m.Pattern)
-		switch {
-		case n > bestLen:
-			best, bestLen = []*Dataset{a.byKey[m.Pattern]}, n
-		case n == bestLen:
-			best = append(best, a.byKey[m.Pattern])
-		}
+	// Each app would pick its longest matching glob; the longest pick wins,
+	// and picks of equal length in several apps are ambiguous.
+	d, tied := s.globs.match(name)
+	switch {
+	case d != nil:
+		return d, nil
+	case tied != nil:
+		return nil, ambiguous(name, tied, true)
 	}
-	switch len(best) {
-	case 0:
-		return nil, ErrNoMatch
-	case 1:
-		return best[0], nil
-	}
-	return nil, ambiguous(name, best, true)
+	return nil, ErrNoMatch
 }
 
 func ambiguous(name string, ds []*Dataset, glob bool) error {
