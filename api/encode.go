@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -29,6 +30,34 @@ const (
 
 var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// Header values set on every response are shared one-element slices rather
+// than fresh ones per request (http.Header.Set allocates one each time): at
+// tens of thousands of requests a second on a large heap, every allocation
+// is GC work. net/http only reads them, and an Add to the same key appends
+// into a new array because the shared slices are full.
+var (
+	jsonTypeValue = []string{jsonType}
+	noCacheValue  = []string{"no-cache"}
+)
+
+// snapshotHeaders are the revision and ETag values of the snapshot served
+// last, computed once per snapshot instead of once per request.
+type snapshotHeaders struct {
+	snap           *snapshot.Snapshot
+	revision, etag []string
+}
+
+var lastSnapshotHeaders atomic.Pointer[snapshotHeaders]
+
+func headersOf(snap *snapshot.Snapshot) *snapshotHeaders {
+	if h := lastSnapshotHeaders.Load(); h != nil && h.snap == snap {
+		return h
+	}
+	h := &snapshotHeaders{snap: snap, revision: []string{snap.Revision}, etag: []string{snap.ETag()}}
+	lastSnapshotHeaders.Store(h)
+	return h
+}
+
 func getBuffer() *bytes.Buffer { return bufferPool.Get().(*bytes.Buffer) }
 
 func putBuffer(b *bytes.Buffer) {
@@ -42,7 +71,11 @@ func putBuffer(b *bytes.Buffer) {
 // write sends body with a status and content type.
 func write(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
+	if contentType == jsonType {
+		h["Content-Type"] = jsonTypeValue
+	} else {
+		h.Set("Content-Type", contentType)
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -61,12 +94,13 @@ func writeValue(w http.ResponseWriter, v any) {
 // in which case it has already answered 304 and the handler must stop.
 func treeHeaders(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) (done bool) {
 	h := w.Header()
-	h.Set(revisionHeader, snap.Revision)
+	sh := headersOf(snap)
+	h[revisionHeader] = sh.revision
 	// The body of a GET is a function of the URL and the revision, so the
 	// revision is a strong validator for every tree-derived representation.
 	etag := snap.ETag()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", "no-cache")
+	h["Etag"] = sh.etag
+	h["Cache-Control"] = noCacheValue
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
 			w.WriteHeader(http.StatusNotModified)

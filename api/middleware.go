@@ -16,14 +16,20 @@ import (
 
 type ctxKey int
 
-const (
-	keyRequestID ctxKey = iota
-	keyLogger
-)
+// keyRequest holds a request's *requestInfo: one context value, so a request
+// costs one context allocation rather than one per item.
+const keyRequest ctxKey = 0
+
+type requestInfo struct {
+	id  string
+	log *zerolog.Logger
+}
 
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(keyRequestID).(string)
-	return id
+	if ri, ok := ctx.Value(keyRequest).(*requestInfo); ok {
+		return ri.id
+	}
+	return ""
 }
 
 var nopLogger = zerolog.Nop()
@@ -32,11 +38,11 @@ var nopLogger = zerolog.Nop()
 // The server's logger travels in the context as a pointer and the id is added
 // per event, so a request that logs one line allocates no child logger.
 func logAt(ctx context.Context, level zerolog.Level) *zerolog.Event {
-	l, ok := ctx.Value(keyLogger).(*zerolog.Logger)
+	ri, ok := ctx.Value(keyRequest).(*requestInfo)
 	if !ok {
-		l = &nopLogger
+		return nopLogger.WithLevel(level)
 	}
-	return l.WithLevel(level).Str("request_id", requestID(ctx))
+	return ri.log.WithLevel(level).Str("request_id", ri.id)
 }
 
 // withRequestID gives every request an id: the caller's X-Request-Id when it
@@ -51,8 +57,7 @@ func (s *server) withRequestID(next http.Handler) http.Handler {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header().Set("X-Request-Id", id)
-		ctx := context.WithValue(r.Context(), keyRequestID, id)
-		ctx = context.WithValue(ctx, keyLogger, &s.log)
+		ctx := context.WithValue(r.Context(), keyRequest, &requestInfo{id: id, log: &s.log})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
