@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/base64"
+	"github.com/celine-eu/governanced/internal/yaml11"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page) {
 	if p.Next == "" {
 		buf.WriteString("null")
 	} else {
-		buf.Write(appendString(nil, p.Next))
+		buf.Write(yaml11.AppendJSONString(nil, p.Next))
 	}
 	buf.WriteByte('}')
 }

@@ -355,10 +355,10 @@ func appendProvenanceJSON(dst, rec []byte, baseFile, overlayFile string) []byte 
 		if code == provExtra {
 			n, k := binary.Uvarint(rec)
 			rec = rec[k:]
-			dst = appendString(dst, "extra."+string(rec[:n]))
+			dst = yaml11.AppendJSONString(dst, "extra."+string(rec[:n]))
 			rec = rec[n:]
 		} else {
-			dst = appendString(dst, provPaths[code])
+			dst = yaml11.AppendJSONString(dst, provPaths[code])
 		}
 		dst = append(dst, ':')
 		dst, rec = appendOrigin(dst, rec, baseFile, overlayFile)
@@ -390,9 +390,9 @@ func appendOrigin(dst, rec []byte, baseFile, overlayFile string) ([]byte, []byte
 		file = overlayFile
 	}
 	dst = append(dst, `{"layer":`...)
-	dst = appendString(dst, layerNames[code])
+	dst = yaml11.AppendJSONString(dst, layerNames[code])
 	dst = append(dst, `,"file":`...)
-	dst = appendString(dst, file)
+	dst = yaml11.AppendJSONString(dst, file)
 	dst = append(dst, `,"line":`...)
 	dst = strconv.AppendUint(dst, line, 10)
 	dst = append(dst, `,"column":`...)

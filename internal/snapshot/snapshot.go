@@ -15,6 +15,7 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // WriteReport renders the check report this revision passed in a format of
@@ -132,7 +133,7 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 	if s.Owners == nil {
 		s.Owners = owners.Build(nil)
 	}
-	s.revJSON = appendString(nil, revision)
+	s.revJSON = yaml11.AppendJSONString(nil, revision)
 	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
 	built := make([]*App, len(c.units))
 	parallel(workers, len(c.units), func(i int) {
@@ -273,7 +274,7 @@ func initDataset(d *Dataset, a *App, id string, rule *governance.Rule, m governa
 
 func appendTail(buf *bytes.Buffer, app string, rule *governance.Rule, m governance.Match) {
 	buf.WriteString(`,"app":`)
-	buf.Write(appendString(buf.AvailableBuffer(), app))
+	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), app))
 	AppendResolutionTail(buf, rule, m)
 }
 
@@ -306,7 +307,7 @@ func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
 	buf.WriteString(strconv.FormatBool(governance.DataspaceExpose(rule)))
 	buf.WriteString(`,"conflict":`)
 	if c := governance.ExposureConflict(rule); c != "" {
-		buf.Write(appendString(buf.AvailableBuffer(), c))
+		buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), c))
 	} else {
 		buf.WriteString("null")
 	}
@@ -316,9 +317,9 @@ func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
 // appendItem writes the /datasets list item.
 func (d *Dataset) appendItem(buf *bytes.Buffer) {
 	buf.WriteString(`{"id":`)
-	buf.Write(appendString(buf.AvailableBuffer(), d.ID))
+	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), d.ID))
 	buf.WriteString(`,"app":`)
-	buf.Write(appendString(buf.AvailableBuffer(), d.App.Name))
+	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), d.App.Name))
 	buf.WriteString(`,"pattern":`)
 	buf.WriteString(strconv.FormatBool(d.Pattern))
 	buf.WriteString(`,"expose":`)
@@ -327,7 +328,7 @@ func (d *Dataset) appendItem(buf *bytes.Buffer) {
 	buf.WriteString(strconv.FormatBool(d.DataspaceExpose))
 	buf.WriteString(`,"conflict":`)
 	if d.Conflict != "" {
-		buf.Write(appendString(buf.AvailableBuffer(), d.Conflict))
+		buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), d.Conflict))
 	} else {
 		buf.WriteString("null")
 	}
@@ -398,7 +399,7 @@ func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, ex
 	buf.WriteString(`{"revision":`)
 	buf.Write(s.revJSON)
 	buf.WriteString(`,"dataset":`)
-	buf.Write(appendString(buf.AvailableBuffer(), name))
+	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), name))
 	if d.Pattern && name != d.ID {
 		buf.Write(d.globTail)
 	} else {
@@ -416,12 +417,12 @@ func (s *Snapshot) AppendExposureBody(buf *bytes.Buffer, name string, d *Dataset
 	buf.WriteString(`{"revision":`)
 	buf.Write(s.revJSON)
 	buf.WriteString(`,"dataset":`)
-	buf.Write(appendString(nil, name))
+	buf.Write(yaml11.AppendJSONString(nil, name))
 	buf.WriteString(`,"app":`)
-	buf.Write(appendString(nil, d.App.Name))
+	buf.Write(yaml11.AppendJSONString(nil, d.App.Name))
 	fmt.Fprintf(buf, `,"expose":%t,"dataspace_expose":%t,"conflict":`, d.Expose, d.DataspaceExpose)
 	if d.Conflict != "" {
-		buf.Write(appendString(nil, d.Conflict))
+		buf.Write(yaml11.AppendJSONString(nil, d.Conflict))
 	} else {
 		buf.WriteString("null")
 	}
@@ -463,9 +464,9 @@ func (s *Snapshot) encodeApps() []byte {
 			buf.WriteByte(',')
 		}
 		buf.WriteString(`{"name":`)
-		buf.Write(appendString(nil, a.Name))
+		buf.Write(yaml11.AppendJSONString(nil, a.Name))
 		buf.WriteString(`,"file":`)
-		buf.Write(appendString(nil, a.File))
+		buf.Write(yaml11.AppendJSONString(nil, a.File))
 		buf.WriteString(`,"overlay_file":`)
 		appendOptString(&buf, a.OverlayFile)
 		fmt.Fprintf(&buf, `,"active":%t,"sources":%d}`, a.Config.Active, len(a.Datasets))
@@ -479,9 +480,9 @@ func (a *App) encode() []byte {
 	buf.WriteString(`{"revision":`)
 	buf.Write(a.revJSON)
 	buf.WriteString(`,"name":`)
-	buf.Write(appendString(nil, a.Name))
+	buf.Write(yaml11.AppendJSONString(nil, a.Name))
 	buf.WriteString(`,"file":`)
-	buf.Write(appendString(nil, a.File))
+	buf.Write(yaml11.AppendJSONString(nil, a.File))
 	buf.WriteString(`,"overlay_file":`)
 	appendOptString(&buf, a.OverlayFile)
 	fmt.Fprintf(&buf, `,"active":%t,"defaults":`, a.Config.Active)
@@ -496,12 +497,12 @@ func (a *App) encode() []byte {
 				buf.WriteByte(',')
 			}
 			buf.WriteString(`{"dataset":`)
-			buf.Write(appendString(nil, dep.Dataset))
+			buf.Write(yaml11.AppendJSONString(nil, dep.Dataset))
 			fmt.Fprintf(&buf, `,"external":%t,"optional":%t,"description":`, dep.External, dep.Optional)
 			if dep.Description == nil {
 				buf.WriteString("null")
 			} else {
-				buf.Write(appendString(nil, *dep.Description))
+				buf.Write(yaml11.AppendJSONString(nil, *dep.Description))
 			}
 			buf.WriteByte('}')
 		}
@@ -512,7 +513,7 @@ func (a *App) encode() []byte {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(appendString(nil, src.Key))
+		buf.Write(yaml11.AppendJSONString(nil, src.Key))
 		buf.WriteByte(':')
 		src.Rule.AppendJSON(&buf)
 	}
@@ -525,5 +526,5 @@ func appendOptString(buf *bytes.Buffer, s string) {
 		buf.WriteString("null")
 		return
 	}
-	buf.Write(appendString(nil, s))
+	buf.Write(yaml11.AppendJSONString(nil, s))
 }
