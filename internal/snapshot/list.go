@@ -3,10 +3,11 @@ package snapshot
 import (
 	"bytes"
 	"encoding/base64"
-	"github.com/celine-eu/governanced/internal/yaml11"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // Filter selects datasets for the /datasets listing. Zero fields select all.
