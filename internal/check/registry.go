@@ -28,37 +28,22 @@ func (c *checker) loadOwners() {
 	var args []ownersArg
 	for i, arg := range c.opts.Owners {
 		disp := displayPath(arg)
-		ok := true
-		fail := func(f Finding) {
-			if f.Severity == Error {
-				ok = false
-			}
-			c.add(f)
-		}
-		p := c.fs.abs(disp)
-		if !isRegular(p) {
-			fail(Finding{Severity: Error, Code: CodeOwnersFileNotFound, File: disp,
-				Message: fmt.Sprintf("owners file %q does not exist or is not a regular file", disp)})
-			clean = false
-			continue
-		}
-		l := readYAML(p, disp, fail)
+		l, t := c.readInput(disp, "owners", CodeOwnersFileNotFound)
 		if l == nil {
 			clean = false
 			continue
 		}
-		duplicateKeys(l, disp, fail, nil)
 		for _, v := range mustSchemaErrors(l.root, schemas.Owners, disp) {
-			fail(violationFinding(CodeOwnersSchemaViolation, disp, v))
+			t.add(violationFinding(CodeOwnersSchemaViolation, disp, v))
 		}
-		if !ok {
+		if t.errors {
 			clean = false
 			continue
 		}
 		f, err := owners.Parse(l.data, disp, owners.Options{})
 		if err != nil {
 			// The strict schema is meant to refuse everything the loader does.
-			fail(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: err.Error()})
+			t.add(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: err.Error()})
 			clean = false
 			continue
 		}
@@ -163,37 +148,55 @@ func (c *checker) loadPlaceholders() bool {
 		return true
 	}
 	disp := displayPath(*c.opts.PlaceholdersFile)
-	ok := true
-	fail := func(f Finding) {
-		if f.Severity == Error {
-			ok = false
-		}
-		c.add(f)
-	}
-	p := c.fs.abs(disp)
-	if !isRegular(p) {
-		fail(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp,
-			Message: fmt.Sprintf("placeholders file %q does not exist or is not a regular file", disp)})
-		return false
-	}
-	l := readYAML(p, disp, fail)
+	l, t := c.readInput(disp, "placeholders", CodePlaceholdersInvalid)
 	if l == nil {
 		return false
 	}
-	duplicateKeys(l, disp, fail, nil)
 	m := make(map[string]string, len(l.root.Pairs))
 	for _, pr := range l.root.Pairs {
-		t := keyText(pr.Key)
+		name := keyText(pr.Key)
 		if pr.Key.Kind != yaml11.String || pr.Value.Kind != yaml11.String {
-			fail(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: pr.Key.Pos.Line, Column: pr.Key.Pos.Column,
-				Path: ptr(t), Subject: str(t),
+			t.add(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: pr.Key.Pos.Line, Column: pr.Key.Pos.Column,
+				Path: ptr(name), Subject: str(name),
 				Message: fmt.Sprintf("placeholder %s: %s must map a string name to a string owner id", yaml11.PyRepr(pr.Key), yaml11.PyRepr(pr.Value))})
 			continue
 		}
 		m[pr.Key.Str] = pr.Value.Str
 	}
-	if ok {
+	if !t.errors {
 		c.placeholders = m
 	}
-	return ok
+	return !t.errors
+}
+
+// tally passes findings about one input file on to the report and remembers
+// whether any of them was an error.
+type tally struct {
+	c      *checker
+	errors bool
+}
+
+func (t *tally) add(f Finding) {
+	if f.Severity == Error {
+		t.errors = true
+	}
+	t.c.add(f)
+}
+
+// readInput reads an owners or placeholders file: a missing file is a finding
+// under missingCode, YAML problems and duplicate keys are findings too. The
+// document is nil when there is nothing to read.
+func (c *checker) readInput(disp, what, missingCode string) (*loaded, *tally) {
+	t := &tally{c: c}
+	p := c.fs.abs(disp)
+	if !isRegular(p) {
+		t.add(Finding{Severity: Error, Code: missingCode, File: disp,
+			Message: fmt.Sprintf("%s file %q does not exist or is not a regular file", what, disp)})
+		return nil, t
+	}
+	l := readYAML(p, disp, t.add)
+	if l != nil {
+		duplicateKeys(l, disp, t.add, nil)
+	}
+	return l, t
 }
