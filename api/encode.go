@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -39,24 +38,6 @@ var (
 	jsonTypeValue = []string{jsonType}
 	noCacheValue  = []string{"no-cache"}
 )
-
-// snapshotHeaders are the revision and ETag values of the snapshot served
-// last, computed once per snapshot instead of once per request.
-type snapshotHeaders struct {
-	snap           *snapshot.Snapshot
-	revision, etag []string
-}
-
-var lastSnapshotHeaders atomic.Pointer[snapshotHeaders]
-
-func headersOf(snap *snapshot.Snapshot) *snapshotHeaders {
-	if h := lastSnapshotHeaders.Load(); h != nil && h.snap == snap {
-		return h
-	}
-	h := &snapshotHeaders{snap: snap, revision: []string{snap.Revision}, etag: []string{snap.ETag()}}
-	lastSnapshotHeaders.Store(h)
-	return h
-}
 
 func getBuffer() *bytes.Buffer { return bufferPool.Get().(*bytes.Buffer) }
 
@@ -94,12 +75,11 @@ func writeValue(w http.ResponseWriter, v any) {
 // in which case it has already answered 304 and the handler must stop.
 func treeHeaders(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) (done bool) {
 	h := w.Header()
-	sh := headersOf(snap)
-	h[revisionHeader] = sh.revision
+	h[revisionHeader] = snap.RevisionValues()
 	// The body of a GET is a function of the URL and the revision, so the
 	// revision is a strong validator for every tree-derived representation.
 	etag := snap.ETag()
-	h["Etag"] = sh.etag
+	h["Etag"] = snap.ETagValues()
 	h["Cache-Control"] = noCacheValue
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {

@@ -46,7 +46,10 @@ type Snapshot struct {
 	globs    *globIndex // every app's glob keys, for names no app declares
 	revJSON  []byte     // the revision as a JSON string
 	etag     string     // the revision as a strong entity tag, quoted
-	appsBody []byte
+	// The revision and the entity tag as one-element lists, the shape response
+	// metadata takes, built once so no request allocates them.
+	revisionValues, etagValues []string
+	appsBody                   []byte
 }
 
 // Counts are the sizes /status and /metrics report.
@@ -135,6 +138,7 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 	}
 	s.revJSON = yaml11.AppendJSONString(nil, revision)
 	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
+	s.revisionValues, s.etagValues = []string{revision}, []string{s.etag}
 	built := make([]*App, len(c.units))
 	parallel(workers, len(c.units), func(i int) {
 		built[i] = buildApp(c.units[i], layers[c.units[i].base], s.revJSON)
@@ -450,6 +454,11 @@ func (a *App) Body() []byte { return a.encode() }
 // the body of a GET is a function of the URL and the revision, so the revision
 // is a strong validator. Worked out once rather than per request.
 func (s *Snapshot) ETag() string { return s.etag }
+
+// RevisionValues and ETagValues are Revision and ETag as shared one-element
+// lists for response headers; callers must not modify them.
+func (s *Snapshot) RevisionValues() []string { return s.revisionValues }
+func (s *Snapshot) ETagValues() []string     { return s.etagValues }
 
 // RevisionJSON is the revision as a JSON string.
 func (s *Snapshot) RevisionJSON() []byte { return s.revJSON }
