@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -10,7 +11,15 @@ import (
 // an ordinary character, an unclosed [ is a literal, and a reversed range
 // matches nothing. Go's path.Match differs on every one of those points.
 type Glob struct {
-	tokens []token
+	// prefix is the literal text before the first metacharacter, compared as
+	// bytes; tokens are the rest. Keeping the prefix out of the tokens keeps
+	// a glob small (a token per code point is 16 bytes) and lets an index
+	// that already compared the prefix match only the rest. A prefix that is
+	// not valid UTF-8 stays in the tokens, where invalid bytes are read one
+	// by one, so that the split never changes what matches.
+	prefix  string
+	tokens  []token
+	anyRest bool // the rest is a lone *: every name with the prefix matches
 }
 
 type tokenKind uint8
@@ -42,9 +51,21 @@ func HasMeta(key string) bool { return strings.ContainsAny(key, "*?[") }
 // CompileGlob compiles a pattern. Every pattern compiles: a malformed bracket
 // reads as literals, as in Python.
 func CompileGlob(pattern string) *Glob {
+	g := &Glob{}
+	if lit := literalPrefix(pattern); utf8.ValidString(lit) {
+		g.prefix = lit
+		pattern = pattern[len(lit):]
+	}
+	g.tokens = compileTokens(pattern)
+	g.anyRest = len(g.tokens) == 1 && g.tokens[0].kind == tokStar
+	return g
+}
+
+func compileTokens(pattern string) []token {
+	g := &Glob{}
 	// Invalid UTF-8 is read byte by byte (globbytes.go).
 	p := escapedRunes(pattern)
-	g := &Glob{tokens: make([]token, 0, len(p))} // a token per code point at most
+	g.tokens = make([]token, 0, len(p)) // a token per code point at most
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch c {
@@ -70,7 +91,26 @@ func CompileGlob(pattern string) *Glob {
 			i++
 		}
 	}
-	return g
+	return slices.Clip(g.tokens)
+}
+
+// Prefix is the part of the pattern a matching name starts with byte for
+// byte: the literal text before the first metacharacter when it is valid
+// UTF-8, else "".
+func (g *Glob) Prefix() string { return g.prefix }
+
+// AnyRest reports whether the pattern is its prefix followed by a lone *, so
+// that every name starting with Prefix() matches.
+func (g *Glob) AnyRest() bool { return g.anyRest }
+
+// MatchAfterPrefix is Match for a name known to start with Prefix(), as a
+// name found in an index bucketed by literal prefix does: only the rest of
+// the pattern is compared.
+func (g *Glob) MatchAfterPrefix(name string) bool {
+	if g.anyRest {
+		return true
+	}
+	return g.matchRest(name[len(g.prefix):])
 }
 
 // parseClass reads a bracket expression starting at p[start] == '[' the way
@@ -207,6 +247,13 @@ func (t *token) matchOne(r rune) bool {
 // only variable-length token, remembering the last star and retrying from one
 // character further is complete.
 func (g *Glob) Match(name string) bool {
+	if !strings.HasPrefix(name, g.prefix) {
+		return false
+	}
+	return g.MatchAfterPrefix(name)
+}
+
+func (g *Glob) matchRest(name string) bool {
 	ti, ni := 0, 0
 	starTi, starNi := -1, 0
 	for ni < len(name) {

@@ -1,6 +1,9 @@
 package governance
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // globVectors are examples.md E2: the reference's answers, including the
 // places where fnmatch differs from other glob dialects.
@@ -95,6 +98,17 @@ func FuzzGlob(f *testing.F) {
 		_ = g.Match(name)
 		if !HasMeta(pattern) && g.Match(name) != (pattern == name) {
 			t.Fatalf("a pattern without metacharacters must match only itself: %q vs %q", pattern, name)
+		}
+		// Splitting off the literal prefix must not change what matches:
+		// the whole pattern as tokens is the reference.
+		whole := &Glob{tokens: compileTokens(pattern)}
+		if got, want := g.Match(name), whole.Match(name); got != want {
+			t.Fatalf("CompileGlob(%q).Match(%q) = %v, the unsplit pattern says %v", pattern, name, got, want)
+		}
+		if strings.HasPrefix(name, g.Prefix()) {
+			if got, want := g.MatchAfterPrefix(name), whole.Match(name); got != want {
+				t.Fatalf("CompileGlob(%q).MatchAfterPrefix(%q) = %v, want %v", pattern, name, got, want)
+			}
 		}
 	})
 }

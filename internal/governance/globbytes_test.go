@@ -10,6 +10,12 @@ func TestGlobInvalidUTF8(t *testing.T) {
 		want          bool
 	}{
 		{"\xf6", "\x85", false},
+		// A literal prefix ending inside a code point must not match the
+		// bytes of a longer, valid one: "\xe2\x82" are two escaped bytes,
+		// "\xe2\x82\xac" is one "€".
+		{"\xe2\x82*", "\xe2\x82\xac", false},
+		{"\xe2\x82*", "\xe2\x82\x41", true},
+		{"ds.\xe2\x82*", "ds.\xe2\x82\xac", false},
 		{"\xf6", "\xf6", true},
 		{"ds.\ufffd", "ds.\x85", false},
 		{"ds.\ufffd*", "ds.\x85x", false},

@@ -4,17 +4,21 @@ import (
 	"slices"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/celine-eu/governanced/internal/strindex"
 )
 
-// index answers resolution without scanning every pattern: exact keys in a map,
-// globs bucketed by their literal prefix (the text before the first
-// metacharacter), each bucket ordered by the tie rule so the first match in a
-// bucket is that bucket's best.
+// index answers resolution without scanning every pattern: exact keys in a
+// strindex.Index, globs bucketed by their literal prefix (the text before the
+// first metacharacter), each bucket ordered by the tie rule so the first match
+// in a bucket is that bucket's best.
 type index struct {
-	exact      map[string]int // key → position in sources (first occurrence)
-	buckets    map[string][]globEntry
-	prefixLens []int // distinct literal-prefix lengths, in bytes, ascending
-	globCount  int
+	exact    *strindex.Index     // key → position in sources (first occurrence)
+	prefixes *strindex.PrefixSet // literal prefix → bucket
+	// Bucket b is globs[bucketStart[b]:bucketStart[b+1]]: one array for all,
+	// so a lookup touches no per-bucket allocation.
+	globs       []globEntry
+	bucketStart []int32
 
 	// resolved caches merge(defaults, source) per source position, filled on
 	// first use: the merged rule is a pure function of two immutable blocks, so
@@ -24,33 +28,45 @@ type index struct {
 }
 
 type globEntry struct {
-	glob   *Glob
-	pos    int // position in sources: ties go to the earlier key
-	length int // pattern length in code points
+	glob    *Glob
+	key     string // the pattern, for the match's answer: at hand without another cache miss
+	pos     int32  // position in sources: ties go to the earlier key
+	length  int32  // pattern length in code points
+	anyRest bool   // the glob is its prefix and a *: a match without reading the glob
 }
 
 func buildIndex(sources []Source) *index {
-	ix := &index{exact: make(map[string]int, len(sources)), buckets: map[string][]globEntry{}, resolved: make([]atomic.Pointer[Rule], len(sources))}
-	lens := map[int]bool{}
+	keys := make([]string, len(sources))
 	for i, s := range sources {
-		if _, dup := ix.exact[s.Key]; !dup {
-			ix.exact[s.Key] = i
-		}
+		keys[i] = s.Key
+	}
+	ix := &index{exact: strindex.New(keys), resolved: make([]atomic.Pointer[Rule], len(sources))}
+	bucketOf := map[string]int{}
+	var prefixes []string
+	var buckets [][]globEntry
+	for i, s := range sources {
 		if !HasMeta(s.Key) {
 			continue
 		}
 		prefix := literalPrefix(s.Key)
-		ix.buckets[prefix] = append(ix.buckets[prefix], globEntry{glob: CompileGlob(s.Key), pos: i, length: utf8.RuneCountInString(s.Key)})
-		lens[len(prefix)] = true
-		ix.globCount++
+		b, ok := bucketOf[prefix]
+		if !ok {
+			b = len(buckets)
+			bucketOf[prefix] = b
+			prefixes = append(prefixes, prefix)
+			buckets = append(buckets, nil)
+		}
+		g := CompileGlob(s.Key)
+		buckets[b] = append(buckets[b], globEntry{glob: g, key: ix.exact.Key(i), pos: int32(i), length: int32(utf8.RuneCountInString(s.Key)), anyRest: g.anyRest})
 	}
-	for _, b := range ix.buckets {
+	ix.prefixes = strindex.NewPrefixSet(prefixes)
+	ix.bucketStart = make([]int32, 0, len(buckets)+1)
+	for _, b := range buckets {
 		slices.SortStableFunc(b, better)
+		ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
+		ix.globs = append(ix.globs, b...)
 	}
-	for l := range lens {
-		ix.prefixLens = append(ix.prefixLens, l)
-	}
-	slices.Sort(ix.prefixLens)
+	ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
 	return ix
 }
 
@@ -58,9 +74,9 @@ func buildIndex(sources []Source) *index {
 // first, then earlier in sources.
 func better(a, b globEntry) int {
 	if a.length != b.length {
-		return b.length - a.length
+		return int(b.length - a.length)
 	}
-	return a.pos - b.pos
+	return int(a.pos - b.pos)
 }
 
 func literalPrefix(key string) string {
@@ -73,37 +89,31 @@ func literalPrefix(key string) string {
 	return key
 }
 
-// lookup returns the position of the source that resolves name and how it
-// matched, or -1.
-func (ix *index) lookup(name string) (int, MatchKind) {
-	if i, ok := ix.exact[name]; ok {
-		return i, MatchExact
+// lookup returns the position of the source that resolves name, how it
+// matched and the key that matched, or -1.
+func (ix *index) lookup(name string) (int, MatchKind, string) {
+	if i := ix.exact.Lookup(name); i >= 0 {
+		return i, MatchExact, name
 	}
-	if ix.globCount == 0 {
-		return -1, MatchDefaults
+	if len(ix.globs) == 0 {
+		return -1, MatchDefaults, ""
 	}
 	var best globEntry
 	found := false
-	for _, l := range ix.prefixLens {
-		if l > len(name) {
-			break
-		}
-		bucket, ok := ix.buckets[name[:l]]
-		if !ok {
-			continue
-		}
-		for _, e := range bucket {
+	ix.prefixes.Each(name, func(b int) bool {
+		for _, e := range ix.globs[ix.bucketStart[b]:ix.bucketStart[b+1]] {
 			if found && better(e, best) >= 0 {
 				break // the rest of this bucket cannot beat the best so far
 			}
-			if e.glob.Match(name) {
+			if e.anyRest || e.glob.MatchAfterPrefix(name) {
 				best, found = e, true
 				break
 			}
 		}
-	}
+		return true
+	})
 	if !found {
-		return -1, MatchDefaults
+		return -1, MatchDefaults, ""
 	}
-	return best.pos, MatchGlob
+	return int(best.pos), MatchGlob, best.key
 }

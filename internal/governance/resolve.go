@@ -44,19 +44,19 @@ func (m Match) MarshalJSON() ([]byte, error) {
 // The rule is shared with later calls: treat it as read-only.
 func (c *Config) Resolve(name string) (*Rule, Match) {
 	ix := c.idx()
-	i, kind := ix.lookup(name)
+	i, kind, key := ix.lookup(name)
 	if i < 0 {
 		return c.Defaults, Match{Kind: MatchDefaults}
 	}
-	return c.resolvedAt(ix, i), Match{Kind: kind, Pattern: c.Sources[i].Key}
+	return c.resolvedAt(ix, i), Match{Kind: kind, Pattern: key}
 }
 
 // ResolveKey is the rule of one sources entry merged over the defaults: what
 // Resolve(key) returns for the key's own name.
 func (c *Config) ResolveKey(key string) (*Rule, bool) {
 	ix := c.idx()
-	i, ok := ix.exact[key]
-	if !ok {
+	i := ix.exact.Lookup(key)
+	if i < 0 {
 		return nil, false
 	}
 	return c.resolvedAt(ix, i), true
@@ -83,16 +83,26 @@ func (c *Config) idx() *index {
 // Lookup finds the sources entry a name resolves to, without merging; nil for
 // the defaults.
 func (c *Config) Lookup(name string) (*Source, Match) {
-	i, kind := c.idx().lookup(name)
+	i, kind, key := c.idx().lookup(name)
 	if i < 0 {
 		return nil, Match{Kind: MatchDefaults}
 	}
-	return &c.Sources[i], Match{Kind: kind, Pattern: c.Sources[i].Key}
+	return &c.Sources[i], Match{Kind: kind, Pattern: key}
+}
+
+// LookupIndex is Lookup answering with the entry's position in Sources, -1
+// for the defaults.
+func (c *Config) LookupIndex(name string) (int, Match) {
+	i, kind, key := c.idx().lookup(name)
+	if i < 0 {
+		return -1, Match{Kind: MatchDefaults}
+	}
+	return i, Match{Kind: kind, Pattern: key}
 }
 
 // Source returns the entry for an exact key, or nil.
 func (c *Config) Source(key string) *Source {
-	if i, ok := c.idx().exact[key]; ok {
+	if i := c.idx().exact.Lookup(key); i >= 0 {
 		return &c.Sources[i]
 	}
 	return nil
