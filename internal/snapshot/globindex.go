@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/strindex"
 )
 
 // globIndex answers global resolution for names no app declares: every glob
@@ -14,49 +15,62 @@ import (
 // probe per app and prefix length: at 100 apps, a tenth of the server's
 // processor time under the load script's mix (docs/performance.md).
 type globIndex struct {
-	buckets    map[string][]globEntry
-	prefixLens []int // distinct prefix lengths in bytes, ascending
+	prefixes *strindex.PrefixSet // literal prefix → bucket
+	// Bucket b is globs[bucketStart[b]:bucketStart[b+1]], longest first.
+	globs       []globEntry
+	bucketStart []int32
 }
 
 type globEntry struct {
-	glob   *governance.Glob
-	d      *Dataset
-	length int // pattern length in code points: the longest match wins
-	app    int // the app's position in the snapshot (apps by name)
-	pos    int // the key's position in its app's sources: ties inside an app go to the earlier
+	glob    *governance.Glob
+	d       *Dataset
+	length  int32 // pattern length in code points: the longest match wins
+	app     int32 // the app's position in the snapshot (apps by name)
+	pos     int32 // the key's position in its app's sources: ties inside an app go to the earlier
+	anyRest bool  // the glob is its prefix and a *: a match without reading the glob
 }
 
 func buildGlobIndex(apps []*App) *globIndex {
-	ix := &globIndex{buckets: map[string][]globEntry{}}
-	lens := map[int]bool{}
+	ix := &globIndex{}
+	bucketOf := map[string]int{}
+	var prefixes []string
+	var buckets [][]globEntry
 	for ai, a := range apps {
 		for pos, src := range a.Config.Sources {
 			if !governance.HasMeta(src.Key) {
 				continue
 			}
 			prefix := globPrefix(src.Key)
-			ix.buckets[prefix] = append(ix.buckets[prefix], globEntry{
-				glob: governance.CompileGlob(src.Key), d: a.byKey[src.Key],
-				length: utf8.RuneCountInString(src.Key), app: ai, pos: pos,
+			b, ok := bucketOf[prefix]
+			if !ok {
+				b = len(buckets)
+				bucketOf[prefix] = b
+				prefixes = append(prefixes, prefix)
+				buckets = append(buckets, nil)
+			}
+			g := governance.CompileGlob(src.Key)
+			buckets[b] = append(buckets[b], globEntry{
+				glob: g, d: a.Datasets[pos], length: int32(utf8.RuneCountInString(src.Key)),
+				app: int32(ai), pos: int32(pos), anyRest: g.AnyRest(),
 			})
-			lens[len(prefix)] = true
 		}
 	}
-	for _, b := range ix.buckets {
+	ix.prefixes = strindex.NewPrefixSet(prefixes)
+	ix.bucketStart = make([]int32, 0, len(buckets)+1)
+	for _, b := range buckets {
 		slices.SortFunc(b, func(x, y globEntry) int {
 			if x.length != y.length {
-				return y.length - x.length
+				return int(y.length - x.length)
 			}
 			if x.app != y.app {
-				return x.app - y.app
+				return int(x.app - y.app)
 			}
-			return x.pos - y.pos
+			return int(x.pos - y.pos)
 		})
+		ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
+		ix.globs = append(ix.globs, b...)
 	}
-	for l := range lens {
-		ix.prefixLens = append(ix.prefixLens, l)
-	}
-	slices.Sort(ix.prefixLens)
+	ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
 	return ix
 }
 
@@ -75,7 +89,7 @@ func globPrefix(key string) string {
 // dataset per tied app (its earliest key of that length), apps by name. Both
 // are nil when no glob matches.
 func (ix *globIndex) match(name string) (*Dataset, []*Dataset) {
-	best := -1
+	best := int32(-1)
 	var first globEntry // the common case, one app: no allocation
 	var more []globEntry
 	consider := func(e globEntry) {
@@ -99,19 +113,17 @@ func (ix *globIndex) match(name string) (*Dataset, []*Dataset) {
 		}
 		more = append(more, e)
 	}
-	for _, l := range ix.prefixLens {
-		if l > len(name) {
-			break
-		}
-		for _, e := range ix.buckets[name[:l]] {
+	ix.prefixes.Each(name, func(b int) bool {
+		for _, e := range ix.globs[ix.bucketStart[b]:ix.bucketStart[b+1]] {
 			if e.length < best {
 				break // the rest of this bucket is shorter still
 			}
-			if e.glob.Match(name) {
+			if e.anyRest || e.glob.MatchAfterPrefix(name) {
 				consider(e)
 			}
 		}
-	}
+		return true
+	})
 	if best < 0 {
 		return nil, nil
 	}
@@ -119,7 +131,7 @@ func (ix *globIndex) match(name string) (*Dataset, []*Dataset) {
 		return first.d, nil
 	}
 	all := append([]globEntry{first}, more...)
-	slices.SortFunc(all, func(x, y globEntry) int { return x.app - y.app })
+	slices.SortFunc(all, func(x, y globEntry) int { return int(x.app - y.app) })
 	out := make([]*Dataset, len(all))
 	for i, e := range all {
 		out[i] = e.d

@@ -12,10 +12,16 @@ import (
 	"github.com/celine-eu/governanced/internal/governance"
 )
 
-// resolveByApps is global resolution as it was first written: every app's own
-// index asked in turn. The global glob index must answer exactly as it does.
+// resolveByApps is global resolution as it was first written: a scan of every
+// dataset for the exact key, then every app's own index asked in turn. The global glob index must answer exactly as it does.
 func resolveByApps(s *Snapshot, name string) (*Dataset, error) {
-	switch ds := s.exact[name]; len(ds) {
+	var ds []*Dataset
+	for _, d := range s.datasets {
+		if d.ID == name {
+			ds = append(ds, d)
+		}
+	}
+	switch len(ds) {
 	case 0:
 	case 1:
 		return ds[0], nil
@@ -32,9 +38,9 @@ func resolveByApps(s *Snapshot, name string) (*Dataset, error) {
 		n := utf8.RuneCountInString(m.Pattern)
 		switch {
 		case n > bestLen:
-			best, bestLen = []*Dataset{a.byKey[m.Pattern]}, n
+			best, bestLen = []*Dataset{datasetByKey(a, m.Pattern)}, n
 		case n == bestLen:
-			best = append(best, a.byKey[m.Pattern])
+			best = append(best, datasetByKey(a, m.Pattern))
 		}
 	}
 	switch len(best) {
@@ -125,4 +131,13 @@ func TestGlobIndexAnswersAsEveryApp(t *testing.T) {
 		t.Errorf("the names exercised %d glob matches, %d ties, %d misses: too few to compare", globs, ties, misses)
 	}
 	t.Logf("%d glob matches, %d ties between apps, %d misses", globs, ties, misses)
+}
+
+func datasetByKey(a *App, key string) *Dataset {
+	for _, d := range a.Datasets {
+		if d.ID == key {
+			return d
+		}
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/strindex"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -41,11 +42,16 @@ type Snapshot struct {
 
 	apps     []*App // by name
 	appIndex map[string]*App
-	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
-	exact    map[string][]*Dataset
-	globs    *globIndex // every app's glob keys, for names no app declares
-	revJSON  []byte     // the revision as a JSON string
-	etag     string     // the revision as a strong entity tag, quoted
+	datasets []*Dataset      // every sources key of every app: apps by name, keys in sources order
+	exact    *strindex.Index // dataset id → first position in datasets
+	// repeated holds the ids more than one app declares, each with every
+	// dataset declaring it; isRepeated marks their first positions, so a
+	// lookup of an id only one app declares reads no map.
+	repeated   map[string][]*Dataset
+	isRepeated []bool
+	globs      *globIndex // every app's glob keys, for names no app declares
+	revJSON    []byte     // the revision as a JSON string
+	etag       string     // the revision as a strong entity tag, quoted
 	// The revision and the entity tag as one-element lists, the shape response
 	// metadata takes, built once so no request allocates them.
 	revisionValues, etagValues []string
@@ -70,7 +76,6 @@ type App struct {
 	Config      *governance.Config
 	Datasets    []*Dataset // one per sources key, in sources order
 
-	byKey    map[string]*Dataset
 	defaults *Dataset // what a name matching no key resolves to
 	revJSON  []byte   // the snapshot's revision, for the bodies encoded on request
 }
@@ -159,16 +164,30 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 	}
 	slices.SortFunc(s.apps, func(a, b *App) int { return strings.Compare(a.Name, b.Name) })
 	s.datasets = make([]*Dataset, 0, total)
-	s.exact = make(map[string][]*Dataset, total)
+	ids := make([]string, 0, total)
 	for _, a := range s.apps {
 		for _, d := range a.Datasets {
 			s.datasets = append(s.datasets, d)
-			s.exact[d.ID] = append(s.exact[d.ID], d)
+			ids = append(ids, d.ID)
 			if d.Pattern {
 				s.Counts.Patterns++
 			} else {
 				s.Counts.Datasets++
 			}
+		}
+	}
+	s.exact = strindex.New(ids)
+	s.isRepeated = make([]bool, len(ids))
+	for i, id := range ids {
+		if first := s.exact.Lookup(id); first != i {
+			if s.repeated == nil {
+				s.repeated = map[string][]*Dataset{}
+			}
+			if !s.isRepeated[first] {
+				s.isRepeated[first] = true
+				s.repeated[id] = []*Dataset{s.datasets[first]}
+			}
+			s.repeated[id] = append(s.repeated[id], s.datasets[i])
 		}
 	}
 	s.globs = buildGlobIndex(s.apps)
@@ -207,7 +226,6 @@ func buildApp(u unit, lay *unitLayers, revJSON []byte) *App {
 	// snapshot is still private, so concurrent readers never write.
 	u.config.Source("")
 	n := len(u.config.Sources)
-	a.byKey = make(map[string]*Dataset, n)
 	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
 	type spans struct{ tail, glob, prov [2]int }
 	at := make([]spans, n+1)
@@ -255,7 +273,6 @@ func buildApp(u unit, lay *unitLayers, revJSON []byte) *App {
 		}
 		if i < n {
 			a.Datasets[i] = d
-			a.byKey[d.ID] = d
 		}
 	}
 	return a
@@ -353,12 +370,11 @@ func (s *Snapshot) Datasets() []*Dataset { return s.datasets }
 // as a key, else the longest glob over all apps. An *AmbiguousError when apps
 // tie, ErrNoMatch when nothing matches.
 func (s *Snapshot) Resolve(name string) (*Dataset, error) {
-	switch ds := s.exact[name]; len(ds) {
-	case 0:
-	case 1:
-		return ds[0], nil
-	default:
-		return nil, ambiguous(name, ds, false)
+	if i := s.exact.Lookup(name); i >= 0 {
+		if s.isRepeated[i] {
+			return nil, ambiguous(name, s.repeated[name], false)
+		}
+		return s.datasets[i], nil
 	}
 	// Each app would pick its longest matching glob; the longest pick wins,
 	// and picks of equal length in several apps are ambiguous.
@@ -389,11 +405,11 @@ func (s *Snapshot) ResolveIn(app, name string) (*Dataset, error) {
 	if a == nil {
 		return nil, ErrUnknownApp
 	}
-	src, _ := a.Config.Lookup(name)
-	if src == nil {
+	i, _ := a.Config.LookupIndex(name)
+	if i < 0 {
 		return a.defaults, nil
 	}
-	return a.byKey[src.Key], nil
+	return a.Datasets[i], nil
 }
 
 // AppendRuleBody writes the body of GET /datasets/{id}/rule for a name that
