@@ -41,12 +41,6 @@ func set(keys ...string) map[string]bool {
 	return m
 }
 
-func handlerName(entry *yaml11.Node) string {
-	if h := entry.Get("handler"); h != nil && h.Kind == yaml11.String {
-		return h.Str
-	}
-	return ""
-}
 
 // unitView is one materialised unit with the documents it came from: the
 // rules read the merged rules, and locate what they find in the file that
@@ -135,7 +129,10 @@ func (c *checker) filterEntry(file string, segs []string, entry *yaml11.Node, ds
 	if hv == nil {
 		return
 	}
-	name := handlerName(entry)
+	name := ""
+	if hv.Kind == yaml11.String {
+		name = hv.Str
+	}
 	h, known := handlers[name]
 	if !known || hv.Kind != yaml11.String {
 		at(hv, Error, CodeRowFilterUnknownHandler, with(segs, "handler"), keyText(hv),
@@ -242,7 +239,7 @@ func (c *checker) servedRules(u *unitView, src *governance.Source) {
 	if offer && r.Dataspace != nil && r.Dataspace.ConsentRequired {
 		subjectFilter := len(filters) == 0 && legacy != ""
 		for _, e := range filters {
-			if h, ok := handlers[handlerName(e)]; ok && h.delegable > 0 {
+			if h, ok := handlers[e.Handler]; ok && h.delegable > 0 {
 				subjectFilter = true
 			}
 		}
@@ -251,7 +248,7 @@ func (c *checker) servedRules(u *unitView, src *governance.Source) {
 				"consent is required but no row filter maps subjects to rows (direct_user_match, rec_registry or the legacy column): consent cannot narrow the rows, so the offer would ignore it")
 		}
 		for _, e := range filters {
-			name := handlerName(e)
+			name := e.Handler
 			if h, ok := handlers[name]; ok && h.delegable < 0 {
 				at(Warning, CodeConsentFilterNotDelegable, str(name),
 					fmt.Sprintf("handler %s refuses delegated (consent) requests: a dataspace query on this offer fails", name))
@@ -288,7 +285,7 @@ func (c *checker) declaresRowPolicy(u *unitView, key string, r *governance.Rule)
 func (c *checker) ownerRules(r *governance.Rule, at func(Severity, string, *string, string)) {
 	orgFilter := false
 	for _, e := range r.RowFilters {
-		if handlerName(e) == organizationMatch {
+		if e.Handler == organizationMatch {
 			orgFilter = true
 		}
 	}

@@ -64,8 +64,7 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			b, _ := rf.MarshalJSON()
-			buf.Write(b)
+			buf.WriteString(rf.JSON)
 		}
 		buf.WriteByte(']')
 	}

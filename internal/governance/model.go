@@ -90,7 +90,7 @@ type Rule struct {
 	RetentionDays      *int64
 	DocumentationURL   *string
 	SourceSystem       *string
-	RowFilters         []*yaml11.Node // kept verbatim
+	RowFilters         []RowFilter
 	UserFilterColumn   *string
 	Dcat               *Dcat      // nil when none
 	Ontology           *Ontology  // nil when none
@@ -99,6 +99,15 @@ type Rule struct {
 
 	Set    FieldSet
 	Origin [numFields]Origin
+}
+
+// RowFilter is one row_filters entry, kept as what its consumers read: its
+// JSON rendering (the rule body and the facet show an entry as loaded) and
+// its handler. Held as YAML nodes, the entries of a 100 000-source tree took
+// 78 MB of a snapshot's heap; as text they take a tenth of that.
+type RowFilter struct {
+	JSON    string // the entry as JSON, keys in document order
+	Handler string // the value of its handler key when that is a string, else ""
 }
 
 // Owner is one entry of ownership. Name is a lookup key into an owners registry.

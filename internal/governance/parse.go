@@ -450,7 +450,7 @@ func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
 	return out, nil
 }
 
-func parseRowFilters(v *yaml11.Node, path string) ([]*yaml11.Node, error) {
+func parseRowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of row filters")
 	}
@@ -464,7 +464,18 @@ func parseRowFilters(v *yaml11.Node, path string) ([]*yaml11.Node, error) {
 			}
 		}
 	}
-	return v.Items, nil
+	if len(v.Items) == 0 {
+		return nil, nil
+	}
+	out := make([]RowFilter, len(v.Items))
+	for i, it := range v.Items {
+		b, _ := it.MarshalJSON()
+		out[i].JSON = string(b)
+		if h := it.Get("handler"); h != nil && h.Kind == yaml11.String {
+			out[i].Handler = h.Str
+		}
+	}
+	return out, nil
 }
 
 // subBlock returns the mapping of a sub-block, or nil for null.

@@ -134,7 +134,7 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 				if i > 0 {
 					buf.WriteByte(',')
 				}
-				rf.AppendJSON(buf)
+				buf.WriteString(rf.JSON)
 			}
 			buf.WriteByte(']')
 		case FieldUserFilterColumn:
