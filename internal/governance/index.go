@@ -41,6 +41,12 @@ func buildIndex(sources []Source) *index {
 		keys[i] = s.Key
 	}
 	ix := &index{exact: strindex.New(keys), resolved: make([]atomic.Pointer[Rule], len(sources))}
+	// The index holds every key's bytes back to back; pointing the sources
+	// at that copy lets the parser's scattered key strings go (5 MB at
+	// 100 000 sources).
+	for i := range sources {
+		sources[i].Key = ix.exact.Key(i)
+	}
 	bucketOf := map[string]int{}
 	var prefixes []string
 	var buckets [][]globEntry

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"bytes"
 	"encoding/base64"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -29,14 +28,14 @@ func (f *Filter) keep(d *Dataset) bool {
 		f.Conflict != nil && *f.Conflict != (d.Conflict != ""):
 		return false
 	}
-	if f.Classification != "" && (d.Rule.Classification == nil || !strings.EqualFold(*d.Rule.Classification, f.Classification)) {
+	if f.Classification != "" && !strings.EqualFold(d.classification, f.Classification) {
 		return false
 	}
-	if f.AccessLevel != "" && (d.Rule.AccessLevel == nil || !strings.EqualFold(*d.Rule.AccessLevel, f.AccessLevel)) {
+	if f.AccessLevel != "" && !strings.EqualFold(d.accessLevel, f.AccessLevel) {
 		return false
 	}
 	for _, t := range f.Tags {
-		if !slices.Contains(d.Rule.Tags, t) {
+		if !d.hasTag(t) {
 			return false
 		}
 	}

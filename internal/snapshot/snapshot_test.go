@@ -212,8 +212,8 @@ sources:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.App.Name != tt.app || d.Match.Pattern != tt.pattern {
-				t.Errorf("got %s/%s, want %s/%s", d.App.Name, d.Match.Pattern, tt.app, tt.pattern)
+			if d.App.Name != tt.app || d.Match().Pattern != tt.pattern {
+				t.Errorf("got %s/%s, want %s/%s", d.App.Name, d.Match().Pattern, tt.app, tt.pattern)
 			}
 		})
 	}
@@ -232,7 +232,7 @@ func TestOverlayAndProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := *d.Rule.AccessLevel; got != "restricted" {
+	if got := *d.Rule().AccessLevel; got != "restricted" {
 		t.Errorf("access_level = %q, want the overlay's restricted", got)
 	}
 	var prov map[string]struct {
