@@ -41,7 +41,6 @@ func set(keys ...string) map[string]bool {
 	return m
 }
 
-
 // unitView is one materialised unit with the documents it came from: the
 // rules read the merged rules, and locate what they find in the file that
 // wrote it.
