@@ -15,7 +15,10 @@
 # machine has two cores and the servers need one), RELOADS (4),
 # RELOAD_DURATION seconds of load around them (90), PORT (28480),
 # LOG_LEVEL of governanced (info: one log line a request, as in production),
-# WORK directory (a new temporary one, removed at the end unless KEEP=1).
+# WORK directory (a new temporary one, removed at the end unless KEEP=1),
+# PROFILE directory (unset: none) for CPU profiles of governanced under steady
+# load and during the reloads, taken through --debug-addr:
+#   go tool pprof -top $PROFILE/governanced $PROFILE/cpu-steady.pprof
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,8 +88,20 @@ wait_ready() {
 say "== cold load: governanced serve --tree (check, index, pre-encode)"
 GOV=http://$HOST:$PORT
 start=$(date +%s.%N)
+debug=()
+if [ -n "${PROFILE:-}" ]; then
+  mkdir -p "$PROFILE"
+  cp "$WORK/bin/governanced" "$PROFILE/governanced" # pprof needs the binary for symbols
+  debug=(--debug-addr "$HOST:$((PORT + 2))")
+fi
+# profile NAME SECONDS: a CPU profile of governanced into $PROFILE, in the background.
+profile() {
+  if [ -n "${PROFILE:-}" ]; then
+    curl -s -o "$PROFILE/$1.pprof" "http://$HOST:$((PORT + 2))/debug/pprof/profile?seconds=$2" &
+  fi
+}
 "$WORK/bin/governanced" serve --tree "$TREE" --owners "$TREE/owners.yaml" --overlay-name deploy \
-  --addr "$HOST:$PORT" --log-level "$LOG_LEVEL" --rescan-interval 0 >"$WORK/governanced.log" 2>&1 &
+  --addr "$HOST:$PORT" --log-level "$LOG_LEVEL" --rescan-interval 0 "${debug[@]}" >"$WORK/governanced.log" 2>&1 &
 gov=$!
 pids+=("$gov")
 wait_ready "$GOV/readyz" 300 || die "governanced was not ready within 300 s (log: $WORK/governanced.log)"
@@ -146,6 +161,11 @@ for r in $(seq "$ROUNDS"); do
   echo "$(field "$b" rps) $(field "$g" rps) $(field "$g" p99_us)" >>"$WORK/rounds"
 done
 kill "$bare" 2>/dev/null || true
+if [ -n "${PROFILE:-}" ]; then
+  # An extra run, outside the measured rounds: profiling costs a little.
+  profile cpu-steady $((DURATION - 2))
+  drive "$GOV" "$DURATION" >/dev/null
+fi
 # Median of the per-round ratios; the steady p99 is the median round's too.
 sort -k1,1g <(awk '{ printf "%.4f %s %s %s\n", $2 / $1, $1, $2, $3 }' "$WORK/rounds") >"$WORK/ratios"
 median=$(awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)' "$WORK/ratios")
@@ -163,6 +183,7 @@ IDS=$IDS timeout $(( RELOAD_DURATION + 30 )) wrk -t"$THREADS" -c"$CONNS" -d"${RE
   -s "$WORK/rule.lua" "$GOV" >"$WORK/reload-wrk.out" &
 load=$!
 pids+=("$load")
+profile cpu-reloads $((RELOAD_DURATION - 10))
 done_reloads=0
 for i in $(seq "$RELOADS"); do
   kill -0 "$load" 2>/dev/null || break

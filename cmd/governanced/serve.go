@@ -9,6 +9,7 @@ import (
 	stdlog "log"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -54,6 +55,7 @@ type serveConfig struct {
 	shutdownTimeout time.Duration
 	readHeader      time.Duration
 	auth            authConfig
+	debugAddr       string
 }
 
 // envFlags defines flags whose defaults come from GOVERNANCED_* variables, so
@@ -201,6 +203,7 @@ func parseServeArgs(args []string, getenv func(string) string, stderr io.Writer)
 	e.duration(&c.rescan, "rescan-interval", time.Minute, "reload check interval when file events are missed (0 disables)")
 	e.duration(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
 	e.duration(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
+	e.string(&c.debugAddr, "debug-addr", "", "an address serving Go's profiler at /debug/pprof/ (off when empty; bind it to loopback)")
 	var authTokenFile string
 	e.string(&authTokenFile, "auth-token-file", "", "a file of bearer tokens (one per line) every POST and GET /metrics then require")
 	if err := fs.Parse(args); err != nil {
@@ -299,6 +302,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		// lines like every other, not bare text in between.
 		ErrorLog: stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
 	}
+	if c.debugAddr != "" {
+		stopDebug, err := serveDebug(c.debugAddr, log)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("serve: --debug-addr: %w", err)}
+		}
+		defer stopDebug()
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info().Str("addr", ln.Addr().String()).Str("version", version).Msg("listening")
@@ -394,4 +404,24 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 	default:
 		ev.Msg("reload failed; the previous revision keeps serving")
 	}
+}
+
+// serveDebug serves Go's profiler on its own listener, so that profiling a
+// server under load (docs/performance.md) needs no rebuild, and the public
+// address never exposes it.
+func serveDebug(addr string, log zerolog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Warn().Str("addr", ln.Addr().String()).Msg("profiler endpoints served at /debug/pprof/: keep this address private")
+	return func() { _ = srv.Close() }, nil
 }
