@@ -603,3 +603,39 @@ func TestDocumentSizeLimit(t *testing.T) {
 		t.Errorf("a 65 MiB file in the served tree: %v (%v)", st.Outcome, st.Err)
 	}
 }
+
+// TestOperationSlots: with every operation slot taken, each stateless
+// operation answers 429 with Retry-After at once; freed, it runs again.
+func TestOperationSlots(t *testing.T) {
+	_, st := testServer(t)
+	h, s := newServer(Deps{Store: st, Limits: Limits{MaxConcurrentOps: 2}})
+	ops := []struct{ target, body string }{
+		{"/resolve", `{"document": "defaults: {}", "dataset": "ds.x"}`},
+		{"/merge", `{"base": {"tags": ["a"]}, "override": {"tags": ["b"]}}`},
+		{"/policy/evaluate", `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": []}}`},
+	}
+	s.ops <- struct{}{}
+	s.ops <- struct{}{} // both slots are taken now, as by two running operations
+	for _, op := range ops {
+		var busy response
+		within(t, op.target+" with no slot", func() {
+			busy = do(t, h, "POST", op.target, strings.NewReader(op.body), "Content-Type", "application/json")
+		})
+		if busy.status != http.StatusTooManyRequests || busy.header.Get("Retry-After") != "1" {
+			t.Fatalf("%s with every slot taken: %d, Retry-After %q, want 429 and 1\n%s", op.target, busy.status, busy.header.Get("Retry-After"), busy.body)
+		}
+		if p := problemOf(t, busy); p["type"] != ProblemBase+"busy" || !strings.Contains(p["detail"].(string), "all 2 operation slots are busy") {
+			t.Errorf("%s: problem %v", op.target, p)
+		}
+		holdsToOpenAPI(t, op.target, "post", busy)
+	}
+	<-s.ops
+	for _, op := range ops {
+		if r := do(t, h, "POST", op.target, strings.NewReader(op.body), "Content-Type", "application/json"); r.status != http.StatusOK {
+			t.Errorf("%s with a slot free: %d %s", op.target, r.status, r.body)
+		}
+	}
+	if len(s.ops) != 1 {
+		t.Errorf("%d slots held after the operations ended, want the 1 still taken", len(s.ops))
+	}
+}

@@ -159,3 +159,24 @@ func (s *server) withTimeout(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// opsRetryAfterSeconds is the Retry-After of an operation refused for want of
+// a slot: they take a second or less.
+const opsRetryAfterSeconds = 1
+
+// limitOps runs at most Limits.MaxConcurrentOps of the stateless operations
+// at once and refuses one more at once, as /validate does: a queue would
+// hold bodies and connections for nothing.
+func (s *server) limitOps(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.ops <- struct{}{}:
+			defer func() { <-s.ops }()
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", strconv.Itoa(opsRetryAfterSeconds))
+			writeProblem(w, r, http.StatusTooManyRequests, "busy",
+				fmt.Sprintf("all %d operation slots are busy; retry in %d second", cap(s.ops), opsRetryAfterSeconds))
+		}
+	})
+}

@@ -40,9 +40,9 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Stateless operations for clients and CI (behind the bearer token when
 	// one is configured, like /metrics).
 	r.With(s.requireAuth, s.withTimeout).Post("/validate", s.validate)
-	r.With(s.requireAuth).Post("/resolve", s.resolve)
-	r.With(s.requireAuth).Post("/merge", s.merge)
-	r.With(s.requireAuth).Post("/policy/evaluate", s.policyEvaluate)
+	r.With(s.requireAuth, s.limitOps).Post("/resolve", s.resolve)
+	r.With(s.requireAuth, s.limitOps).Post("/merge", s.merge)
+	r.With(s.requireAuth, s.limitOps).Post("/policy/evaluate", s.policyEvaluate)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+r.URL.Path+"; GET /openapi.yaml lists them")

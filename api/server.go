@@ -44,6 +44,11 @@ type Limits struct {
 	// MaxConcurrentValidations bounds POST /validate runs at once; one more
 	// is refused at once with 429 and Retry-After.
 	MaxConcurrentValidations int
+	// MaxConcurrentOps bounds POST /resolve, /merge and /policy/evaluate
+	// runs at once, together; one more is refused at once with 429. Each
+	// parses a body of up to MaxBodyBytes, which costs seconds and hundreds
+	// of megabytes at the limit.
+	MaxConcurrentOps int
 }
 
 // DefaultLimits are the limits of a zero Limits.
@@ -53,6 +58,7 @@ var DefaultLimits = Limits{
 	MaxUploadFiles:           10000,
 	RequestTimeout:           30 * time.Second,
 	MaxConcurrentValidations: 4,
+	MaxConcurrentOps:         8,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -71,6 +77,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxConcurrentValidations <= 0 {
 		l.MaxConcurrentValidations = DefaultLimits.MaxConcurrentValidations
 	}
+	if l.MaxConcurrentOps <= 0 {
+		l.MaxConcurrentOps = DefaultLimits.MaxConcurrentOps
+	}
 	return l
 }
 
@@ -82,6 +91,7 @@ type server struct {
 	version     string
 	metrics     *metrics
 	validations chan struct{}  // a semaphore: one token per running validation
+	ops         chan struct{}  // the same for /resolve, /merge and /policy/evaluate
 	auth        *authenticator // nil: authentication is off
 }
 
@@ -104,6 +114,7 @@ func newServer(d Deps) (*chi.Mux, *server) {
 		auth:    newAuthenticator(d.AuthTokens),
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
+	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
 	s.metrics = newMetrics(reg, d.Store)
 	return s.routes(reg), s
 }

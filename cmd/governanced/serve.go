@@ -199,6 +199,7 @@ func parseServeArgs(args []string, getenv func(string) string, stderr io.Writer)
 	e.int(&limits.MaxUploadFiles, "max-upload-files", api.DefaultLimits.MaxUploadFiles, "most entries an uploaded tree may hold")
 	e.duration(&limits.RequestTimeout, "request-timeout", api.DefaultLimits.RequestTimeout, "longest a request may work")
 	e.int(&limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
+	e.int(&limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
 	e.duration(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
 	e.duration(&c.rescan, "rescan-interval", time.Minute, "reload check interval when file events are missed (0 disables)")
 	e.duration(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
@@ -228,8 +229,8 @@ func parseServeArgs(args []string, getenv func(string) string, stderr io.Writer)
 		return nil, &usageError{msg: fmt.Sprintf("serve: --log-level must be debug, info, warn or error, not %q", logLevel)}
 	}
 	c.logLevel = lvl
-	if limits.MaxUploadFiles == 0 || limits.MaxConcurrentValidations == 0 || limits.RequestTimeout <= 0 {
-		return nil, &usageError{msg: "serve: --max-upload-files, --max-validations and --request-timeout must be positive"}
+	if limits.MaxUploadFiles <= 0 || limits.MaxConcurrentValidations <= 0 || limits.MaxConcurrentOps <= 0 || limits.RequestTimeout <= 0 {
+		return nil, &usageError{msg: "serve: --max-upload-files, --max-validations, --max-ops and --request-timeout must be positive"}
 	}
 	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 {
 		return nil, &usageError{msg: "serve: --reload-debounce and --read-header-timeout must be positive, --rescan-interval not negative"}
