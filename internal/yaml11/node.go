@@ -36,16 +36,22 @@ type Pos struct {
 
 // Node is one loaded YAML value. Exactly the fields for its Kind are meaningful.
 // Aliases share the anchor's Node, so a Node must be treated as read-only.
+//
+// A tree holds a Node per value of the document, and the tree check holds
+// every document of a tree until its units are materialised: the fields are
+// ordered, and the rare timestamp kept behind a pointer, so that a Node fits
+// Go's 128-byte size class instead of the 160-byte one (a fifth less memory
+// for a 47 MB tree's documents).
 type Node struct {
 	Kind Kind
+	Bool bool
 	Pos  Pos
 
-	Bool   bool
 	Int    int64    // Kind Int when it fits in 64 bits
 	BigInt *big.Int // Kind Int when it does not (then Int is 0)
 	Float  float64
 	Str    string // Kind String: the value; other scalars: the source text as written
-	Time   Time   // Kind Timestamp
+	Time   *Time  // Kind Timestamp; nil for every other kind
 
 	Pairs []Pair  // Kind Map: in document order after merge keys and duplicates
 	Items []*Node // Kind Seq

@@ -599,7 +599,7 @@ func parseTimestamp(text string) (*Node, error) {
 		return nil, fmt.Errorf("invalid date %q: day is out of range for month", text)
 	}
 	if m[4] == "" {
-		return &Node{Kind: Timestamp, Time: Time{T: time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), DateOnly: true}}, nil
+		return &Node{Kind: Timestamp, Time: &Time{T: time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), DateOnly: true}}, nil
 	}
 	hour, minute, sec := atoi(m[4]), atoi(m[5]), atoi(m[6])
 	if hour > 23 || minute > 59 || sec > 59 {
@@ -629,7 +629,7 @@ func parseTimestamp(text string) (*Node, error) {
 		}
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, micro*1000, loc)
-	return &Node{Kind: Timestamp, Time: Time{T: t, HasZone: hasZone}}, nil
+	return &Node{Kind: Timestamp, Time: &Time{T: t, HasZone: hasZone}}, nil
 }
 
 func daysIn(year, month int) int {

@@ -15,7 +15,7 @@ func PyStr(n *Node) string {
 	case String:
 		return n.Str
 	case Timestamp:
-		return timeStr(n.Time, " ")
+		return timeStr(*n.Time, " ")
 	}
 	return PyRepr(n)
 }
@@ -49,7 +49,7 @@ func writeRepr(b *strings.Builder, n *Node) {
 	case String:
 		b.WriteString(PyQuote(n.Str))
 	case Timestamp:
-		b.WriteString(timeRepr(n.Time))
+		b.WriteString(timeRepr(*n.Time))
 	case Seq:
 		b.WriteByte('[')
 		for i, it := range n.Items {
