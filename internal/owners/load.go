@@ -135,9 +135,18 @@ func Materialise(files ...*File) *Registry {
 		at       = map[string]int{}
 		from     = map[string]int{} // id → index of the file whose entry holds it
 		warnings []Warning
+		named    = map[string]bool{} // paths of the files so far
 	)
 	for fi, f := range files {
-		warnings = append(warnings, f.Warnings...)
+		// The same file named twice (--owners a.yaml --owners a.yaml) is
+		// merged again in its place, but says nothing twice: its own warnings
+		// and duplicates were reported the first time, and an entry replacing
+		// its own earlier copy is no override.
+		repeat := named[f.Path]
+		named[f.Path] = true
+		if !repeat {
+			warnings = append(warnings, f.Warnings...)
+		}
 		for _, e := range f.Entries {
 			i, seen := at[e.ID]
 			if !seen {
@@ -146,10 +155,13 @@ func Materialise(files ...*File) *Registry {
 				from[e.ID] = fi
 				continue
 			}
-			if from[e.ID] == fi {
-				warnings = append(warnings, Warning{Code: WarnDuplicateID, File: e.File, Pos: e.Pos,
-					Msg: fmt.Sprintf("Duplicate owner id '%s' — later entry wins", e.ID)})
-			} else {
+			switch {
+			case from[e.ID] == fi:
+				if !repeat {
+					warnings = append(warnings, Warning{Code: WarnDuplicateID, File: e.File, Pos: e.Pos,
+						Msg: fmt.Sprintf("Duplicate owner id '%s' — later entry wins", e.ID)})
+				}
+			case files[from[e.ID]].Path != f.Path:
 				warnings = append(warnings, Warning{Code: WarnOverridden, File: e.File, Pos: e.Pos,
 					Msg: fmt.Sprintf("Owner '%s' of %s replaced whole by a later registry file", e.ID, files[from[e.ID]].Path)})
 			}

@@ -452,6 +452,46 @@ func TestMaterialiseDuplicateWithinAFile(t *testing.T) {
 	}
 }
 
+// TestMaterialiseSameFileTwice: a file named twice merges again in its place
+// but is no override of itself, and its own warnings are said once; a file
+// between the two mentions is overridden as usual.
+func TestMaterialiseSameFileTwice(t *testing.T) {
+	a, err := Parse([]byte("owners:\n  - {id: x, name: A}\n  - {id: d, name: D1}\n  - {id: d, name: D2}\n"), "a.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse([]byte("owners:\n  - {id: x, name: B}\n"), "b.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		files []*File
+		wantX string
+		want  []warn
+	}{
+		{name: "twice in a row", files: []*File{a, a}, wantX: "A",
+			want: []warn{{WarnDuplicateID, 4, "Duplicate owner id 'd' — later entry wins"}}},
+		{name: "another file between", files: []*File{a, b, a}, wantX: "A",
+			want: []warn{
+				{WarnDuplicateID, 4, "Duplicate owner id 'd' — later entry wins"},
+				{WarnOverridden, 2, "Owner 'x' of a.yaml replaced whole by a later registry file"},
+				{WarnOverridden, 2, "Owner 'x' of b.yaml replaced whole by a later registry file"},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Materialise(tt.files...)
+			if got := *r.ByID("x").Name; got != tt.wantX {
+				t.Errorf("x is %q, want %q (files merge in the order given)", got, tt.wantX)
+			}
+			if diff := cmp.Diff(tt.want, warns(r.Warnings())); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestDuplicateYAMLKeyIsWarned(t *testing.T) {
 	r := mustParse(t, "owners:\n  - id: a\n    name: x\n    name: y\n")
 	ws := r.Warnings()
