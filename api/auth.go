@@ -3,8 +3,10 @@ package api
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 // Optional bearer-token authentication. The read routes serve the governance
@@ -27,6 +29,36 @@ func newAuthenticator(tokens []string) *authenticator {
 		a.sums = append(a.sums, sha256.Sum256([]byte(t)))
 	}
 	return a
+}
+
+// Tokens are the bearer tokens a server accepts. They can be replaced while
+// it runs, so that a token file rotated on disk takes effect on SIGHUP
+// without a restart that would drop every connection.
+type Tokens struct {
+	cur atomic.Pointer[authenticator]
+}
+
+// NewTokens returns the accepted tokens, or nil (authentication off) for none.
+func NewTokens(tokens []string) *Tokens {
+	a := newAuthenticator(tokens)
+	if a == nil {
+		return nil
+	}
+	t := &Tokens{}
+	t.cur.Store(a)
+	return t
+}
+
+// Replace makes tokens the accepted ones from the next request on. An empty
+// list is refused: turning authentication off is a restart's decision, never
+// the side effect of a file emptied by mistake.
+func (t *Tokens) Replace(tokens []string) error {
+	a := newAuthenticator(tokens)
+	if a == nil {
+		return errors.New("no token: authentication stays on with the tokens it had")
+	}
+	t.cur.Store(a)
+	return nil
 }
 
 // authResult is what a request's credentials amount to.
@@ -68,7 +100,7 @@ func (s *server) requireAuth(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch s.auth.check(r) {
+		switch s.auth.cur.Load().check(r) {
 		case authOK:
 			next.ServeHTTP(w, r)
 			return

@@ -26,8 +26,11 @@ type Deps struct {
 	Limits Limits
 	// Version is reported by /healthz.
 	Version string
-	// AuthTokens are the bearer tokens every POST and GET /metrics require
-	// (Authorization: Bearer <token>); none leaves those routes open.
+	// Tokens are the bearer tokens every POST and GET /metrics require
+	// (Authorization: Bearer <token>); nil leaves those routes open.
+	Tokens *Tokens
+	// AuthTokens is Tokens for a server whose tokens never change; used
+	// when Tokens is nil.
 	AuthTokens []string
 }
 
@@ -92,7 +95,7 @@ type server struct {
 	metrics     *metrics
 	validations chan struct{}  // a semaphore: one token per running validation
 	ops         chan struct{}  // the same for /resolve, /merge and /policy/evaluate
-	auth        *authenticator // nil: authentication is off
+	auth        *Tokens        // nil: authentication is off
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
@@ -111,7 +114,10 @@ func newServer(d Deps) (*chi.Mux, *server) {
 		log:     d.Log,
 		limits:  d.Limits.withDefaults(),
 		version: d.Version,
-		auth:    newAuthenticator(d.AuthTokens),
+		auth:    d.Tokens,
+	}
+	if s.auth == nil {
+		s.auth = NewTokens(d.AuthTokens)
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
+
+	"github.com/celine-eu/governanced/api"
 )
 
 // authConfig is the optional bearer authentication of serve: the tokens and
@@ -15,6 +17,7 @@ import (
 type authConfig struct {
 	tokens []string
 	source string
+	file   string // the token file, re-read on SIGHUP; "" for none
 }
 
 // minTokenLength keeps a token out of reach of guessing.
@@ -43,7 +46,7 @@ func loadAuth(file string, getenv func(string) string) (authConfig, error) {
 	if err != nil {
 		return authConfig{}, fmt.Errorf("--auth-token-file: %v", err)
 	}
-	c := authConfig{source: "file " + file}
+	c := authConfig{source: "file " + file, file: file}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for line := 1; sc.Scan(); line++ {
 		tok := strings.TrimSpace(sc.Text())
@@ -94,4 +97,23 @@ func logAuth(log zerolog.Logger, c authConfig) {
 	}
 	log.Info().Str("auth", "bearer").Str("token_source", c.source).Int("tokens", len(c.tokens)).
 		Msg("authentication on: every POST and GET /metrics require Authorization: Bearer <token>")
+}
+
+// reloadAuth re-reads the token file on SIGHUP and swaps the accepted tokens:
+// a rotation (a new token added, later the old one removed) needs no
+// restart. A file that no longer reads, or holds no valid token, keeps the
+// tokens in use and says so: a reload never opens the routes.
+func reloadAuth(log zerolog.Logger, c authConfig, tokens *api.Tokens) {
+	if c.file == "" || tokens == nil {
+		return
+	}
+	next, err := loadAuth(c.file, func(string) string { return "" })
+	if err == nil {
+		err = tokens.Replace(next.tokens)
+	}
+	if err != nil {
+		log.Error().Err(err).Msg("auth tokens not reloaded: the tokens in use stay")
+		return
+	}
+	log.Info().Str("token_source", next.source).Int("tokens", len(next.tokens)).Msg("auth tokens reloaded")
 }

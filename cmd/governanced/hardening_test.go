@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,6 +181,58 @@ func TestServeAuth(t *testing.T) {
 		t.Errorf("the start-up log does not say authentication is on:\n%s", logs)
 	}
 	if strings.Contains(logs, token) || strings.Contains(logs, "wrong-token") {
+		t.Errorf("a token reached the log")
+	}
+}
+
+// TestServeAuthRotatesOnSIGHUP: a token file rewritten on disk takes effect
+// on SIGHUP, without a restart; a file emptied by mistake keeps the tokens
+// in use, and the log says which happened.
+func TestServeAuthRotatesOnSIGHUP(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "apps", "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "apps", "a", "governance.yaml"), []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
+	const old, next = "old-token-0123456789abcdef", "new-token-fedcba9876543210"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
+	s := startServe(t, nil, "--tree", dir, "--auth-token-file", tokenFile, "--reload-debounce", "1h", "--rescan-interval", "0")
+	status := func(token string) int {
+		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	hup := func() {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if status(old) != 200 || status(next) != 401 {
+		t.Fatalf("before the rotation: old %d, new %d; want 200 and 401", status(old), status(next))
+	}
+
+	os.WriteFile(tokenFile, []byte(next+"\n"), 0o600)
+	hup()
+	eventually(t, "the new token after SIGHUP", func() bool { return status(next) == 200 })
+	if got := status(old); got != 401 {
+		t.Errorf("the removed token still answers %d, want 401", got)
+	}
+
+	os.WriteFile(tokenFile, []byte("# emptied by mistake\n"), 0o600)
+	hup()
+	eventually(t, "the log to refuse the empty file", func() bool {
+		return strings.Contains(s.stderr.String(), "auth tokens not reloaded")
+	})
+	if got := status(next); got != 200 {
+		t.Errorf("after an emptied token file the token in use answers %d, want 200", got)
+	}
+	s.stop()
+	if logs := s.stderr.String(); strings.Contains(logs, old) || strings.Contains(logs, next) {
 		t.Errorf("a token reached the log")
 	}
 }

@@ -280,13 +280,34 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	// SIGHUP is caught from the start: its default action would end the
 	// process, and an operator may send it while a large tree still loads.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGHUP)
+	defer signal.Stop(signals)
 
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: c.inputs})
 	logAuth(log, c.auth)
-	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version, AuthTokens: c.auth.tokens})
+	tokens := api.NewTokens(c.auth.tokens)
+	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version, Tokens: tokens})
+
+	// SIGHUP re-reads the token file, then reloads the tree (the watcher
+	// reads hup). Signals that arrive while a reload runs coalesce into one.
+	hup := make(chan os.Signal, 1)
+	hupCtx, stopHup := context.WithCancel(ctx)
+	defer stopHup()
+	go func() {
+		for {
+			select {
+			case <-hupCtx.Done():
+				return
+			case sig := <-signals:
+				reloadAuth(log, c.auth, tokens)
+				select {
+				case hup <- sig:
+				default:
+				}
+			}
+		}
+	}()
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("serve: %w", err)}
