@@ -93,9 +93,9 @@ type server struct {
 	limits      Limits
 	version     string
 	metrics     *metrics
-	validations chan struct{}  // a semaphore: one token per running validation
-	ops         chan struct{}  // the same for /resolve, /merge and /policy/evaluate
-	auth        *Tokens        // nil: authentication is off
+	validations chan struct{} // a semaphore: one token per running validation
+	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
+	auth        *Tokens       // nil: authentication is off
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.

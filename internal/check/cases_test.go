@@ -1,6 +1,7 @@
 package check
 
 import (
+	"sync"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -116,6 +117,48 @@ func TestWorkedCases(t *testing.T) {
 			if rep.OK != wantOK || rep.ExitCode != c.Exit {
 				t.Errorf("%s: ok=%v exit_code=%d, want ok=%v exit_code=%d", c.ID, rep.OK, rep.ExitCode, wantOK, c.Exit)
 			}
+			sameWithOnUnit(t, inv.Options, rep)
 		})
+	}
+}
+
+// sameWithOnUnit runs the check again as a server does, letting go of each
+// unit's documents once OnUnit has seen them, and holds it to the same
+// report: the hook changes what is kept, never what is found. Every
+// materialised unit reaches the hook once, with its documents, and leaves it
+// without them.
+func sameWithOnUnit(t *testing.T, opts Options, want *Report) {
+	t.Helper()
+	seen := map[string]int{}
+	var mu sync.Mutex
+	opts.OnUnit = func(u *Unit) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[u.Base]++
+		if !u.Materialized || u.Config == nil || u.BaseRoot == nil || (u.Overlay != "" && u.OverlayRoot == nil) {
+			t.Errorf("OnUnit(%s): materialised %v, base document %v, overlay %q document %v", u.Base, u.Materialized, u.BaseRoot != nil, u.Overlay, u.OverlayRoot != nil)
+		}
+	}
+	got, err := CheckGovernance(opts)
+	if err != nil {
+		t.Fatalf("with OnUnit: %v", err)
+	}
+	var a, b bytes.Buffer
+	if err := want.WriteJSON(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a.String(), b.String()); diff != "" {
+		t.Errorf("the report with OnUnit differs (-without +with):\n%s", diff)
+	}
+	for _, u := range got.Units {
+		if n := seen[u.Base]; u.Materialized != (n == 1) {
+			t.Errorf("%s: materialised %v, seen by OnUnit %d times", u.Base, u.Materialized, n)
+		}
+		if u.BaseRoot != nil || u.OverlayRoot != nil {
+			t.Errorf("%s: documents still held after OnUnit", u.Base)
+		}
 	}
 }

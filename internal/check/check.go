@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
@@ -51,6 +52,12 @@ type Options struct {
 	// once; 0 is every processor. A server reloading under load leaves one to
 	// its readers.
 	Workers int
+	// OnUnit, when set, is called once for every materialised unit, on the
+	// goroutine that materialised it, while its documents (BaseRoot,
+	// OverlayRoot) are still set. After it returns the check lets go of
+	// them: the report's units then hold no document, and a tree's documents
+	// are never all in memory at once (a 47 MB tree held 550 MB of them).
+	OnUnit func(u *Unit)
 }
 
 // UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,
@@ -104,7 +111,6 @@ func CheckGovernance(opts Options) (*Report, error) {
 		fs:       resolver{dir: dir},
 		baseByID: map[string]*govFile{},
 		poolByID: map[string]*govFile{},
-		parsed:   map[*govFile]*governance.Config{},
 	}
 	return c.run(), nil
 }
@@ -130,7 +136,6 @@ type checker struct {
 	poolByID map[string]*govFile
 
 	overlayDirID string // the overlay directory, symlinks resolved; "" when none
-	parsed       map[*govFile]*governance.Config
 
 	registry     *owners.Registry
 	placeholders map[string]string
@@ -146,9 +151,6 @@ func (c *checker) run() *Report {
 
 	c.expand()
 	c.collectOverlays()
-	c.loadAll()
-	c.loadOwners()
-
 	r.Units = c.units()
 	for _, o := range c.pool {
 		if !o.paired {
@@ -169,30 +171,6 @@ func (c *checker) run() *Report {
 	r.Summary.Datasets = c.datasets
 	r.finish(c.findings)
 	return r
-}
-
-// loadAll loads and checks every base and pool overlay alone (check.md §5,
-// §6). The files are independent, so they load in parallel; the report's
-// order does not depend on it (findings are sorted).
-func (c *checker) loadAll() {
-	type job struct {
-		f      *govFile
-		schema string
-	}
-	jobs := make([]job, 0, len(c.bases)+len(c.pool))
-	for _, b := range c.bases {
-		jobs = append(jobs, job{b, schemas.Governance})
-	}
-	for _, o := range c.pool {
-		jobs = append(jobs, job{o, schemas.GovernanceOverlay})
-	}
-	results := make([][]Finding, len(jobs))
-	parallel(c.workers(), len(jobs), func(i int) {
-		results[i] = c.loadGovernance(jobs[i].f, jobs[i].schema)
-	})
-	for _, r := range results {
-		c.findings = append(c.findings, r...)
-	}
 }
 
 func (c *checker) inputs() Inputs {
@@ -317,90 +295,197 @@ func (c *checker) collectOverlays() {
 }
 
 // unitJob is one base on its way to a unit: what pairing and parsing decided,
-// and the findings each phase produced, kept per unit so the report's order is
-// the order of a sequential run.
+// and the findings each step produced, kept per unit so that the report's
+// order is the order of a sequential run.
 type unitJob struct {
-	u                Unit
-	b, ov            *govFile
-	base, overlay    *governance.Config
-	ready            bool // paired and parsed: materialise it
-	pre, post        []Finding
-	datasets, offers int
+	u             Unit
+	b, ov         *govFile
+	cands         []*govFile // the overlays that apply to the base (check.md §4.2)
+	base, overlay *governance.Config
+
+	pairFindings  []Finding // an overlay conflict
+	pairSkipped   bool      // a load error in either file, or a conflict
+	parsedOverlay bool      // this unit asked for its overlay's parse
+	parseSkipped  bool      // the base or the overlay did not parse
+	post          []Finding
+	datasets      int
+	offers        int
 }
 
-// units builds a unit per base. Parsing every file and materialising every
-// unit are independent per file and per unit, so both run in parallel; pairing
-// and the recording of parse results stay sequential, in base order.
-func (c *checker) units() []Unit {
-	jobs := make([]unitJob, len(c.bases))
-	saved := c.findings
-	for i, b := range c.bases {
-		c.findings = nil
-		c.pair(&jobs[i], b)
-		jobs[i].pre = c.findings
-	}
-	c.findings = saved
+// fileWork is one governance file's load and parse, each done once, by
+// whichever unit needs it first: an overlay in the overlay directory may
+// serve several bases.
+type fileWork struct {
+	f      *govFile
+	schema string
 
-	// Parse what pairing left to materialise, each file once.
-	var files []*govFile
-	need := map[*govFile]bool{}
-	for i := range jobs {
-		for _, f := range []*govFile{jobs[i].b, jobs[i].ov} {
-			if f != nil && jobs[i].ready && !need[f] {
-				need[f] = true
-				files = append(files, f)
-			}
+	load   sync.Once
+	loaded []Finding // the file's own findings (check.md §5, §6)
+
+	parse    sync.Once
+	cfg      *governance.Config
+	parseErr *Finding // reported once, by the first unit (in base order) that parsed the file
+	reported bool
+
+	users atomic.Int32 // units not yet done with the document
+}
+
+// units loads every file, pairs every base with its overlay and
+// materialises each unit. A unit's files are loaded by the unit itself, and
+// (with Options.OnUnit) its documents are let go as soon as the last unit
+// reading them is done, so a tree's documents are never all in memory at
+// once. Units run in parallel; the findings are put together afterwards in
+// the order a sequential run (every file loaded, then the owners, then unit
+// by unit) produces them.
+func (c *checker) units() []Unit {
+	loaded := c.findings
+	c.findings = nil
+	// The registry comes first: materialising resolves ownership with it.
+	c.loadOwners()
+	ownerFindings := c.findings
+	c.findings = nil
+
+	work := make(map[*govFile]*fileWork, len(c.bases)+len(c.pool))
+	for _, b := range c.bases {
+		work[b] = &fileWork{f: b, schema: schemas.Governance}
+	}
+	for _, o := range c.pool {
+		work[o] = &fileWork{f: o, schema: schemas.GovernanceOverlay}
+	}
+	jobs := make([]unitJob, len(c.bases))
+	for i, b := range c.bases {
+		c.candidates(&jobs[i], b)
+		work[b].users.Add(1)
+		for _, o := range jobs[i].cands {
+			work[o].users.Add(1)
 		}
 	}
-	type parsed struct {
-		cfg *governance.Config
-		err error
-	}
-	results := make([]parsed, len(files))
-	parallel(c.workers(), len(files), func(i int) {
-		results[i].cfg, results[i].err = parseGov(files[i])
-	})
-	pre := make(map[*govFile]parsed, len(files))
-	for i, f := range files {
-		pre[f] = results[i]
-	}
-	for i := range jobs {
-		j := &jobs[i]
-		if !j.ready {
-			continue
+	release := func(f *govFile) {
+		if work[f].users.Add(-1) == 0 && c.opts.OnUnit != nil {
+			f.root = nil
 		}
-		c.findings = j.pre
-		j.base = c.parse(j.b, pre[j.b].cfg, pre[j.b].err)
-		if j.ov != nil {
-			j.overlay = c.parse(j.ov, pre[j.ov].cfg, pre[j.ov].err)
-		}
-		if j.base == nil || (j.ov != nil && j.overlay == nil) {
-			c.skip(j.b)
-			j.ready = false
-		}
-		j.pre = c.findings
 	}
-	c.findings = saved
 
 	parallel(c.workers(), len(jobs), func(i int) {
 		j := &jobs[i]
-		if !j.ready {
-			return
+		c.loadFile(work[j.b])
+		for _, o := range j.cands {
+			c.loadFile(work[o])
 		}
-		w := *c
-		w.findings, w.datasets, w.offers = nil, 0, 0
-		w.materialise(j)
-		j.post, j.datasets, j.offers = w.findings, w.datasets, w.offers
+		c.unit(j, work)
+		release(j.b)
+		for _, o := range j.cands {
+			release(o)
+		}
 	})
+	// Overlays no base takes are loaded alone, for their own findings.
+	var alone []*govFile
+	for _, o := range c.pool {
+		if !o.paired {
+			alone = append(alone, o)
+		}
+	}
+	parallel(c.workers(), len(alone), func(i int) {
+		c.loadFile(work[alone[i]])
+		if c.opts.OnUnit != nil {
+			alone[i].root = nil
+		}
+	})
+
+	c.findings = loaded
+	for _, b := range c.bases {
+		c.findings = append(c.findings, work[b].loaded...)
+	}
+	for _, o := range c.pool {
+		c.findings = append(c.findings, work[o].loaded...)
+	}
+	c.findings = append(c.findings, ownerFindings...)
 	out := make([]Unit, len(jobs))
 	for i := range jobs {
-		c.findings = append(c.findings, jobs[i].pre...)
-		c.findings = append(c.findings, jobs[i].post...)
-		c.datasets += jobs[i].datasets
-		c.offers += jobs[i].offers
-		out[i] = jobs[i].u
+		j := &jobs[i]
+		c.findings = append(c.findings, j.pairFindings...)
+		if j.pairSkipped {
+			c.skip(j.b)
+		} else {
+			for _, f := range []*govFile{j.b, j.ov} {
+				if f == nil || (f == j.ov && !j.parsedOverlay) {
+					continue
+				}
+				if w := work[f]; w.parseErr != nil && !w.reported {
+					w.reported = true
+					c.add(*w.parseErr)
+				}
+			}
+			if j.parseSkipped {
+				c.skip(j.b)
+			}
+		}
+		c.findings = append(c.findings, j.post...)
+		c.datasets += j.datasets
+		c.offers += j.offers
+		out[i] = j.u
 	}
 	return out
+}
+
+// loadFile loads and checks a file alone (check.md §5, §6), once.
+func (c *checker) loadFile(w *fileWork) {
+	w.load.Do(func() { w.loaded = c.loadGovernance(w.f, w.schema) })
+}
+
+// parseFile reads a loaded document into the rule model, once.
+func (c *checker) parseFile(w *fileWork) *governance.Config {
+	w.parse.Do(func() {
+		cfg, err := parseGov(w.f)
+		if err != nil {
+			// The document rules are meant to catch everything the parser
+			// refuses; should one slip through it is still a loud failure,
+			// never a skip.
+			fd := Finding{Severity: Error, Code: CodeLoadError, File: w.f.display, Message: err.Error()}
+			if ge, ok := err.(*governance.Error); ok {
+				fd.Line, fd.Column, fd.Message = ge.Line, ge.Column, ge.Msg
+				if ge.Path != "" {
+					fd.Message = ge.Path + ": " + ge.Msg
+				}
+			}
+			w.parseErr, cfg = &fd, nil
+		}
+		w.cfg = cfg
+	})
+	return w.cfg
+}
+
+// unit decides whether a loaded unit can be materialised (check.md §4.2),
+// parses its files and materialises it, on a copy of the checker so that
+// units run in parallel.
+func (c *checker) unit(j *unitJob, work map[*govFile]*fileWork) {
+	j.pairSkipped = j.b.hasError || len(j.cands) > 1
+	if len(j.cands) == 1 {
+		j.pairSkipped = j.pairSkipped || j.cands[0].hasError
+	}
+	if j.pairSkipped {
+		return
+	}
+	if len(j.cands) == 1 {
+		j.ov = j.cands[0]
+	}
+	j.base = c.parseFile(work[j.b])
+	if j.ov != nil {
+		j.parsedOverlay = true
+		j.overlay = c.parseFile(work[j.ov])
+	}
+	if j.base == nil || (j.ov != nil && j.overlay == nil) {
+		j.parseSkipped = true
+		return
+	}
+	w := *c
+	w.findings, w.datasets, w.offers = nil, 0, 0
+	w.materialise(j)
+	j.post, j.datasets, j.offers = w.findings, w.datasets, w.offers
+	if c.opts.OnUnit != nil {
+		c.opts.OnUnit(&j.u)
+		j.u.BaseRoot, j.u.OverlayRoot = nil, nil
+	}
 }
 
 func (c *checker) workers() int {
@@ -434,14 +519,14 @@ func parallel(workers, n int, f func(i int)) {
 	wg.Wait()
 }
 
-// pair pairs a base with its overlay (check.md §4.2) and decides whether the
-// unit can be materialised.
-func (c *checker) pair(j *unitJob, b *govFile) {
+// candidates finds the overlays that apply to a base (check.md §4.2) by
+// their names and directories alone; whether the unit is then skipped
+// depends on how its files load (unit).
+func (c *checker) candidates(j *unitJob, b *govFile) {
 	app := appName(b.display)
 	j.u = Unit{App: app, Base: b.display, BaseFile: b.path}
 	j.b = b
 	u := &j.u
-	var cands []*govFile
 	for _, o := range c.pool {
 		beside := o.dirID == b.dirID
 		if c.opts.OverlayName != nil {
@@ -451,34 +536,23 @@ func (c *checker) pair(j *unitJob, b *govFile) {
 		}
 		inDir := c.overlayDirID != "" && o.dirID == c.overlayDirID && app != "" && o.name == app
 		if beside || inDir {
-			cands = append(cands, o)
+			j.cands = append(j.cands, o)
 			o.paired = true
 		}
 	}
-	skipped := b.hasError
-	switch len(cands) {
+	switch len(j.cands) {
 	case 0:
 	case 1:
-		u.Overlay, u.OverlayFile = cands[0].display, cands[0].path
-		skipped = skipped || cands[0].hasError
+		u.Overlay, u.OverlayFile = j.cands[0].display, j.cands[0].path
 	default:
-		names := make([]string, len(cands))
-		for i, o := range cands {
+		names := make([]string, len(j.cands))
+		for i, o := range j.cands {
 			names[i] = o.display
 		}
 		slices.Sort(names)
-		c.add(Finding{Severity: Error, Code: CodeOverlayConflict, File: b.display, Subject: str(app),
-			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(cands), strings.Join(names, ", "))})
-		skipped = true
+		j.pairFindings = append(j.pairFindings, Finding{Severity: Error, Code: CodeOverlayConflict, File: b.display, Subject: str(app),
+			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(j.cands), strings.Join(names, ", "))})
 	}
-	if skipped {
-		c.skip(b)
-		return
-	}
-	if len(cands) == 1 {
-		j.ov = cands[0]
-	}
-	j.ready = true
 }
 
 // materialise merges a paired unit, runs the rules that read what is served
@@ -518,28 +592,4 @@ func parseGov(f *govFile) (*governance.Config, error) {
 		parse = governance.ParseOverlayDocument
 	}
 	return parse(f.root, f.display)
-}
-
-// parse records a file's parse result, once per file (an overlay in the
-// overlay directory may serve several bases).
-func (c *checker) parse(f *govFile, cfg *governance.Config, err error) *governance.Config {
-	if cfg, ok := c.parsed[f]; ok {
-		return cfg
-	}
-	if err != nil {
-		// The document rules are meant to catch everything the parser refuses;
-		// should one slip through it is still a loud failure, never a skip.
-		fd := Finding{Severity: Error, Code: CodeLoadError, File: f.display, Message: err.Error()}
-		if ge, ok := err.(*governance.Error); ok {
-			fd.Line, fd.Column, fd.Message = ge.Line, ge.Column, ge.Msg
-			if ge.Path != "" {
-				fd.Message = ge.Path + ": " + ge.Msg
-			}
-		}
-		c.add(fd)
-		f.hasError = true
-		cfg = nil
-	}
-	c.parsed[f] = cfg
-	return cfg
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -134,5 +135,37 @@ func TestUsageErrors(t *testing.T) {
 	rep, err := CheckGovernance(Options{Paths: []string{"nope"}, Owners: []string{"nope.yaml"}, Dataspace: true, OverlayDir: str("nope"), Dir: dir})
 	if err != nil || rep.OK {
 		t.Fatalf("missing inputs: err %v, ok %v; want a failing report", err, rep != nil && rep.OK)
+	}
+}
+
+// TestOnUnitSharedOverlay: an overlay in the overlay directory serves every
+// base of its app name; letting go of documents (OnUnit) must wait for the
+// last of them, and the report must not change.
+func TestOnUnitSharedOverlay(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := "defaults: {row_filters: []}\nsources:\n  datasets.gold.x: {expose: true, row_filters: [{handler: rec_registry, args: {column: device_id}}]}\n"
+	write("one/apps/grid/governance.yaml", base)
+	write("two/apps/grid/governance.yaml", base)
+	write("overlays/governance.grid.yaml", "sources:\n  datasets.gold.x: {row_filters: [{handler: nosuch}]}\n")
+	overlays := "overlays"
+	for _, workers := range []int{1, 2} {
+		opts := Options{Paths: []string{"one/apps/grid", "two/apps/grid"}, OverlayDir: &overlays, Dir: dir, Workers: workers}
+		rep, err := CheckGovernance(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Units) != 2 || rep.Units[0].Overlay != "overlays/governance.grid.yaml" || rep.Units[1].Overlay != rep.Units[0].Overlay {
+			t.Fatalf("units %+v, want both bases paired with the one overlay", rep.Units)
+		}
+		sameWithOnUnit(t, opts, rep)
 	}
 }

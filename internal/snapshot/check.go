@@ -10,7 +10,7 @@ import (
 // checked is what one run of the tree check hands the snapshot: the units it
 // materialised, the merged registry, and the report as the service publishes it.
 type checked struct {
-	units        []unit
+	apps         []*App           // one per materialised unit, in the report's unit order
 	owners       *owners.Registry // nil when no owners file was named or it did not load
 	placeholders map[string]string
 	report       []byte // the report JSON, check.md §11.1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"sync"
 
 	"github.com/celine-eu/governanced/internal/check"
 )
@@ -26,12 +27,24 @@ func (in Inputs) CheckOptions() check.Options {
 	return opts
 }
 
-// runCheck runs the tree check over the inputs. A usage error (an invalid
-// overlay name, placeholders without owners) is returned as an error: no
-// revision of such inputs can ever pass.
-func runCheck(in Inputs, workers int) (*checked, error) {
+// runCheck runs the tree check over the inputs and builds the app of every
+// unit it materialises, from the check's own documents, as it goes: the check
+// then lets go of a unit's documents at once, instead of holding the whole
+// tree's until the end (Options.OnUnit). Apps built for a check that fails are
+// dropped with it. A usage error (an invalid overlay name, placeholders
+// without owners) is returned as an error: no revision of such inputs can
+// ever pass.
+func runCheck(in Inputs, workers int, revJSON []byte) (*checked, error) {
 	opts := in.CheckOptions()
 	opts.Workers = workers
+	var mu sync.Mutex
+	built := map[string]*App{} // by the base's display path
+	opts.OnUnit = func(u *check.Unit) {
+		a := buildApp(servedUnit(u), revJSON)
+		mu.Lock()
+		built[u.Base] = a
+		mu.Unlock()
+	}
 	rep, err := check.CheckGovernance(opts)
 	if err != nil {
 		return nil, err
@@ -52,26 +65,26 @@ func runCheck(in Inputs, workers int) (*checked, error) {
 			out.problems = append(out.problems, describe(f))
 		}
 	}
-	for i := range rep.Units {
-		u := rep.Units[i]
-		// The report outlives the build (it is served); the parsed documents
-		// must not.
-		rep.Units[i].BaseRoot, rep.Units[i].OverlayRoot = nil, nil
-		if !u.Materialized || u.Config == nil {
-			continue
+	for _, u := range rep.Units {
+		if u.Materialized && u.Config != nil {
+			out.apps = append(out.apps, built[u.Base])
 		}
-		app := u.App
-		if app == "" {
-			// A tree root named as "." holds its governance.yaml with no
-			// directory in its display path; the directory's own name serves.
-			if abs, err := filepath.Abs(u.BaseFile); err == nil {
-				app = filepath.Base(filepath.Dir(abs))
-			}
-		}
-		out.units = append(out.units, unit{app: app, base: u.Base, overlay: u.Overlay, baseFile: u.BaseFile, overlayFile: u.OverlayFile, config: u.Config,
-			baseRoot: u.BaseRoot, overlayRoot: u.OverlayRoot})
 	}
 	return out, nil
+}
+
+// servedUnit is a materialised unit of the check as the snapshot serves it.
+func servedUnit(u *check.Unit) unit {
+	app := u.App
+	if app == "" {
+		// A tree root named as "." holds its governance.yaml with no
+		// directory in its display path; the directory's own name serves.
+		if abs, err := filepath.Abs(u.BaseFile); err == nil {
+			app = filepath.Base(filepath.Dir(abs))
+		}
+	}
+	return unit{app: app, base: u.Base, overlay: u.Overlay, baseFile: u.BaseFile, overlayFile: u.OverlayFile, config: u.Config,
+		baseRoot: u.BaseRoot, overlayRoot: u.OverlayRoot}
 }
 
 // describe renders a finding as one log line: where, what, why.

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/celine-eu/governanced/internal/check"
@@ -138,9 +137,9 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%s is declared by several apps (%s)", e.Dataset, strings.Join(e.Apps, ", "))
 }
 
-// build assembles a snapshot from a passed check. Apps are independent, so
-// they are materialised in parallel; the global index is assembled after.
-func build(revision string, files []InputFile, c *checked, layers map[string]*unitLayers, now time.Time, workers int) (*Snapshot, error) {
+// build assembles a snapshot from a passed check and the apps built while it
+// ran (runCheck): the global index is assembled here.
+func build(revision string, files []InputFile, c *checked, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{
 		Revision: revision,
 		LoadedAt: now,
@@ -156,16 +155,12 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 	s.revJSON = yaml11.AppendJSONString(nil, revision)
 	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
 	s.revisionValues, s.etagValues = []string{revision}, []string{s.etag}
-	built := make([]*App, len(c.units))
-	parallel(workers, len(c.units), func(i int) {
-		built[i] = buildApp(c.units[i], layers[c.units[i].base], s.revJSON)
-	})
 	total := 0
-	for i, a := range built {
+	for _, a := range c.apps {
 		if prev, dup := s.appIndex[a.Name]; dup {
 			// Two trees holding the same app name would make /apps/{app}
 			// ambiguous; refusing is better than serving one of them silently.
-			return nil, fmt.Errorf("app %q is served twice: %s and %s", a.Name, prev.File, c.units[i].base)
+			return nil, fmt.Errorf("app %q is served twice: %s and %s", a.Name, prev.File, a.File)
 		}
 		s.apps = append(s.apps, a)
 		s.appIndex[a.Name] = a
@@ -210,29 +205,10 @@ func build(revision string, files []InputFile, c *checked, layers map[string]*un
 	return s, nil
 }
 
-// parallel runs f(0) … f(n-1) on up to workers goroutines.
-func parallel(workers, n int, f func(i int)) {
-	if workers <= 1 {
-		for i := range n { // on the caller's goroutine: a niced reload's thread
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(max(workers, 1), n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // buildApp materialises one unit: a dataset per sources key with its rule
 // body and provenance encoded into one arena.
-func buildApp(u unit, lay *unitLayers, revJSON []byte) *App {
+func buildApp(u unit, revJSON []byte) *App {
+	lay := newUnitLayers(u)
 	a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config, revJSON: revJSON,
 		nameJSON: yaml11.AppendJSONString(nil, u.app)}
 	// Resolution builds the config's index lazily; build it now, while the

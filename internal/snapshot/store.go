@@ -2,14 +2,14 @@ package snapshot
 
 import (
 	"errors"
-
 	"fmt"
 	"runtime"
 	"sync"
-
-	"github.com/celine-eu/governanced/internal/check"
 	"sync/atomic"
 	"time"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // Loader builds snapshots from a fixed set of inputs.
@@ -69,15 +69,9 @@ func (l *Loader) build(workers int) (*Snapshot, error) {
 		if err := l.Inputs.readable(); err != nil {
 			return nil, err // integrity.go: never serve a tree missing what it cannot read
 		}
-		c, err := runCheck(l.Inputs, workers)
+		c, err := runCheck(l.Inputs, workers, yaml11.AppendJSONString(nil, rev))
 		if err != nil {
 			return nil, err
-		}
-		layers := map[string]*unitLayers{}
-		if c.ok {
-			for _, u := range c.units {
-				layers[u.base] = newUnitLayers(u)
-			}
 		}
 		after, _, err := l.Inputs.fingerprint()
 		if err != nil {
@@ -89,7 +83,7 @@ func (l *Loader) build(workers int) (*Snapshot, error) {
 		if !c.ok {
 			return nil, &Rejection{Revision: rev, Report: c.report, Problems: c.problems, Full: c.full}
 		}
-		return build(rev, files, c, layers, now(), workers)
+		return build(rev, files, c, now())
 	}
 	return nil, ErrInputsChanged
 }
