@@ -1,12 +1,12 @@
 package check
 
 import (
-	"sync"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
