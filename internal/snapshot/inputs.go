@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -97,20 +99,24 @@ type InputFile struct {
 // exactly when a rebuild would serve the same thing.
 func (in Inputs) fingerprint() (revision string, files []InputFile, err error) {
 	seen := map[string]bool{}
+	// Files are hashed as they are read, through one buffer: a build hashes
+	// the tree twice (before and after its check) and every file event once,
+	// and reading each file whole allocated the tree's size each time.
+	buf := make([]byte, 256<<10)
+	fh := sha256.New()
 	add := func(display string) {
 		if seen[display] {
 			return
 		}
 		seen[display] = true
-		data, err := os.ReadFile(in.abs(display))
-		if err != nil {
+		fh.Reset()
+		if err := hashFile(fh, in.abs(display), buf); err != nil {
 			// A missing or unreadable input is the check's to report; hashing
 			// records it as absent so that its arrival changes the revision.
 			files = append(files, InputFile{Path: display})
 			return
 		}
-		sum := sha256.Sum256(data)
-		files = append(files, InputFile{Path: display, SHA256: hex.EncodeToString(sum[:])})
+		files = append(files, InputFile{Path: display, SHA256: hex.EncodeToString(fh.Sum(nil))})
 	}
 	for _, root := range in.Trees {
 		// A root that is a symlink (git-sync and Kubernetes volumes swap one
@@ -185,4 +191,14 @@ func isOverlayName(name string) bool {
 	}
 	mid, ok := strings.CutSuffix(rest, ".yaml")
 	return ok && mid != ""
+}
+
+func hashFile(h hash.Hash, path string, buf []byte) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
+	return err
 }
