@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"os"
 	"runtime"
 	"syscall"
 )
@@ -13,7 +14,14 @@ const reloadNice = 10
 // runNiced runs f on an OS thread of its own at a lower priority. Linux sets
 // niceness per thread; the thread is never unlocked, so it exits with the
 // goroutine and its priority never leaks to other goroutines.
+//
+// The build also gets a processor (a P) of its own while it runs. A goroutine
+// running Go code holds one of GOMAXPROCS Ps whatever its thread's priority:
+// on a two-core machine the readers were left one P for the whole build and
+// served half their requests a second (docs/performance.md). With one P more
+// they keep all of theirs, and the kernel's priorities decide who runs.
 func runNiced(f func()) {
+	defer lendProcessor()()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -22,4 +30,19 @@ func runNiced(f func()) {
 		f()
 	}()
 	<-done
+}
+
+// lendProcessor raises GOMAXPROCS by one and returns what restores it: the
+// runtime's own default (which follows the container's CPU limit) unless the
+// GOMAXPROCS variable fixed it. Reloads run one at a time (Store.mu).
+func lendProcessor() (restore func()) {
+	n := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(n + 1)
+	return func() {
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.SetDefaultGOMAXPROCS()
+		} else {
+			runtime.GOMAXPROCS(n)
+		}
+	}
 }

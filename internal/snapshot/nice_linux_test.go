@@ -34,3 +34,17 @@ func TestRunNicedLowersOnlyTheBuildThread(t *testing.T) {
 		t.Errorf("caller's nice %d after the build, was %d", after, before)
 	}
 }
+
+// TestRunNicedLendsAProcessor: the build runs with one P more than the
+// readers have, and the readers' count is back once it ends.
+func TestRunNicedLendsAProcessor(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	var inside int
+	runNiced(func() { inside = runtime.GOMAXPROCS(0) })
+	if inside != before+1 {
+		t.Errorf("GOMAXPROCS during the build %d, want %d", inside, before+1)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the build %d, was %d", after, before)
+	}
+}
