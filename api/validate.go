@@ -81,6 +81,9 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	s.metrics.validating.Inc()
 	released = true // the goroutine owns the slot and the directory now
 	run := checkGovernance
+	// Only the report is answered: each unit's documents can go as soon as
+	// the unit is materialised, instead of the whole upload's at once.
+	opts.OnUnit = func(*check.Unit) {}
 	go func() {
 		defer func() {
 			<-s.validations

@@ -168,6 +168,9 @@ func runCLI(args []string, dir string, stdout, stderr io.Writer) int {
 	var rep *Report
 	if err == nil {
 		inv.Options.Dir = dir
+		// Only the report is written: each unit's documents can go as soon
+		// as the unit is materialised, instead of the whole tree's at once.
+		inv.Options.OnUnit = func(*Unit) {}
 		rep, err = CheckGovernance(inv.Options)
 	}
 	if err != nil {
