@@ -52,7 +52,7 @@ func HasMeta(key string) bool { return strings.ContainsAny(key, "*?[") }
 // reads as literals, as in Python.
 func CompileGlob(pattern string) *Glob {
 	g := &Glob{}
-	if lit := literalPrefix(pattern); utf8.ValidString(lit) {
+	if lit := LiteralPrefix(pattern); utf8.ValidString(lit) {
 		g.prefix = lit
 		pattern = pattern[len(lit):]
 	}

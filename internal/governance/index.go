@@ -13,12 +13,8 @@ import (
 // first metacharacter), each bucket ordered by the tie rule so the first match
 // in a bucket is that bucket's best.
 type index struct {
-	exact    *strindex.Index     // key → position in sources (first occurrence)
-	prefixes *strindex.PrefixSet // literal prefix → bucket
-	// Bucket b is globs[bucketStart[b]:bucketStart[b+1]]: one array for all,
-	// so a lookup touches no per-bucket allocation.
-	globs       []globEntry
-	bucketStart []int32
+	exact *strindex.Index              // key → position in sources (first occurrence)
+	globs *strindex.Buckets[globEntry] // by literal prefix
 
 	// resolved caches merge(defaults, source) per source position, filled on
 	// first use: the merged rule is a pure function of two immutable blocks, so
@@ -47,32 +43,15 @@ func buildIndex(sources []Source) *index {
 	for i := range sources {
 		sources[i].Key = ix.exact.Key(i)
 	}
-	bucketOf := map[string]int{}
-	var prefixes []string
-	var buckets [][]globEntry
+	var globs strindex.BucketsBuilder[globEntry]
 	for i, s := range sources {
 		if !HasMeta(s.Key) {
 			continue
 		}
-		prefix := literalPrefix(s.Key)
-		b, ok := bucketOf[prefix]
-		if !ok {
-			b = len(buckets)
-			bucketOf[prefix] = b
-			prefixes = append(prefixes, prefix)
-			buckets = append(buckets, nil)
-		}
 		g := CompileGlob(s.Key)
-		buckets[b] = append(buckets[b], globEntry{glob: g, key: ix.exact.Key(i), pos: int32(i), length: int32(utf8.RuneCountInString(s.Key)), anyRest: g.anyRest})
+		globs.Add(LiteralPrefix(s.Key), globEntry{glob: g, key: ix.exact.Key(i), pos: int32(i), length: int32(utf8.RuneCountInString(s.Key)), anyRest: g.anyRest})
 	}
-	ix.prefixes = strindex.NewPrefixSet(prefixes)
-	ix.bucketStart = make([]int32, 0, len(buckets)+1)
-	for _, b := range buckets {
-		slices.SortStableFunc(b, better)
-		ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
-		ix.globs = append(ix.globs, b...)
-	}
-	ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
+	ix.globs = globs.Build(func(b []globEntry) { slices.SortStableFunc(b, better) })
 	return ix
 }
 
@@ -85,7 +64,9 @@ func better(a, b globEntry) int {
 	return int(a.pos - b.pos)
 }
 
-func literalPrefix(key string) string {
+// LiteralPrefix is the text of a key before its first metacharacter (* ? [):
+// every name a glob matches starts with it, byte for byte.
+func LiteralPrefix(key string) string {
 	for i := 0; i < len(key); i++ {
 		switch key[i] {
 		case '*', '?', '[':
@@ -101,13 +82,13 @@ func (ix *index) lookup(name string) (int, MatchKind, string) {
 	if i := ix.exact.Lookup(name); i >= 0 {
 		return i, MatchExact, name
 	}
-	if len(ix.globs) == 0 {
+	if ix.globs.Len() == 0 {
 		return -1, MatchDefaults, ""
 	}
 	var best globEntry
 	found := false
-	ix.prefixes.Each(name, func(b int) bool {
-		for _, e := range ix.globs[ix.bucketStart[b]:ix.bucketStart[b+1]] {
+	ix.globs.Each(name, func(bucket []globEntry) bool {
+		for _, e := range bucket {
 			if found && better(e, best) >= 0 {
 				break // the rest of this bucket cannot beat the best so far
 			}

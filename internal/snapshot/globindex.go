@@ -15,10 +15,7 @@ import (
 // probe per app and prefix length: at 100 apps, a tenth of the server's
 // processor time under the load script's mix (docs/performance.md).
 type globIndex struct {
-	prefixes *strindex.PrefixSet // literal prefix → bucket
-	// Bucket b is globs[bucketStart[b]:bucketStart[b+1]], longest first.
-	globs       []globEntry
-	bucketStart []int32
+	globs *strindex.Buckets[globEntry] // by literal prefix, each bucket longest first
 }
 
 type globEntry struct {
@@ -31,33 +28,20 @@ type globEntry struct {
 }
 
 func buildGlobIndex(apps []*App) *globIndex {
-	ix := &globIndex{}
-	bucketOf := map[string]int{}
-	var prefixes []string
-	var buckets [][]globEntry
+	var globs strindex.BucketsBuilder[globEntry]
 	for ai, a := range apps {
 		for pos, src := range a.Config.Sources {
 			if !governance.HasMeta(src.Key) {
 				continue
 			}
-			prefix := globPrefix(src.Key)
-			b, ok := bucketOf[prefix]
-			if !ok {
-				b = len(buckets)
-				bucketOf[prefix] = b
-				prefixes = append(prefixes, prefix)
-				buckets = append(buckets, nil)
-			}
 			g := governance.CompileGlob(src.Key)
-			buckets[b] = append(buckets[b], globEntry{
+			globs.Add(governance.LiteralPrefix(src.Key), globEntry{
 				glob: g, d: a.Datasets[pos], length: int32(utf8.RuneCountInString(src.Key)),
 				app: int32(ai), pos: int32(pos), anyRest: g.AnyRest(),
 			})
 		}
 	}
-	ix.prefixes = strindex.NewPrefixSet(prefixes)
-	ix.bucketStart = make([]int32, 0, len(buckets)+1)
-	for _, b := range buckets {
+	return &globIndex{globs: globs.Build(func(b []globEntry) {
 		slices.SortFunc(b, func(x, y globEntry) int {
 			if x.length != y.length {
 				return int(y.length - x.length)
@@ -67,21 +51,7 @@ func buildGlobIndex(apps []*App) *globIndex {
 			}
 			return int(x.pos - y.pos)
 		})
-		ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
-		ix.globs = append(ix.globs, b...)
-	}
-	ix.bucketStart = append(ix.bucketStart, int32(len(ix.globs)))
-	return ix
-}
-
-func globPrefix(key string) string {
-	for i := 0; i < len(key); i++ {
-		switch key[i] {
-		case '*', '?', '[':
-			return key[:i]
-		}
-	}
-	return key
+	})}
 }
 
 // match returns what each app's own resolution would pick among its globs,
@@ -113,8 +83,8 @@ func (ix *globIndex) match(name string) (*Dataset, []*Dataset) {
 		}
 		more = append(more, e)
 	}
-	ix.prefixes.Each(name, func(b int) bool {
-		for _, e := range ix.globs[ix.bucketStart[b]:ix.bucketStart[b+1]] {
+	ix.globs.Each(name, func(bucket []globEntry) bool {
+		for _, e := range bucket {
 			if e.length < best {
 				break // the rest of this bucket is shorter still
 			}
