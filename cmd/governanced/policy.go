@@ -55,7 +55,7 @@ type snapshotGovernance struct{ snap *snapshot.Snapshot }
 
 func (g snapshotGovernance) Governance(relation string) (map[string]any, bool) {
 	d, err := g.snap.Resolve(relation)
-	if err != nil || d == nil || d.Rule() == nil {
+	if err != nil || d == nil {
 		return nil, false
 	}
 	body, err := json.Marshal(d.Rule())

@@ -99,16 +99,15 @@ type Dataset struct {
 	classification string
 	accessLevel    string
 
-	// The bytes below are slices of one per-app arena, encoded once at build:
-	// the rule body is the hot path. What is rarely asked for (the facet, the
-	// list item, the app body) is encoded on request instead of held for every
-	// source, and so are the parts of a rule body that name the request (the
-	// dataset, the app, the match): a glob key answers both its own name and
-	// others, and holding a body for each cost a tenth of the heap.
-	// Offsets into App.arena, not slices: three slice headers a dataset were
-	// 7 MB at 100 000 sources. body is arena[at[0]:at[1]], "rule":…,
-	// "exposure":… of the rule body; the provenance record (explain=true, see
-	// appendProvenanceJSON) is arena[at[1]:at[2]].
+	// Offsets into App.arena, encoded once at build: body() is arena[at[0]:
+	// at[1]], the `"rule":…,"exposure":…` part of a rule body (the hot path);
+	// provenance() is arena[at[1]:at[2]], the provenance record (explain=true,
+	// see appendProvenanceJSON). Offsets, not slices: three slice headers a
+	// dataset were 7 MB at 100 000 sources. What is rarely asked for (the
+	// facet, the list item, the app body) is encoded on request, and so are
+	// the parts of a rule body that name the request (the dataset, the app,
+	// the match): a glob key answers its own name and others, and holding a
+	// body for each cost a tenth of the heap.
 	at [3]uint32
 }
 
@@ -216,46 +215,33 @@ func buildApp(u unit, revJSON []byte) *App {
 	u.config.Source("")
 	n := len(u.config.Sources)
 	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
-	type spans struct{ body, prov [2]int }
-	at := make([]spans, n+1)
 	// The arena is encoded into a scratch buffer reused across apps, then
 	// copied once at its exact size: growing a fresh buffer per app cost more
 	// in page faults and clearing than the encoding itself.
 	arena := scratch.Get().(*bytes.Buffer)
 	defer func() { arena.Reset(); scratch.Put(arena) }()
-	mark := func(from int) [2]int { return [2]int{from, arena.Len()} }
+	encode := func(d *Dataset, rule *governance.Rule, key string, withSource bool) {
+		d.at[0] = uint32(arena.Len())
+		appendRuleAndExposure(arena, rule)
+		d.at[1] = uint32(arena.Len())
+		arena.Write(lay.appendProvenance(arena.AvailableBuffer(), key, withSource))
+		d.at[2] = uint32(arena.Len())
+	}
+	a.Datasets = make([]*Dataset, n)
 	for i, src := range u.config.Sources {
 		// Not Config.Resolve: it would cache every merged rule for the
 		// snapshot's lifetime.
 		rule := governance.MergeRules(u.config.Defaults, src.Rule)
 		d := &all[i]
 		initDataset(d, a, i, src.Key, rule, governance.HasMeta(src.Key))
-		from := arena.Len()
-		appendRuleAndExposure(arena, rule)
-		at[i].body = mark(from)
-		from = arena.Len()
-		arena.Write(lay.appendProvenance(arena.AvailableBuffer(), src.Key, true))
-		at[i].prov = mark(from)
+		encode(d, rule, src.Key, true)
+		a.Datasets[i] = d
 	}
 	a.defaults = &all[n]
 	initDataset(a.defaults, a, -1, "", u.config.Defaults, false)
-	from := arena.Len()
-	appendRuleAndExposure(arena, u.config.Defaults)
-	at[n].body = mark(from)
-	from = arena.Len()
-	arena.Write(lay.appendProvenance(arena.AvailableBuffer(), "", false))
-	at[n].prov = mark(from)
-
+	encode(a.defaults, u.config.Defaults, "", false)
 	// One exact-size copy: a grown buffer holds up to twice what it needs.
 	a.arena = bytes.Clone(arena.Bytes())
-	a.Datasets = make([]*Dataset, n)
-	for i := range all {
-		d := &all[i]
-		d.at = [3]uint32{uint32(at[i].body[0]), uint32(at[i].prov[0]), uint32(at[i].prov[1])}
-		if i < n {
-			a.Datasets[i] = d
-		}
-	}
 	return a
 }
 
