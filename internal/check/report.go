@@ -192,6 +192,7 @@ type Unit struct {
 	// materialised unit, so a server can tell where each value was written
 	// without reading and parsing the files again. A holder that keeps the
 	// report should drop them once used: they are the whole parsed files.
+	// With Options.OnUnit they are set only while the hook runs.
 	BaseRoot, OverlayRoot *yaml11.Node
 }
 
