@@ -3,7 +3,9 @@ package snapshot
 import (
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // reloadNice is the scheduling niceness of a reload's build thread. On a small
@@ -15,13 +17,19 @@ const reloadNice = 10
 // niceness per thread; the thread is never unlocked, so it exits with the
 // goroutine and its priority never leaks to other goroutines.
 //
-// The build also gets a processor (a P) of its own while it runs. A goroutine
-// running Go code holds one of GOMAXPROCS Ps whatever its thread's priority:
-// on a two-core machine the readers were left one P for the whole build and
-// served half their requests a second (docs/performance.md). With one P more
-// they keep all of theirs, and the kernel's priorities decide who runs.
-func runNiced(f func()) {
-	defer lendProcessor()()
+// The build also gets a processor (a P) of its own, for up to lendFor. A
+// goroutine running Go code holds one of GOMAXPROCS Ps whatever its thread's
+// priority: on a two-core machine the readers were left one P for the whole
+// build and served half their requests a second (docs/performance.md). With
+// one P more they keep all of theirs, and the kernel's priorities decide who
+// runs. Under a load that takes every core, that starves the niced build, so
+// the lent P is taken back after lendFor: from then on the build holds one of
+// the readers' Ps as before, and a reload always finishes.
+func runNiced(lendFor time.Duration, f func()) {
+	restore := sync.OnceFunc(lendProcessor())
+	defer restore()
+	timer := time.AfterFunc(lendFor, restore)
+	defer timer.Stop()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // niceness is the calling thread's nice value (the raw getpriority system call
@@ -26,7 +27,7 @@ func TestRunNicedLowersOnlyTheBuildThread(t *testing.T) {
 		t.Skip("getpriority is not available")
 	}
 	var inside int
-	runNiced(func() { inside = niceness() })
+	runNiced(time.Minute, func() { inside = niceness() })
 	if inside < reloadNice {
 		t.Errorf("build thread nice %d, want at least %d", inside, reloadNice)
 	}
@@ -40,9 +41,30 @@ func TestRunNicedLowersOnlyTheBuildThread(t *testing.T) {
 func TestRunNicedLendsAProcessor(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	var inside int
-	runNiced(func() { inside = runtime.GOMAXPROCS(0) })
+	runNiced(time.Minute, func() { inside = runtime.GOMAXPROCS(0) })
 	if inside != before+1 {
 		t.Errorf("GOMAXPROCS during the build %d, want %d", inside, before+1)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the build %d, was %d", after, before)
+	}
+}
+
+// TestRunNicedTakesTheProcessorBack: a build that outlasts lendFor gives the
+// lent P back while it still runs, so that a build starved by a busy machine
+// still finishes.
+func TestRunNicedTakesTheProcessorBack(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	var late int
+	runNiced(10*time.Millisecond, func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.GOMAXPROCS(0) != before && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		late = runtime.GOMAXPROCS(0)
+	})
+	if late != before {
+		t.Errorf("GOMAXPROCS still %d after lendFor, want %d", late, before)
 	}
 	if after := runtime.GOMAXPROCS(0); after != before {
 		t.Errorf("GOMAXPROCS after the build %d, was %d", after, before)
