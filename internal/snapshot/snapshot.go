@@ -107,7 +107,8 @@ type Dataset struct {
 	// facet, the list item, the app body) is encoded on request, and so are
 	// the parts of a rule body that name the request (the dataset, the app,
 	// the match): a glob key answers its own name and others, and holding a
-	// body for each cost a tenth of the heap.
+	// body for each cost a tenth of the heap. 32 bits are plenty: an app's
+	// arena encodes one or two documents, each refused above 64 MiB.
 	at [3]uint32
 }
 
