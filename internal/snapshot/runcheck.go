@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -39,15 +40,23 @@ func runCheck(in Inputs, workers int, revJSON []byte) (*checked, error) {
 	opts.Workers = workers
 	var mu sync.Mutex
 	built := map[string]*App{} // by the base's display path
+	var buildErrs []error
 	opts.OnUnit = func(u *check.Unit) {
-		a := buildApp(servedUnit(u), revJSON)
+		a, err := buildApp(servedUnit(u), revJSON)
 		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			buildErrs = append(buildErrs, err)
+			return
+		}
 		built[u.Base] = a
-		mu.Unlock()
 	}
 	rep, err := check.CheckGovernance(opts)
 	if err != nil {
 		return nil, err
+	}
+	if len(buildErrs) > 0 {
+		return nil, errors.Join(buildErrs...)
 	}
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {

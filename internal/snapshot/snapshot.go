@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,8 +108,8 @@ type Dataset struct {
 	// facet, the list item, the app body) is encoded on request, and so are
 	// the parts of a rule body that name the request (the dataset, the app,
 	// the match): a glob key answers its own name and others, and holding a
-	// body for each cost a tenth of the heap. 32 bits are plenty: an app's
-	// arena encodes one or two documents, each refused above 64 MiB.
+	// body for each cost a tenth of the heap. An app whose arena would pass
+	// 4 GiB is refused at build (errArenaTooLarge).
 	at [3]uint32
 }
 
@@ -205,9 +206,19 @@ func build(revision string, files []InputFile, c *checked, now time.Time) (*Snap
 	return s, nil
 }
 
+// errArenaTooLarge refuses an app whose encoded bodies would not fit 32-bit
+// offsets. Every body repeats the defaults it merges, so a file within the
+// document limits can still get there; wrapping offsets would serve one
+// dataset's rule as another's.
+var errArenaTooLarge = errors.New("the encoded rules pass 4 GiB")
+
+// maxArenaBytes is the largest arena 32-bit offsets address; a variable so
+// that a test can reach it.
+var maxArenaBytes = math.MaxUint32
+
 // buildApp materialises one unit: a dataset per sources key with its rule
 // body and provenance encoded into one arena.
-func buildApp(u unit, revJSON []byte) *App {
+func buildApp(u unit, revJSON []byte) (*App, error) {
 	lay := newUnitLayers(u)
 	a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config, revJSON: revJSON,
 		nameJSON: yaml11.AppendJSONString(nil, u.app)}
@@ -222,11 +233,11 @@ func buildApp(u unit, revJSON []byte) *App {
 	arena := scratch.Get().(*bytes.Buffer)
 	defer func() { arena.Reset(); scratch.Put(arena) }()
 	encode := func(d *Dataset, rule *governance.Rule, key string, withSource bool) {
-		d.at[0] = uint32(arena.Len())
+		start := arena.Len()
 		appendRuleAndExposure(arena, rule)
-		d.at[1] = uint32(arena.Len())
+		mid := arena.Len()
 		arena.Write(lay.appendProvenance(arena.AvailableBuffer(), key, withSource))
-		d.at[2] = uint32(arena.Len())
+		d.at = [3]uint32{uint32(start), uint32(mid), uint32(arena.Len())}
 	}
 	a.Datasets = make([]*Dataset, n)
 	for i, src := range u.config.Sources {
@@ -241,9 +252,12 @@ func buildApp(u unit, revJSON []byte) *App {
 	a.defaults = &all[n]
 	initDataset(a.defaults, a, -1, "", u.config.Defaults, false)
 	encode(a.defaults, u.config.Defaults, "", false)
+	if arena.Len() > maxArenaBytes {
+		return nil, fmt.Errorf("app %s (%s): %w", a.Name, a.File, errArenaTooLarge)
+	}
 	// One exact-size copy: a grown buffer holds up to twice what it needs.
 	a.arena = bytes.Clone(arena.Bytes())
-	return a
+	return a, nil
 }
 
 var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}

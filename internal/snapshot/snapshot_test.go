@@ -282,3 +282,18 @@ func TestOverlayAndProvenance(t *testing.T) {
 		t.Errorf("access_level file = %q, want the overlay", f)
 	}
 }
+
+// TestArenaLimitRefusesTheBuild: an app whose encoded rules would not fit
+// 32-bit offsets fails the build, naming the app, instead of serving one
+// dataset's rule as another's.
+func TestArenaLimitRefusesTheBuild(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"apps/big/governance.yaml": "defaults: {row_filters: []}\nsources:\n  datasets.gold.a: {title: A}\n  datasets.gold.b: {title: B}\n",
+	})
+	defer func(n int) { maxArenaBytes = n }(maxArenaBytes)
+	maxArenaBytes = 10
+	_, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build()
+	if !errors.Is(err, errArenaTooLarge) || !strings.Contains(err.Error(), "app big") {
+		t.Fatalf("Build() error %v, want errArenaTooLarge naming app big", err)
+	}
+}
