@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -293,5 +294,39 @@ func TestAuthConfig(t *testing.T) {
 				t.Errorf("tokens (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestServeDebugAddr: --debug-addr serves the profiler on its own listener,
+// says so in the log, and the public address does not serve it.
+func TestServeDebugAddr(t *testing.T) {
+	s := startServe(t, nil, "--debug-addr", "127.0.0.1:0")
+	var addr string
+	eventually(t, "the profiler's address in the log", func() bool {
+		for _, line := range strings.Split(s.stderr.String(), "\n") {
+			if strings.Contains(line, "profiler endpoints served") {
+				var ev struct{ Addr string }
+				if json.Unmarshal([]byte(line), &ev) == nil && ev.Addr != "" {
+					addr = ev.Addr
+					return true
+				}
+			}
+		}
+		return false
+	})
+	get := func(url string) int {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get("http://" + addr + "/debug/pprof/"); code != 200 {
+		t.Errorf("profiler index on --debug-addr: %d, want 200", code)
+	}
+	if code := get(s.base + "/debug/pprof/"); code != 404 {
+		t.Errorf("profiler on the public address: %d, want 404", code)
 	}
 }

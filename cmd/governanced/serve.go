@@ -308,6 +308,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			}
 		}
 	}()
+	if c.debugAddr != "" {
+		stopDebug, err := serveDebug(c.debugAddr, log)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("serve: --debug-addr: %w", err)}
+		}
+		defer stopDebug()
+	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("serve: %w", err)}
@@ -323,13 +330,6 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		// net/http's own complaints (a TLS probe, a client hanging up) as JSON
 		// lines like every other, not bare text in between.
 		ErrorLog: stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
-	}
-	if c.debugAddr != "" {
-		stopDebug, err := serveDebug(c.debugAddr, log)
-		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("serve: --debug-addr: %w", err)}
-		}
-		defer stopDebug()
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
