@@ -17,7 +17,8 @@ const reloadNice = 10
 // niceness per thread; the thread is never unlocked, so it exits with the
 // goroutine and its priority never leaks to other goroutines.
 //
-// The build also gets a processor (a P) of its own, for up to lendFor. A
+// The build also gets a processor (a P) of its own, for up to lendFor (none
+// when lendFor is 0). A
 // goroutine running Go code holds one of GOMAXPROCS Ps whatever its thread's
 // priority: on a two-core machine the readers were left one P for the whole
 // build and served half their requests a second (docs/performance.md). With
@@ -26,10 +27,12 @@ const reloadNice = 10
 // the lent P is taken back after lendFor: from then on the build holds one of
 // the readers' Ps as before, and a reload always finishes.
 func runNiced(lendFor time.Duration, f func()) {
-	restore := sync.OnceFunc(lendProcessor())
-	defer restore()
-	timer := time.AfterFunc(lendFor, restore)
-	defer timer.Stop()
+	if lendFor > 0 {
+		restore := sync.OnceFunc(lendProcessor())
+		defer restore()
+		timer := time.AfterFunc(lendFor, restore)
+		defer timer.Stop()
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

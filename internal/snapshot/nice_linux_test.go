@@ -70,3 +70,14 @@ func TestRunNicedTakesTheProcessorBack(t *testing.T) {
 		t.Errorf("GOMAXPROCS after the build %d, was %d", after, before)
 	}
 }
+
+// TestRunNicedLendsNothingForZero: a build too short to matter to the
+// readers gets no processor of its own.
+func TestRunNicedLendsNothingForZero(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	var inside int
+	runNiced(0, func() { inside = runtime.GOMAXPROCS(0) })
+	if inside != before {
+		t.Errorf("GOMAXPROCS during a build lent nothing %d, want %d", inside, before)
+	}
+}

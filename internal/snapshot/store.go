@@ -177,10 +177,15 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 	} else {
 		// Readers are being served: the build runs on one thread at a lower
 		// priority, so a reload takes longer but the answers hardly slow
-		// down (docs/performance.md); it has a processor of its own for up
-		// to four times what the first load took (on one thread a build
-		// takes about 1.6 times as long as on two).
-		runNiced(max(4*s.fullSpeed, 100*time.Millisecond), func() { snap, err = s.loader.build(1) })
+		// down (docs/performance.md). A build long enough to matter to the
+		// readers has a processor of its own for up to four times what the
+		// first load took (on one thread a build takes about 1.6 times as
+		// long as on two); a short one only waits for it, so it gets none.
+		lendFor := 4 * s.fullSpeed
+		if lendFor < time.Second {
+			lendFor = 0
+		}
+		runNiced(lendFor, func() { snap, err = s.loader.build(1) })
 	}
 	var rej *Rejection
 	switch {
