@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 // Faults on disk while the server runs: whatever happens to the inputs, the
@@ -41,22 +42,9 @@ var faultTree = map[string]string{
 // faultDatasets are the sources keys faultTree declares.
 var faultDatasets = []string{"ds.a.*", "ds.a.one", "ds.a.two", "ds.b.one"}
 
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func faultStore(t testing.TB, dir string) *snapshot.Store {
 	t.Helper()
-	writeFiles(t, dir, faultTree)
+	testfs.Write(t, dir, faultTree)
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{dir},
 		Owners: []string{filepath.Join(dir, "owners.yaml")},
@@ -123,16 +111,16 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 	}{
 		{name: "half-written: cut in the middle of a value",
 			break_: func(t *testing.T, dir string) {
-				writeFiles(t, dir, map[string]string{gov: faultTree[gov][:len(faultTree[gov])-30]})
+				testfs.Write(t, dir, map[string]string{gov: faultTree[gov][:len(faultTree[gov])-30]})
 			},
 			outcome: snapshot.Rejected, says: []string{"apps/a/governance.yaml:6:1: error: load-error: not a loadable YAML document"}},
 		{name: "half-written: the defaults only",
 			break_: func(t *testing.T, dir string) {
-				writeFiles(t, dir, map[string]string{gov: faultTree[gov][:strings.Index(faultTree[gov], "sources:")]})
+				testfs.Write(t, dir, map[string]string{gov: faultTree[gov][:strings.Index(faultTree[gov], "sources:")]})
 			},
 			outcome: snapshot.Rejected, says: []string{"apps/a/governance.yaml:1:1", "'sources' is a required property"}},
 		{name: "truncated, not yet rewritten",
-			break_:  func(t *testing.T, dir string) { writeFiles(t, dir, map[string]string{gov: ""}) },
+			break_:  func(t *testing.T, dir string) { testfs.Write(t, dir, map[string]string{gov: ""}) },
 			outcome: snapshot.Rejected, says: []string{"apps/a/governance.yaml:1:1", "schema-violation"}},
 		{name: "governance.yaml replaced by a directory",
 			break_:  func(t *testing.T, dir string) { replaceWithDir(t, filepath.Join(dir, gov)) },
@@ -167,12 +155,12 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 			outcome: snapshot.Rejected, says: []string{"path-no-match", "matches no governance file"}},
 		{name: "the owners file broken",
 			break_: func(t *testing.T, dir string) {
-				writeFiles(t, dir, map[string]string{"owners.yaml": "owners:\n  - id: rec\n    type: [\n"})
+				testfs.Write(t, dir, map[string]string{"owners.yaml": "owners:\n  - id: rec\n    type: [\n"})
 			},
 			outcome: snapshot.Rejected, says: []string{"owners.yaml:", "load-error"}},
 		{name: "the owners file without its required fields",
 			break_: func(t *testing.T, dir string) {
-				writeFiles(t, dir, map[string]string{"owners.yaml": "owners:\n  - id: rec\n"})
+				testfs.Write(t, dir, map[string]string{"owners.yaml": "owners:\n  - id: rec\n"})
 			},
 			outcome: snapshot.Rejected, says: []string{"owners.yaml:2:", "owners-schema-violation"}},
 		{name: "the owners file deleted",
@@ -247,7 +235,7 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 			// Put the good inputs back: the same bytes, the same revision.
 			os.RemoveAll(filepath.Join(dir, "apps"))
 			os.RemoveAll(filepath.Join(dir, "owners.yaml"))
-			writeFiles(t, dir, faultTree)
+			testfs.Write(t, dir, faultTree)
 			if st := store.Reload(false); st.Outcome != snapshot.Activated || store.Current().Revision != good.Revision {
 				t.Fatalf("after the repair: %v (%v), revision %s", st.Outcome, st.Err, store.Current().Revision)
 			}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 // Hostile input through the whole request path: every answer is a clear
@@ -598,7 +599,7 @@ func TestDocumentSizeLimit(t *testing.T) {
 	dir := t.TempDir()
 	store := faultStore(t, dir)
 	good := store.Current()
-	writeFiles(t, dir, map[string]string{"apps/b/governance.yaml": big})
+	testfs.Write(t, dir, map[string]string{"apps/b/governance.yaml": big})
 	if st := store.Reload(false); st.Outcome != snapshot.Rejected || store.Current() != good || !strings.Contains(st.Err.Error(), msg) {
 		t.Errorf("a 65 MiB file in the served tree: %v (%v)", st.Outcome, st.Err)
 	}

@@ -8,24 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// writeTree lays out files (slash-separated path → content) under a fresh
-// directory and returns it.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+	"github.com/celine-eu/governanced/internal/testfs"
+)
 
 // brief renders a finding as one line of a §12 table: severity, code, file,
 // line:col, path, dataset, subject, "-" for null.
@@ -317,7 +302,7 @@ sources:
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, tc.files)
+			dir := testfs.Tree(t, tc.files)
 			if tc.symlink[0] != "" {
 				if err := os.Symlink(filepath.Join(dir, tc.symlink[1]), filepath.Join(dir, tc.symlink[0])); err != nil {
 					t.Skip("no symlinks here:", err)

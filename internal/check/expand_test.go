@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 func TestDisplayPath(t *testing.T) {
@@ -58,7 +60,7 @@ func TestAppName(t *testing.T) {
 // glob(recursive=True)): fnmatch per segment, hidden entries only for a
 // segment starting with ".", "**" for zero or more levels, code-point order.
 func TestGlob(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"apps/b/governance.yaml":      "",
 		"apps/a/governance.yaml":      "",
 		"apps/B/governance.yaml":      "",

@@ -2,11 +2,11 @@ package check
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/yaml11"
 	"github.com/google/go-cmp/cmp"
 )
@@ -142,20 +142,12 @@ func TestUsageErrors(t *testing.T) {
 // base of its app name; letting go of documents (OnUnit) must wait for the
 // last of them, and the report must not change.
 func TestOnUnitSharedOverlay(t *testing.T) {
-	dir := t.TempDir()
-	write := func(rel, body string) {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	base := "defaults: {row_filters: []}\nsources:\n  datasets.gold.x: {expose: true, row_filters: [{handler: rec_registry, args: {column: device_id}}]}\n"
-	write("one/apps/grid/governance.yaml", base)
-	write("two/apps/grid/governance.yaml", base)
-	write("overlays/governance.grid.yaml", "sources:\n  datasets.gold.x: {row_filters: [{handler: nosuch}]}\n")
+	dir := testfs.Tree(t, map[string]string{
+		"one/apps/grid/governance.yaml": base,
+		"two/apps/grid/governance.yaml": base,
+		"overlays/governance.grid.yaml": "sources:\n  datasets.gold.x: {row_filters: [{handler: nosuch}]}\n",
+	})
 	overlays := "overlays"
 	for _, workers := range []int{1, 2} {
 		opts := Options{Paths: []string{"one/apps/grid", "two/apps/grid"}, OverlayDir: &overlays, Dir: dir, Workers: workers}

@@ -1,23 +1,11 @@
 package governance
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/celine-eu/governanced/internal/testfs"
+)
 
 func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
@@ -26,7 +14,7 @@ func env(vars map[string]string) func(string) string {
 // TestLoadWithOverlay is examples.md E12: which overlay a base gets.
 func TestLoadWithOverlay(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		"apps/grid/governance.yaml":      "defaults: {title: base}\nsources: {}\n",
 		"apps/grid/governance.prod.yaml": "defaults: {title: prod}\n",
 		"apps/grid/governance.grid.yaml": "defaults: {title: grid}\n",
@@ -89,7 +77,7 @@ func TestLoadWithOverlay(t *testing.T) {
 
 func TestLoadFileErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		"bad.yaml":   "sources:\n  ds.a:\n    title: 2024\n",
 		"empty.yaml": "",
 	})
@@ -110,7 +98,7 @@ func TestLoadFileErrors(t *testing.T) {
 // TestAutoDiscover follows governance-format.md §9.3's order.
 func TestAutoDiscover(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testfs.Write(t, dir, map[string]string{
 		"explicit.yaml":               "defaults: {title: explicit}\n",
 		"apps/grid/governance.yaml":   "defaults: {title: app}\n",
 		"project/governance.yaml":     "defaults: {title: beside-project}\n",

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 // resolveByApps is global resolution as it was first written: a scan of every
@@ -94,7 +95,7 @@ func TestGlobIndexAnswersAsEveryApp(t *testing.T) {
 			}
 			files[fmt.Sprintf("apps/app%d/governance.yaml", a)] = b.String()
 		}
-		s, err := (&Loader{Inputs: Inputs{Trees: []string{writeTree(t, files)}}}).Build()
+		s, err := (&Loader{Inputs: Inputs{Trees: []string{testfs.Tree(t, files)}}}).Build()
 		if err != nil {
 			t.Fatal(err)
 		}

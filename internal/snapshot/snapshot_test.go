@@ -11,25 +11,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 const shared = "../../../shared"
-
-// writeTree lays out files (slash paths → content) under a new temporary directory.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // copyReal copies the 17 reference apps into a temporary tree.
 func copyReal(t testing.TB) string {
@@ -47,7 +33,7 @@ func copyReal(t testing.TB) string {
 		}
 		files["apps/"+filepath.Base(filepath.Dir(p))+"/governance.yaml"] = string(b)
 	}
-	return writeTree(t, files)
+	return testfs.Tree(t, files)
 }
 
 type conformanceCase struct {
@@ -157,7 +143,7 @@ sources:
 `
 
 func TestResolveGlobal(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"apps/meters/governance.yaml":        baseYAML,
 		"apps/meters/governance.meters.yaml": overlayYAML,
 		"apps/twin/governance.yaml": `defaults: {}
@@ -220,7 +206,7 @@ sources:
 }
 
 func TestOverlayAndProvenance(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"apps/meters/governance.yaml":        baseYAML,
 		"apps/meters/governance.meters.yaml": overlayYAML,
 	})
@@ -287,7 +273,7 @@ func TestOverlayAndProvenance(t *testing.T) {
 // 32-bit offsets fails the build, naming the app, instead of serving one
 // dataset's rule as another's.
 func TestArenaLimitRefusesTheBuild(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"apps/big/governance.yaml": "defaults: {row_filters: []}\nsources:\n  datasets.gold.a: {title: A}\n  datasets.gold.b: {title: B}\n",
 	})
 	defer func(n int) { maxArenaBytes = n }(maxArenaBytes)

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 func TestStoreReloadKeepsLastGood(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"apps/meters/governance.yaml": baseYAML,
 	})
 	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}}})
@@ -79,7 +81,7 @@ func TestStoreReloadKeepsLastGood(t *testing.T) {
 }
 
 func TestFirstLoadRejected(t *testing.T) {
-	dir := writeTree(t, map[string]string{"apps/a/governance.yaml": "sources: ["})
+	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "sources: ["})
 	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}}})
 	st := store.Reload(true)
 	if st.Outcome != Rejected || store.Current() != nil {
@@ -98,7 +100,7 @@ func TestMissingTreeIsRejected(t *testing.T) {
 }
 
 func TestInputsPathsAndFingerprint(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"tree/apps/a/governance.yaml":      "defaults: {}\n",
 		"tree/apps/a/governance.prod.yaml": "defaults: {}\n",
 		"tree/apps/a/README.md":            "not an input\n",
@@ -137,7 +139,7 @@ func TestInputsPathsAndFingerprint(t *testing.T) {
 // TestConcurrentReadsDuringReloads is for the race detector: readers resolve
 // while reloads swap snapshots.
 func TestConcurrentReadsDuringReloads(t *testing.T) {
-	dir := writeTree(t, map[string]string{"apps/meters/governance.yaml": baseYAML})
+	dir := testfs.Tree(t, map[string]string{"apps/meters/governance.yaml": baseYAML})
 	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}}})
 	store.Reload(true)
 	gov := filepath.Join(dir, "apps", "meters", "governance.yaml")
@@ -178,7 +180,7 @@ func TestConcurrentReadsDuringReloads(t *testing.T) {
 // TestSymlinkedRootSwap is a git-sync or Kubernetes volume update: the root
 // is a symlink swapped atomically to another directory.
 func TestSymlinkedRootSwap(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.Tree(t, map[string]string{
 		"v1/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n",
 		"v2/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: false}\n",
 	})
