@@ -118,6 +118,7 @@ func TestWorkedCases(t *testing.T) {
 				t.Errorf("%s: ok=%v exit_code=%d, want ok=%v exit_code=%d", c.ID, rep.OK, rep.ExitCode, wantOK, c.Exit)
 			}
 			sameWithOnUnit(t, inv.Options, rep)
+			sameWithMemo(t, inv.Options, rep)
 		})
 	}
 }

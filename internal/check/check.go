@@ -57,7 +57,13 @@ type Options struct {
 	// OverlayRoot) are still set. After it returns the check lets go of
 	// them: the report's units then hold no document, and a tree's documents
 	// are never all in memory at once (a 47 MB tree held 550 MB of them).
+	// A unit taken from Memo is passed too, Reused and without documents,
+	// with the Served value the hook set on it when it was first checked.
 	OnUnit func(u *Unit)
+	// Memo, when set, holds the units of the previous check of the same
+	// tree: a unit whose bytes did not change is taken from it instead of
+	// being checked again, and the memo then holds this check's units.
+	Memo *Memo
 }
 
 // UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,
@@ -139,6 +145,7 @@ type checker struct {
 
 	registry     *owners.Registry
 	placeholders map[string]string
+	shared       sharedInputs // what the registry was read from, for Memo
 
 	datasets int
 	offers   int
@@ -310,6 +317,9 @@ type unitJob struct {
 	post          []Finding
 	datasets      int
 	offers        int
+
+	memoKey [32]byte  // with Options.Memo: the hash of everything the unit is made from
+	memo    *memoUnit // with Options.Memo: the unit as the next check may reuse it
 }
 
 // fileWork is one governance file's load and parse, each done once, by
@@ -319,15 +329,23 @@ type fileWork struct {
 	f      *govFile
 	schema string
 
+	// The file's bytes, read before the load when a unit's memo key needs
+	// them, and let go once loaded.
+	readOnce sync.Once
+	data     []byte
+	readErr  error
+
 	load   sync.Once
 	loaded []Finding // the file's own findings (check.md §5, §6)
 
 	parse    sync.Once
+	parsed   bool
 	cfg      *governance.Config
 	parseErr *Finding // reported once, by the first unit (in base order) that parsed the file
 	reported bool
 
-	users atomic.Int32 // units not yet done with the document
+	users   atomic.Int32 // units not yet done with the document
+	readers int          // units that read the file at all
 }
 
 // units loads every file, pairs every base with its overlay and
@@ -355,9 +373,9 @@ func (c *checker) units() []Unit {
 	jobs := make([]unitJob, len(c.bases))
 	for i, b := range c.bases {
 		c.candidates(&jobs[i], b)
-		work[b].users.Add(1)
-		for _, o := range jobs[i].cands {
-			work[o].users.Add(1)
+		for _, f := range jobs[i].files() {
+			work[f].users.Add(1)
+			work[f].readers++
 		}
 	}
 	release := func(f *govFile) {
@@ -366,13 +384,33 @@ func (c *checker) units() []Unit {
 		}
 	}
 
+	memo := c.opts.Memo
+	var shared [32]byte
+	if memo != nil {
+		shared = c.sharedKey()
+	}
 	parallel(c.workers(), len(jobs), func(i int) {
 		j := &jobs[i]
+		remember := memo != nil && c.ownFiles(j, work)
+		if remember {
+			j.memoKey = unitKey(shared, j, work)
+			if m := memo.get(j.memoKey); m != nil {
+				c.reuse(j, work, m)
+				release(j.b)
+				for _, o := range j.cands {
+					release(o)
+				}
+				return
+			}
+		}
 		c.loadFile(work[j.b])
 		for _, o := range j.cands {
 			c.loadFile(work[o])
 		}
 		c.unit(j, work)
+		if remember {
+			j.remember(work)
+		}
 		release(j.b)
 		for _, o := range j.cands {
 			release(o)
@@ -425,12 +463,35 @@ func (c *checker) units() []Unit {
 		c.offers += j.offers
 		out[i] = j.u
 	}
+	if memo != nil {
+		memo.replace(jobs)
+	}
 	return out
+}
+
+// ownFiles reports whether no other unit reads any of j's files: only such
+// a unit's findings are its own to remember.
+func (c *checker) ownFiles(j *unitJob, work map[*govFile]*fileWork) bool {
+	for _, f := range j.files() {
+		if work[f].readers != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// read reads the file's bytes, once.
+func (w *fileWork) read() {
+	w.readOnce.Do(func() { w.data, w.readErr = os.ReadFile(w.f.path) })
 }
 
 // loadFile loads and checks a file alone (check.md §5, §6), once.
 func (c *checker) loadFile(w *fileWork) {
-	w.load.Do(func() { w.loaded = c.loadGovernance(w.f, w.schema) })
+	w.load.Do(func() {
+		w.read()
+		w.loaded = c.loadGovernance(w.f, w.schema, w.data, w.readErr)
+		w.data = nil
+	})
 }
 
 // parseFile reads a loaded document into the rule model, once.
@@ -450,7 +511,7 @@ func (c *checker) parseFile(w *fileWork) *governance.Config {
 			}
 			w.parseErr, cfg = &fd, nil
 		}
-		w.cfg = cfg
+		w.cfg, w.parsed = cfg, true
 	})
 	return w.cfg
 }
@@ -459,15 +520,8 @@ func (c *checker) parseFile(w *fileWork) *governance.Config {
 // parses its files and materialises it, on a copy of the checker so that
 // units run in parallel.
 func (c *checker) unit(j *unitJob, work map[*govFile]*fileWork) {
-	j.pairSkipped = j.b.hasError || len(j.cands) > 1
-	if len(j.cands) == 1 {
-		j.pairSkipped = j.pairSkipped || j.cands[0].hasError
-	}
-	if j.pairSkipped {
+	if c.pair(j); j.pairSkipped {
 		return
-	}
-	if len(j.cands) == 1 {
-		j.ov = j.cands[0]
 	}
 	j.base = c.parseFile(work[j.b])
 	if j.ov != nil {
@@ -485,6 +539,18 @@ func (c *checker) unit(j *unitJob, work map[*govFile]*fileWork) {
 	if c.opts.OnUnit != nil {
 		c.opts.OnUnit(&j.u)
 		j.u.BaseRoot, j.u.OverlayRoot = nil, nil
+	}
+}
+
+// pair decides, from how its files loaded, whether the unit is skipped and
+// which overlay it takes.
+func (c *checker) pair(j *unitJob) {
+	j.pairSkipped = j.b.hasError || len(j.cands) > 1
+	if len(j.cands) == 1 {
+		j.pairSkipped = j.pairSkipped || j.cands[0].hasError
+	}
+	if !j.pairSkipped && len(j.cands) == 1 {
+		j.ov = j.cands[0]
 	}
 }
 

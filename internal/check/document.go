@@ -51,6 +51,11 @@ type loaded struct {
 // no document.
 func readYAML(p, disp string, fail func(Finding)) *loaded {
 	data, err := os.ReadFile(p)
+	return parseYAML(data, err, disp, fail)
+}
+
+// parseYAML is readYAML on bytes already read (err: why they could not be).
+func parseYAML(data []byte, err error, disp string, fail func(Finding)) *loaded {
 	if err != nil {
 		fail(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: "cannot read the file: " + errMsg(err)})
 		return nil
@@ -194,7 +199,7 @@ var dataspaceKeys = map[string]bool{
 // loadGovernance reads one base or overlay and applies the document rules
 // (check.md §5, §6). Any error finding marks the file as not servable.
 // It touches nothing but f and what it returns, so files load concurrently.
-func (c *checker) loadGovernance(f *govFile, schema string) []Finding {
+func (c *checker) loadGovernance(f *govFile, schema string, data []byte, readErr error) []Finding {
 	var out []Finding
 	fail := func(fd Finding) {
 		if fd.Severity == Error {
@@ -202,7 +207,7 @@ func (c *checker) loadGovernance(f *govFile, schema string) []Finding {
 		}
 		out = append(out, fd)
 	}
-	l := readYAML(f.path, f.display, fail)
+	l := parseYAML(data, readErr, f.display, fail)
 	if l == nil {
 		f.hasError = true
 		return out

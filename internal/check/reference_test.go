@@ -72,6 +72,7 @@ func TestReferenceTree(t *testing.T) {
 				t.Errorf("ok=%v exit=%d, want ok=%v exit=%d", rep.OK, rep.ExitCode, tc.ok, tc.exit)
 			}
 			sameWithOnUnit(t, tc.opts, rep)
+			sameWithMemo(t, tc.opts, rep)
 			got := map[string][]string{}
 			for _, f := range rep.Findings {
 				if f.Code != CodeRowPolicyUndeclared || f.Severity != Warning || f.Dataset == nil || f.Line == 0 {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/celine-eu/governanced/internal/owners"
@@ -190,11 +191,14 @@ func (c *checker) readInput(disp, what, missingCode string) (*loaded, *tally) {
 	t := &tally{c: c}
 	p := c.fs.abs(disp)
 	if !isRegular(p) {
+		c.shared.note(disp, nil, errMissing)
 		t.add(Finding{Severity: Error, Code: missingCode, File: disp,
 			Message: fmt.Sprintf("%s file %q does not exist or is not a regular file", what, disp)})
 		return nil, t
 	}
-	l := readYAML(p, disp, t.add)
+	data, err := os.ReadFile(p)
+	c.shared.note(disp, data, err)
+	l := parseYAML(data, err, disp, t.add)
 	if l != nil {
 		duplicateKeys(l, disp, t.add, nil)
 	}

@@ -194,6 +194,13 @@ type Unit struct {
 	// report should drop them once used: they are the whole parsed files.
 	// With Options.OnUnit they are set only while the hook runs.
 	BaseRoot, OverlayRoot *yaml11.Node
+
+	// Reused is a unit taken from Options.Memo: its bytes were those of a
+	// unit of the previous check, whose findings and Config it carries.
+	Reused bool
+	// Served is whatever Options.OnUnit attached to the unit (a server's
+	// encoded app); a reused unit brings the value attached to it before.
+	Served any
 }
 
 // HasErrors reports whether the report holds an error finding, whatever

@@ -159,5 +159,6 @@ func TestOnUnitSharedOverlay(t *testing.T) {
 			t.Fatalf("units %+v, want both bases paired with the one overlay", rep.Units)
 		}
 		sameWithOnUnit(t, opts, rep)
+		sameWithMemo(t, opts, rep)
 	}
 }

@@ -1,0 +1,210 @@
+package check
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/celine-eu/governanced/internal/governance"
+)
+
+// Memo carries what one check found out about each unit to the next check of
+// the same tree (Options.Memo). A server reloading a 100 000-source tree of
+// which one file changed then re-reads every file, but parses, checks and
+// materialises only the units whose bytes changed: the rest of the report is
+// what the previous check found for exactly the same bytes.
+//
+// A unit is reused only when everything it was made from is byte for byte
+// the same: its base and its overlay candidates (paths, display paths and
+// contents) and what every unit shares (the owners files, the placeholder
+// map, Options.Dataspace). A unit one of whose files another unit also reads
+// (an overlay-directory overlay claimed by two bases) is always checked
+// afresh, as the findings about a shared file are reported once for all its
+// units. Every check replaces the memo's contents with its own units, so a
+// memo holds one tree's units, never a history.
+//
+// A Memo may be shared by checks that run one after the other or at once.
+type Memo struct {
+	mu     sync.Mutex
+	units  map[[32]byte]*memoUnit
+	reused int
+	built  int
+}
+
+// NewMemo returns an empty memo: the first check that uses it checks every
+// unit.
+func NewMemo() *Memo { return &Memo{units: map[[32]byte]*memoUnit{}} }
+
+// Stats reports how many units the last check that used the memo took from
+// it and how many it checked afresh (shared files included).
+func (m *Memo) Stats() (reused, checked int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reused, m.built
+}
+
+func (m *Memo) get(k [32]byte) *memoUnit {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.units[k]
+}
+
+// replace makes the memo hold exactly the units of the check that just ran.
+func (m *Memo) replace(jobs []unitJob) {
+	next := make(map[[32]byte]*memoUnit, len(jobs))
+	reused, built := 0, 0
+	for i := range jobs {
+		j := &jobs[i]
+		if j.u.Reused {
+			reused++
+		} else {
+			built++
+		}
+		if j.memo != nil {
+			next[j.memoKey] = j.memo
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.units, m.reused, m.built = next, reused, built
+}
+
+// memoUnit is one unit's part of a check: everything units() puts into the
+// report for it, and what Options.OnUnit attached.
+type memoUnit struct {
+	files                       []memoFile // the base, then its candidates, in unitJob order
+	parsedOverlay, parseSkipped bool
+	post                        []Finding
+	datasets, offers            int
+	unit                        Unit // without documents
+}
+
+// memoFile is one file's load and parse.
+type memoFile struct {
+	loaded   []Finding
+	hasError bool
+	parsed   bool
+	cfg      *governance.Config
+	parseErr *Finding
+}
+
+// errMissing stands for an input file that is not there, in the shared key.
+var errMissing = errors.New("missing")
+
+// sharedInputs hashes what every unit's result depends on besides its own
+// files, as the check reads it: the key is of the bytes the registry was
+// built from, never of a second read.
+type sharedInputs struct{ h hash.Hash }
+
+func (s *sharedInputs) note(disp string, data []byte, err error) {
+	if s.h == nil {
+		s.h = sha256.New()
+	}
+	writeField(s.h, []byte(disp))
+	if err != nil {
+		writeField(s.h, []byte("error: "+err.Error()))
+		return
+	}
+	writeField(s.h, data)
+}
+
+// writeField writes b with its length first, so that no two sequences of
+// fields hash alike.
+func writeField(h hash.Hash, b []byte) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+}
+
+// sharedKey is the hash of the shared inputs, once the registry is loaded.
+func (c *checker) sharedKey() [32]byte {
+	h := sha256.New()
+	if c.shared.h != nil {
+		h.Write(c.shared.h.Sum(nil))
+	}
+	if c.opts.Dataspace {
+		writeField(h, []byte("dataspace"))
+	}
+	if c.opts.Placeholders != nil {
+		writeField(h, []byte("placeholders"))
+		for _, k := range slices.Sorted(maps.Keys(c.opts.Placeholders)) {
+			writeField(h, []byte(k))
+			writeField(h, []byte(c.opts.Placeholders[k]))
+		}
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// files is the unit's base, then its overlay candidates.
+func (j *unitJob) files() []*govFile {
+	return append([]*govFile{j.b}, j.cands...)
+}
+
+// unitKey reads the unit's files (keeping the bytes for their load) and
+// hashes them under the shared key.
+func unitKey(shared [32]byte, j *unitJob, work map[*govFile]*fileWork) [32]byte {
+	h := sha256.New()
+	h.Write(shared[:])
+	for _, f := range j.files() {
+		w := work[f]
+		w.read()
+		kind := "base"
+		if f.overlay {
+			kind = "overlay"
+		}
+		writeField(h, []byte(kind))
+		writeField(h, []byte(f.display))
+		writeField(h, []byte(f.path))
+		if w.readErr != nil {
+			writeField(h, []byte("error: "+w.readErr.Error()))
+		} else {
+			writeField(h, w.data)
+		}
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// reuse puts a remembered unit into the check in place of loading, parsing
+// and materialising it: the same state unit() leaves behind for the same bytes.
+func (c *checker) reuse(j *unitJob, work map[*govFile]*fileWork, m *memoUnit) {
+	for i, f := range j.files() {
+		w, mf := work[f], m.files[i]
+		w.load.Do(func() { w.loaded, w.data = mf.loaded, nil })
+		f.hasError = mf.hasError
+		if mf.parsed {
+			w.parse.Do(func() { w.cfg, w.parseErr, w.parsed = mf.cfg, mf.parseErr, true })
+		}
+	}
+	c.pair(j)
+	j.parsedOverlay, j.parseSkipped = m.parsedOverlay, m.parseSkipped
+	j.post, j.datasets, j.offers = m.post, m.datasets, m.offers
+	j.u = m.unit
+	j.u.Reused = true
+	j.memo = m
+	if j.u.Materialized && c.opts.OnUnit != nil {
+		c.opts.OnUnit(&j.u)
+		j.u.BaseRoot, j.u.OverlayRoot = nil, nil
+	}
+}
+
+// remember records a unit just checked, for the next check.
+func (j *unitJob) remember(work map[*govFile]*fileWork) {
+	m := &memoUnit{parsedOverlay: j.parsedOverlay, parseSkipped: j.parseSkipped,
+		post: j.post, datasets: j.datasets, offers: j.offers, unit: j.u}
+	m.unit.BaseRoot, m.unit.OverlayRoot = nil, nil
+	for _, f := range j.files() {
+		w := work[f]
+		m.files = append(m.files, memoFile{loaded: w.loaded, hasError: f.hasError,
+			parsed: w.parsed, cfg: w.cfg, parseErr: w.parseErr})
+	}
+	j.memo = m
+}

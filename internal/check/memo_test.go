@@ -1,0 +1,336 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/celine-eu/governanced/internal/testfs"
+	"github.com/celine-eu/governanced/internal/treegen"
+	"github.com/google/go-cmp/cmp"
+)
+
+// reportJSON is the report as every client sees it.
+func reportJSON(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// unitsJSON is what the units serve: per unit its files and, when
+// materialised, every rule of its configuration as JSON.
+func unitsJSON(r *Report) []string {
+	var out []string
+	for _, u := range r.Units {
+		s := fmt.Sprintf("%s|%s|%s|%s|%s|%v", u.App, u.Base, u.Overlay, u.BaseFile, u.OverlayFile, u.Materialized)
+		if u.Config != nil {
+			var b bytes.Buffer
+			u.Config.Defaults.AppendJSON(&b)
+			for _, src := range u.Config.Sources {
+				b.WriteString("|" + src.Key + "=")
+				src.Rule.AppendJSON(&b)
+			}
+			fmt.Fprintf(&b, "|active=%v|files=%v|depends=%v", u.Config.Active, u.Config.Files, u.Config.DependsOnSet)
+			for _, d := range u.Config.DependsOn {
+				fmt.Fprintf(&b, "|%s %v %v", d.Dataset, d.External, d.Optional)
+				if d.Description != nil {
+					b.WriteString(" " + *d.Description)
+				}
+			}
+			s += "|" + b.String()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// sameWithMemo runs the check twice with one memo, as a server reloading
+// unchanged files does: both reports must be the one checked without a memo,
+// the second must reuse every unit whose files are its own, and OnUnit must
+// see each reused unit with what it attached the first time.
+func sameWithMemo(t *testing.T, opts Options, want *Report) {
+	t.Helper()
+	memo := NewMemo()
+	var mu sync.Mutex
+	attached := map[string]any{}
+	for run := 1; run <= 2; run++ {
+		o := opts
+		o.Memo = memo
+		o.OnUnit = func(u *Unit) {
+			mu.Lock()
+			defer mu.Unlock()
+			if u.Reused {
+				if u.Served == nil || u.Served != attached[u.Base] {
+					t.Errorf("run %d: %s reused with Served %v, want %v", run, u.Base, u.Served, attached[u.Base])
+				}
+				if u.BaseRoot != nil || u.OverlayRoot != nil {
+					t.Errorf("run %d: %s reused with documents", run, u.Base)
+				}
+				return
+			}
+			if run == 2 && u.Served != nil {
+				t.Errorf("run 2: %s checked afresh but carries Served %v", u.Base, u.Served)
+			}
+			u.Served = fmt.Sprintf("%s@%d", u.Base, run)
+			attached[u.Base] = u.Served
+		}
+		got, err := CheckGovernance(o)
+		if err != nil {
+			t.Fatalf("run %d with a memo: %v", run, err)
+		}
+		if diff := cmp.Diff(reportJSON(t, want), reportJSON(t, got)); diff != "" {
+			t.Errorf("run %d: the report with a memo differs (-without +with):\n%s", run, diff)
+		}
+		if diff := cmp.Diff(unitsJSON(want), unitsJSON(got)); diff != "" {
+			t.Errorf("run %d: the units with a memo differ (-without +with):\n%s", run, diff)
+		}
+		reused, checked := memo.Stats()
+		if reused+checked != len(want.Units) {
+			t.Errorf("run %d: %d reused + %d checked, want the %d units", run, reused, checked, len(want.Units))
+		}
+		if run == 1 && reused != 0 {
+			t.Errorf("run 1 reused %d units from an empty memo", reused)
+		}
+		if run == 2 && reused != ownUnits(want) {
+			t.Errorf("run 2 reused %d units, want the %d whose files no other unit reads", reused, ownUnits(want))
+		}
+	}
+}
+
+// ownUnits counts the units whose paired overlay no other unit pairs with.
+// (A unit refused for an overlay conflict reads overlays the report does not
+// name; the worked cases share none of them.)
+func ownUnits(r *Report) int {
+	readers := map[string]int{}
+	for _, u := range r.Units {
+		if u.Overlay != "" {
+			readers[u.Overlay]++
+		}
+	}
+	n := 0
+	for _, u := range r.Units {
+		if u.Overlay == "" || readers[u.Overlay] == 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMemoFollowsEdits edits a generated tree step by step, one file or one
+// option at a time, and checks it with a memo carried across the steps: each
+// report and every unit must equal a check without a memo, and only the
+// units an edit touched are checked again.
+func TestMemoFollowsEdits(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 6, Sources: 120, Seed: 7, OverlayShare: 0.5})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	overlayName := tree.Options.OverlayName
+	base := func(a int) string { return fmt.Sprintf("apps/app_%03d/governance.yaml", a) }
+	overlay := func(a int) string {
+		return fmt.Sprintf("apps/app_%03d/governance.%s.yaml", a, overlayName)
+	}
+	appendTo := func(name, text string) {
+		f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hasOverlay := func(a int) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(overlay(a))))
+		return err == nil
+	}
+	// Which apps an edit touches: -1 is every app (a shared input).
+	steps := []struct {
+		name  string
+		edit  func(o *Options)
+		apps  []int
+		every bool
+	}{
+		{"nothing changed", func(*Options) {}, nil, false},
+		{"a comment in one base", func(*Options) { appendTo(base(1), "# edited\n") }, []int{1}, false},
+		{"an error in one base", func(*Options) {
+			appendTo(base(2), "  datasets.broken:\n    access_level: topsecret\n")
+		}, []int{2}, false},
+		{"the error fixed again", func(*Options) {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(base(2))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = bytes.Replace(b, []byte("topsecret"), []byte("internal"), 1)
+			testfs.Write(t, dir, map[string]string{base(2): string(b)})
+		}, []int{2}, false},
+		{"a new overlay", func(*Options) {
+			for a := range 6 {
+				if !hasOverlay(a) {
+					testfs.Write(t, dir, map[string]string{overlay(a): "defaults:\n  tags: [added]\n"})
+					return
+				}
+			}
+			t.Fatal("every app has an overlay")
+		}, nil, false},
+		{"an overlay removed", func(*Options) {
+			for a := range 6 {
+				if hasOverlay(a) {
+					if err := os.Remove(filepath.Join(dir, filepath.FromSlash(overlay(a)))); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+			}
+		}, nil, false},
+		{"the owners renamed in the owners file", func(*Options) {
+			b, err := os.ReadFile(filepath.Join(dir, "owners.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			testfs.Write(t, dir, map[string]string{"owners.yaml": strings.ReplaceAll(string(b), "id: org_", "id: gone_")})
+		}, nil, true},
+		{"a placeholder map", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_000", "org_001": "gone_001"} }, nil, true},
+		{"another placeholder", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_001", "org_001": "gone_001"} }, nil, true},
+		{"--dataspace", func(o *Options) { o.Dataspace = true }, nil, true},
+		{"a comment in one overlay", func(*Options) {
+			for a := range 6 {
+				if hasOverlay(a) {
+					appendTo(overlay(a), "# and a comment\n")
+					return
+				}
+			}
+		}, nil, false},
+	}
+	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: &overlayName, Dir: dir}
+	memo := NewMemo()
+	var before []string
+	for i, st := range steps {
+		st.edit(&opts)
+		fresh, err := CheckGovernance(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := append([]string{reportJSON(t, fresh)}, unitsJSON(fresh)...)
+		if st.every && i > 0 && st.name != "--dataspace" && cmp.Equal(before, now) {
+			t.Errorf("step %d (%s) changes nothing a client sees: it cannot tell a stale unit", i, st.name)
+		}
+		before = now
+		withMemo := opts
+		withMemo.Memo = memo
+		got, err := CheckGovernance(withMemo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(reportJSON(t, fresh), reportJSON(t, got)); diff != "" {
+			t.Errorf("step %d (%s): report (-fresh +memo):\n%s", i, st.name, diff)
+		}
+		if diff := cmp.Diff(unitsJSON(fresh), unitsJSON(got)); diff != "" {
+			t.Errorf("step %d (%s): units (-fresh +memo):\n%s", i, st.name, diff)
+		}
+		reused, checked := memo.Stats()
+		wantChecked := len(st.apps)
+		switch {
+		case i == 0 || st.every:
+			wantChecked = 6
+		case st.apps == nil:
+			wantChecked = 1 // an overlay added or removed changes its base's unit
+		}
+		if checked != wantChecked || reused != 6-wantChecked {
+			t.Errorf("step %d (%s): %d checked, %d reused; want %d checked", i, st.name, checked, reused, wantChecked)
+		}
+	}
+}
+
+// TestMemoSharedOverlay: an overlay claimed by two bases is never reused, as
+// its findings are reported once for both units.
+func TestMemoSharedOverlay(t *testing.T) {
+	base := "sources:\n  datasets.gold.x: {expose: true}\n"
+	dir := testfs.Tree(t, map[string]string{
+		"one/apps/grid/governance.yaml":  base,
+		"two/apps/grid/governance.yaml":  base,
+		"one/apps/other/governance.yaml": base,
+		"overlays/governance.grid.yaml":  "sources:\n  datasets.gold.x: {row_filters: [{handler: nosuch}]}\n",
+	})
+	overlays := "overlays"
+	opts := Options{Paths: []string{"one/apps/*", "two/apps/grid"}, OverlayDir: &overlays, Dir: dir}
+	want, err := CheckGovernance(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ownUnits(want) != 1 {
+		t.Fatalf("%d units of their own, want 1 (other)", ownUnits(want))
+	}
+	sameWithMemo(t, opts, want)
+}
+
+// TestMemoRandomEdits edits random files of a generated tree, a few at a
+// time, and holds every report with the memo to the report without.
+func TestMemoRandomEdits(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 8, Sources: 160, Seed: 3, OverlayShare: 0.5})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range tree.Files {
+		if name != "owners.yaml" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	edits := []func(b []byte) []byte{
+		func(b []byte) []byte { return append(b, "# a comment\n"...) },
+		func(b []byte) []byte { return bytes.Replace(b, []byte("access_level: internal"), []byte("access_level: secret"), 1) },
+		func(b []byte) []byte { return bytes.Replace(b, []byte("expose: true"), []byte("expose: maybe"), 1) },
+		func(b []byte) []byte { return bytes.Replace(b, []byte("license:"), []byte("licence:"), 1) },
+		func(b []byte) []byte { return bytes.Replace(b, []byte("sources:"), []byte("sources: ["), 1) },
+		func(b []byte) []byte { return append(b, "  datasets.ds_extra_*:\n    tags: [x]\n"...) },
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	overlayName := tree.Options.OverlayName
+	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: &overlayName, Dir: dir, Workers: 2}
+	memo := NewMemo()
+	for step := range 12 {
+		for range 1 + rng.IntN(3) {
+			name := names[rng.IntN(len(names))]
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, edits[rng.IntN(len(edits))](b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fresh, err := CheckGovernance(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withMemo := opts
+		withMemo.Memo = memo
+		got, err := CheckGovernance(withMemo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(reportJSON(t, fresh), reportJSON(t, got)); diff != "" {
+			t.Fatalf("step %d: report (-fresh +memo):\n%s", step, diff)
+		}
+		if diff := cmp.Diff(unitsJSON(fresh), unitsJSON(got)); diff != "" {
+			t.Fatalf("step %d: units (-fresh +memo):\n%s", step, diff)
+		}
+	}
+	if reused, _ := memo.Stats(); reused == 0 {
+		t.Error("the last step reused no unit")
+	}
+}
