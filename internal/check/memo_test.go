@@ -291,7 +291,9 @@ func TestMemoRandomEdits(t *testing.T) {
 	slices.Sort(names)
 	edits := []func(b []byte) []byte{
 		func(b []byte) []byte { return append(b, "# a comment\n"...) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte("access_level: internal"), []byte("access_level: secret"), 1) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte("access_level: internal"), []byte("access_level: secret"), 1)
+		},
 		func(b []byte) []byte { return bytes.Replace(b, []byte("expose: true"), []byte("expose: maybe"), 1) },
 		func(b []byte) []byte { return bytes.Replace(b, []byte("license:"), []byte("licence:"), 1) },
 		func(b []byte) []byte { return bytes.Replace(b, []byte("sources:"), []byte("sources: ["), 1) },
