@@ -26,7 +26,7 @@ func (s *server) getApp(w http.ResponseWriter, r *http.Request) {
 	if treeHeaders(w, r, snap) {
 		return
 	}
-	write(w, http.StatusOK, jsonType, a.Body())
+	write(w, http.StatusOK, jsonType, snap.AppBody(a))
 }
 
 // appDatasetRule is resolution inside one app: the library's semantics, with

@@ -12,8 +12,10 @@
 # seconds per throughput run (8), ROUNDS of bare/governanced pairs (5: the
 # ratio reported is the median of the rounds' ratios, each from two runs next to
 # each other, so a noisy neighbour moves both), CONNS (32), THREADS (1: the
-# machine has two cores and the servers need one), RELOADS (4),
-# RELOAD_DURATION seconds of load around them (90), PORT (28480),
+# machine has two cores and the servers need one), RELOADS (4) of each kind,
+# INCREMENTAL_DURATION seconds of load around the incremental ones (one app
+# changed, SIGHUP: 40), RELOAD_DURATION seconds around the full ones (the
+# owners registry changed: 90), PORT (28480),
 # LOG_LEVEL of governanced (info: one log line a request, as in production),
 # WORK directory (a new temporary one, removed at the end unless KEEP=1),
 # PROFILE directory (unset: none) for CPU profiles of governanced under steady
@@ -31,6 +33,7 @@ CONNS=${CONNS:-32}
 THREADS=${THREADS:-1}
 RELOADS=${RELOADS:-4}
 RELOAD_DURATION=${RELOAD_DURATION:-90}
+INCREMENTAL_DURATION=${INCREMENTAL_DURATION:-40}
 PORT=${PORT:-28480}
 BARE_PORT=$((PORT + 1))
 LOG_LEVEL=${LOG_LEVEL:-info}
@@ -174,39 +177,57 @@ steady_p99=$(sort -n <(awk '{ print $3 }' "$WORK/rounds") | awk -v n="$ROUNDS" '
 say "THROUGHPUT median round: bare=${bare_rps%.*} rps governanced=${gov_rps%.*} rps ratio=$ratio (target >= 0.80); all ratios: $(awk '{ printf "%.2f ", $1 }' "$WORK/ratios")"
 say "steady p99 (median round): ${steady_p99} us"
 
-say "== reload under load: up to $RELOADS reloads in ${RELOAD_DURATION}s of load"
+# reload_window KIND SECONDS: up to $RELOADS reloads of one kind under
+# SECONDS of load, then one RELOAD line. KIND is
+#   incremental: what git-sync delivers, one app's file changed, and the
+#     operator's SIGHUP with nothing changed: only changed units are rebuilt;
+#   full: the owners registry changed, which every unit reads: every unit is
+#     checked and rebuilt, the cost of a cold load on one niced thread.
+reload_window() {
+  local kind=$1 seconds=$2
+  say "== reload under load ($kind): up to $RELOADS reloads in ${seconds}s of load"
+  sleep 2
+  local before_ok after_ok done_reloads=0 load res
+  before_ok=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
+  IDS=$IDS timeout $(( seconds + 30 )) wrk -t"$THREADS" -c"$CONNS" -d"${seconds}s" --timeout 5s \
+    -s "$WORK/rule.lua" "$GOV" >"$WORK/reload-$kind-wrk.out" &
+  load=$!
+  pids+=("$load")
+  profile "cpu-reloads-$kind" $(( seconds - 10 ))
+  for i in $(seq "$RELOADS"); do
+    kill -0 "$load" 2>/dev/null || break
+    sleep 2
+    local before deadline
+    before=$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)
+    if [ "$kind" = full ]; then
+      printf '# reload %d under load\n' "$i" >>"$TREE/owners.yaml"
+    elif (( i % 2 )); then
+      # The watcher debounces and reloads.
+      printf '# reload %d under load\n' "$i" >>"$TREE/apps/app_000/governance.yaml"
+    else
+      kill -HUP "$gov"
+    fi
+    deadline=$((SECONDS + 60))
+    while [ $SECONDS -lt $deadline ] && [ "$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)" = "$before" ]; do
+      sleep 0.1
+    done
+    done_reloads=$((done_reloads + 1))
+  done
+  wait "$load" || true
+  after_ok=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
+  res=$(grep '^RESULT' "$WORK/reload-$kind-wrk.out" || die "wrk failed during the $kind reloads")
+  say "during $kind reloads: $res"
+  say "reload log lines: $(grep -c '"message":"snapshot activated"' "$WORK/governanced.log") activations in all; the last: $(grep '"message":"snapshot activated"' "$WORK/governanced.log" | tail -1 | grep -o '"duration":[0-9.]*\|"units_reused":[0-9]*\|"units_built":[0-9]*' | tr '\n' ' ')"
+  awk -v k="$kind" -v p="$(field "$res" p99_us)" -v s="$steady_p99" -v n2="$(field "$res" non2xx)" -v se="$(field "$res" socket_errors)" \
+    -v ok="$(( ${after_ok%.*} - ${before_ok%.*} ))" -v tried="$done_reloads" 'BEGIN {
+    printf "RELOAD %s reloads=%d/%d failed_requests=%d p99_steady=%dus p99_during=%dus ratio=%.2f (target <= 2.00)\n", k, ok, tried, n2 + se, s, p, p / s }'
+}
+
 sleep 2
 steady_rss=$(rss "$gov" VmRSS)
 echo 5 >"/proc/$gov/clear_refs" 2>/dev/null || say "(cannot reset VmHWM: the peak below includes the cold load)"
-reloads_before=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
-IDS=$IDS timeout $(( RELOAD_DURATION + 30 )) wrk -t"$THREADS" -c"$CONNS" -d"${RELOAD_DURATION}s" --timeout 5s \
-  -s "$WORK/rule.lua" "$GOV" >"$WORK/reload-wrk.out" &
-load=$!
-pids+=("$load")
-profile cpu-reloads $((RELOAD_DURATION - 10))
-done_reloads=0
-for i in $(seq "$RELOADS"); do
-  kill -0 "$load" 2>/dev/null || break
-  sleep 2
-  before=$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)
-  if (( i % 2 )); then
-    # A content change: what git-sync delivers. The watcher debounces and reloads.
-    printf '# reload %d under load\n' "$i" >>"$TREE/apps/app_000/governance.yaml"
-  else
-    kill -HUP "$gov" # the operator's forced reload: a full rebuild of unchanged inputs
-  fi
-  deadline=$((SECONDS + 60))
-  while [ $SECONDS -lt $deadline ] && [ "$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)" = "$before" ]; do
-    sleep 0.1
-  done
-  done_reloads=$((done_reloads + 1))
-done
-wait "$load" || true
-reloads_after=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
-res=$(grep '^RESULT' "$WORK/reload-wrk.out" || die "wrk failed during reloads")
-say "during reloads: $res"
+reload_window incremental "$INCREMENTAL_DURATION"
+reload_window full "$RELOAD_DURATION"
 peak_rss=$(rss "$gov" VmHWM)
-awk -v p="$(field "$res" p99_us)" -v s="$steady_p99" -v n2="$(field "$res" non2xx)" -v se="$(field "$res" socket_errors)" \
-  -v ok="$(( ${reloads_after%.*} - ${reloads_before%.*} ))" -v tried="$done_reloads" -v rs="$steady_rss" -v pk="$peak_rss" -v y="$yaml_bytes" 'BEGIN {
-  printf "RELOAD reloads=%d/%d failed_requests=%d p99_steady=%dus p99_during=%dus ratio=%.2f (target <= 2.00)\n", ok, tried, n2 + se, s, p, p / s
+awk -v rs="$steady_rss" -v pk="$peak_rss" -v y="$yaml_bytes" 'BEGIN {
   printf "MEMORY steady_rss=%dMiB (%.1fx the YAML; target <= 5) peak_rss_during_reloads=%dMiB ratio=%.2f (target <= 2.00)\n", rs, rs * 1048576 / y, pk, pk / rs }'

@@ -410,6 +410,9 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 	if len(t.Paths) > 0 {
 		ev = ev.Strs("paths", t.Paths)
 	}
+	if st.UnitsReused+st.UnitsBuilt > 0 {
+		ev = ev.Int("units_reused", st.UnitsReused).Int("units_built", st.UnitsBuilt)
+	}
 	if st.Err != nil {
 		ev = ev.Err(st.Err)
 	}

@@ -8,8 +8,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-
-	"github.com/celine-eu/governanced/internal/governance"
 )
 
 // Memo carries what one check found out about each unit to the next check of
@@ -83,12 +81,14 @@ type memoUnit struct {
 	unit                        Unit // without documents
 }
 
-// memoFile is one file's load and parse.
+// memoFile is what the report needs of one file's load and parse. Not the
+// parsed configuration: a reused unit is not materialised again, and
+// keeping every file's own parse beside the merged one would hold a second
+// copy of most of the tree.
 type memoFile struct {
 	loaded   []Finding
 	hasError bool
 	parsed   bool
-	cfg      *governance.Config
 	parseErr *Finding
 }
 
@@ -181,7 +181,7 @@ func (c *checker) reuse(j *unitJob, work map[*govFile]*fileWork, m *memoUnit) {
 		w.load.Do(func() { w.loaded, w.data = mf.loaded, nil })
 		f.hasError = mf.hasError
 		if mf.parsed {
-			w.parse.Do(func() { w.cfg, w.parseErr, w.parsed = mf.cfg, mf.parseErr, true })
+			w.parse.Do(func() { w.parseErr, w.parsed = mf.parseErr, true })
 		}
 	}
 	c.pair(j)
@@ -204,7 +204,7 @@ func (j *unitJob) remember(work map[*govFile]*fileWork) {
 	for _, f := range j.files() {
 		w := work[f]
 		m.files = append(m.files, memoFile{loaded: w.loaded, hasError: f.hasError,
-			parsed: w.parsed, cfg: w.cfg, parseErr: w.parseErr})
+			parsed: w.parsed, parseErr: w.parseErr})
 	}
 	j.memo = m
 }

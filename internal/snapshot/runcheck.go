@@ -35,14 +35,28 @@ func (in Inputs) CheckOptions() check.Options {
 // dropped with it. A usage error (an invalid overlay name, placeholders
 // without owners) is returned as an error: no revision of such inputs can
 // ever pass.
-func runCheck(in Inputs, workers int, revJSON []byte) (*checked, error) {
+//
+// With a memo (a store's reloads), a unit whose bytes did not change since
+// the memo's last check is not checked again, and its app is the one built
+// then: apps hold nothing of the revision they were first served in.
+func runCheck(in Inputs, workers int, memo *check.Memo) (*checked, error) {
 	opts := in.CheckOptions()
 	opts.Workers = workers
+	opts.Memo = memo
 	var mu sync.Mutex
 	built := map[string]*App{} // by the base's display path
 	var buildErrs []error
 	opts.OnUnit = func(u *check.Unit) {
-		a, err := buildApp(servedUnit(u), revJSON)
+		b, ok := u.Served.(*builtApp)
+		switch {
+		case !u.Reused:
+			b = &builtApp{}
+			b.app, b.err = buildApp(servedUnit(u))
+			u.Served = b
+		case !ok: // only this hook attaches to the memo's units
+			b = &builtApp{err: fmt.Errorf("%s: reused without the app built from it", u.Base)}
+		}
+		a, err := b.app, b.err
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -80,6 +94,14 @@ func runCheck(in Inputs, workers int, revJSON []byte) (*checked, error) {
 		}
 	}
 	return out, nil
+}
+
+// builtApp is what runCheck attaches to a unit (check.Unit.Served): the app
+// built from it, or why it could not be (deterministic: the same bytes fail
+// the same way).
+type builtApp struct {
+	app *App
+	err error
 }
 
 // servedUnit is a materialised unit of the check as the snapshot serves it.

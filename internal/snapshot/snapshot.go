@@ -77,7 +77,6 @@ type App struct {
 	Datasets    []*Dataset // one per sources key, in sources order
 
 	defaults *Dataset // what a name matching no key resolves to
-	revJSON  []byte   // the snapshot's revision, for the bodies encoded on request
 	nameJSON []byte   // Name as a JSON string
 	arena    []byte   // the datasets' encoded bodies and provenance records
 }
@@ -218,9 +217,12 @@ var maxArenaBytes = math.MaxUint32
 
 // buildApp materialises one unit: a dataset per sources key with its rule
 // body and provenance encoded into one arena.
-func buildApp(u unit, revJSON []byte) (*App, error) {
+//
+// An app holds nothing of the snapshot it is built for (not even its
+// revision), so a reload whose check reuses the unit serves the same app.
+func buildApp(u unit) (*App, error) {
 	lay := newUnitLayers(u)
-	a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config, revJSON: revJSON,
+	a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config,
 		nameJSON: yaml11.AppendJSONString(nil, u.app)}
 	// Resolution builds the config's index lazily; build it now, while the
 	// snapshot is still private, so concurrent readers never write.
@@ -491,9 +493,10 @@ func (d *Dataset) Provenance() []byte {
 // AppsBody is the body of GET /apps.
 func (s *Snapshot) AppsBody() []byte { return s.appsBody }
 
-// Body is the body of GET /apps/{app}: every source of the app, so encoded on
-// request rather than held beside the rule bodies that already say the same.
-func (a *App) Body() []byte { return a.encode() }
+// AppBody is the body of GET /apps/{app} for one of the snapshot's apps:
+// every source of the app, so encoded on request rather than held beside the
+// rule bodies that already say the same.
+func (s *Snapshot) AppBody(a *App) []byte { return a.encode(s.revJSON) }
 
 // ETag is the entity tag of every representation derived from this revision:
 // the body of a GET is a function of the URL and the revision, so the revision
@@ -529,10 +532,10 @@ func (s *Snapshot) encodeApps() []byte {
 	return buf.Bytes()
 }
 
-func (a *App) encode() []byte {
+func (a *App) encode(revJSON []byte) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(`{"revision":`)
-	buf.Write(a.revJSON)
+	buf.Write(revJSON)
 	buf.WriteString(`,"name":`)
 	buf.Write(yaml11.AppendJSONString(nil, a.Name))
 	buf.WriteString(`,"file":`)

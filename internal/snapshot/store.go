@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/check"
-	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // Loader builds snapshots from a fixed set of inputs.
@@ -53,10 +52,11 @@ func (l *Loader) Fingerprint() (string, []InputFile, error) { return l.Inputs.fi
 // snapshot from exactly the units it checked. A failing check is a
 // *Rejection. The inputs are hashed before and after, so the revision always
 // names the bytes that were checked.
-func (l *Loader) Build() (*Snapshot, error) { return l.build(runtime.GOMAXPROCS(0)) }
+func (l *Loader) Build() (*Snapshot, error) { return l.build(runtime.GOMAXPROCS(0), nil) }
 
-// build is Build on up to workers goroutines.
-func (l *Loader) build(workers int) (*Snapshot, error) {
+// build is Build on up to workers goroutines, reusing the units of memo
+// (when not nil) whose bytes did not change.
+func (l *Loader) build(workers int, memo *check.Memo) (*Snapshot, error) {
 	now := time.Now
 	if l.Now != nil {
 		now = l.Now
@@ -69,7 +69,7 @@ func (l *Loader) build(workers int) (*Snapshot, error) {
 		if err := l.Inputs.readable(); err != nil {
 			return nil, err // integrity.go: never serve a tree missing what it cannot read
 		}
-		c, err := runCheck(l.Inputs, workers, yaml11.AppendJSONString(nil, rev))
+		c, err := runCheck(l.Inputs, workers, memo)
 		if err != nil {
 			return nil, err
 		}
@@ -92,6 +92,9 @@ func (l *Loader) build(workers int) (*Snapshot, error) {
 type Store struct {
 	loader *Loader
 	cur    atomic.Pointer[Snapshot]
+	// memo carries each unit's check and app from one build to the next:
+	// a reload checks and encodes only the units whose bytes changed.
+	memo *check.Memo
 
 	mu          sync.Mutex    // one reload at a time
 	fullSpeed   time.Duration // how long the first load took, on every processor
@@ -104,7 +107,7 @@ type Store struct {
 
 // NewStore returns an empty store: Current is nil until the first Reload
 // succeeds.
-func NewStore(l *Loader) *Store { return &Store{loader: l} }
+func NewStore(l *Loader) *Store { return &Store{loader: l, memo: check.NewMemo()} }
 
 // Current is the snapshot being served, or nil before the first successful load.
 func (s *Store) Current() *Snapshot { return s.cur.Load() }
@@ -130,8 +133,11 @@ type ReloadStatus struct {
 	Revision string // the revision examined ("" when the inputs could not be hashed)
 	Previous string // the revision served before
 	Duration time.Duration
-	Err      error      // nil unless Rejected or Failed
-	Rejected *Rejection // the failed check, when Rejected
+	// Units the build took unchanged from the previous one, and units it
+	// checked and built afresh; both 0 when nothing was built.
+	UnitsReused, UnitsBuilt int
+	Err                     error      // nil unless Rejected or Failed
+	Rejected                *Rejection // the failed check, when Rejected
 }
 
 // OK reports whether the reload left the tree as the inputs say it is.
@@ -172,7 +178,7 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 	if st.Previous == "" {
 		// Nothing is served yet: the first load uses every processor.
 		t0 := time.Now()
-		snap, err = s.loader.build(runtime.GOMAXPROCS(0))
+		snap, err = s.loader.build(runtime.GOMAXPROCS(0), s.memo)
 		s.fullSpeed = time.Since(t0)
 	} else {
 		// Readers are being served: the build runs on one thread at a lower
@@ -185,9 +191,12 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		if lendFor < time.Second {
 			lendFor = 0
 		}
-		runNiced(lendFor, func() { snap, err = s.loader.build(1) })
+		runNiced(lendFor, func() { snap, err = s.loader.build(1, s.memo) })
 	}
 	var rej *Rejection
+	if err == nil || errors.As(err, &rej) {
+		st.UnitsReused, st.UnitsBuilt = s.memo.Stats()
+	}
 	switch {
 	case errors.As(err, &rej):
 		st.Outcome, st.Revision, st.Err, st.Rejected = Rejected, rej.Revision, err, rej
