@@ -49,7 +49,10 @@ func (o Options) withDefaults() Options {
 type Tree struct {
 	Files map[string][]byte
 	// ExactNames are literal source keys; GlobNames match a glob key and no
-	// literal key; MissNames match nothing (they resolve to nothing globally).
+	// literal key; MissNames match nothing (they resolve to nothing
+	// globally): one per literal key, that key with a suffix, so that a
+	// lookup goes as far as a near miss can and a benchmark cycling through
+	// them touches as much of the tree as one cycling through ExactNames.
 	ExactNames, GlobNames, MissNames []string
 	Options                          Options
 }
@@ -135,9 +138,9 @@ func Generate(opts Options) *Tree {
 			fmt.Fprintf(&b, "  %s:\n", key)
 			writeBlock(&b, rng, opts, ownerIDs, true)
 			t.ExactNames = append(t.ExactNames, key)
+			t.MissNames = append(t.MissNames, key+"_unlisted")
 		}
 		t.Files["apps/"+app+"/governance.yaml"] = []byte(b.String())
-		t.MissNames = append(t.MissNames, fmt.Sprintf("datasets.ds_%s_platinum.nothing_%d", app, a))
 
 		if rng.Float64() < opts.OverlayShare {
 			t.Files["apps/"+app+"/governance."+opts.OverlayName+".yaml"] = overlayFile(rng, t.ExactNames[len(t.ExactNames)-min(3, len(t.ExactNames)):])
