@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -231,4 +232,37 @@ func share(v, def float64) float64 {
 		return 1
 	}
 	return v
+}
+
+// Orders are the ways a benchmark asks a list of names: as generated (in
+// source order, the working set growing with the tree), shuffled (every
+// lookup on slots and keys no cache holds once the tree outgrows the
+// caches), and a sample of SampleSize names spread evenly over the list and
+// shuffled (the same working set at every tree size, so that what grows is
+// the lookup's own work).
+type Orders struct {
+	Source, Random, Sample []string
+}
+
+// SampleSize is the size of Orders.Sample: at most the whole list.
+const SampleSize = 100
+
+// Order returns the three orders of names; the shuffles depend on seed only.
+func Order(names []string, seed uint64) Orders {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	o := Orders{Source: names, Random: slices.Clone(names)}
+	rng.Shuffle(len(o.Random), func(i, j int) { o.Random[i], o.Random[j] = o.Random[j], o.Random[i] })
+	n := min(SampleSize, len(names))
+	for i := range n {
+		o.Sample = append(o.Sample, names[i*len(names)/n])
+	}
+	rng.Shuffle(len(o.Sample), func(i, j int) { o.Sample[i], o.Sample[j] = o.Sample[j], o.Sample[i] })
+	return o
+}
+
+// Each calls f with each order's name ("", "-random", "-sample") and names.
+func (o Orders) Each(f func(suffix string, names []string)) {
+	f("", o.Source)
+	f("-random", o.Random)
+	f("-sample", o.Sample)
 }

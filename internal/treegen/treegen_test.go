@@ -2,6 +2,9 @@ package treegen
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/governance"
@@ -40,4 +43,44 @@ func TestGenerateIsDeterministicAndParses(t *testing.T) {
 	if len(a.ExactNames) == 0 || len(a.GlobNames) == 0 || len(a.MissNames) == 0 {
 		t.Errorf("names: %d exact, %d glob, %d miss", len(a.ExactNames), len(a.GlobNames), len(a.MissNames))
 	}
+}
+
+func TestOrder(t *testing.T) {
+	names := make([]string, 1000)
+	for i := range names {
+		names[i] = fmt.Sprint(i)
+	}
+	o := Order(names, 1)
+	if len(o.Source) != 1000 || len(o.Random) != 1000 || len(o.Sample) != SampleSize {
+		t.Fatalf("lengths %d %d %d", len(o.Source), len(o.Random), len(o.Sample))
+	}
+	if slices.Equal(o.Random, names) {
+		t.Error("Random is not shuffled")
+	}
+	sorted := slices.Clone(o.Random)
+	slices.SortFunc(sorted, func(a, b string) int { return cmpInt(a) - cmpInt(b) })
+	if !slices.Equal(sorted, names) {
+		t.Error("Random is not a permutation of the names")
+	}
+	seen := map[string]bool{}
+	for _, s := range o.Sample {
+		if seen[s] {
+			t.Errorf("%s sampled twice", s)
+		}
+		seen[s] = true
+	}
+	if !seen["0"] || !seen["990"] {
+		t.Errorf("the sample does not span the list: %v", o.Sample)
+	}
+	if again := Order(names, 1); !slices.Equal(again.Random, o.Random) || !slices.Equal(again.Sample, o.Sample) {
+		t.Error("the same seed gave another order")
+	}
+	if small := Order(names[:10], 1); len(small.Sample) != 10 {
+		t.Errorf("a sample of a 10-name list has %d names", len(small.Sample))
+	}
+}
+
+func cmpInt(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
