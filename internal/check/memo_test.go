@@ -53,6 +53,28 @@ func unitsJSON(r *Report) []string {
 	return out
 }
 
+// freshAndMemo checks opts without a memo and then with memo, and fails the
+// test unless both give the same report and units; it returns the first.
+func freshAndMemo(t *testing.T, opts Options, memo *Memo, what string) *Report {
+	t.Helper()
+	fresh, err := CheckGovernance(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Memo = memo
+	got, err := CheckGovernance(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(reportJSON(t, fresh), reportJSON(t, got)); diff != "" {
+		t.Errorf("%s: report (-fresh +memo):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(unitsJSON(fresh), unitsJSON(got)); diff != "" {
+		t.Errorf("%s: units (-fresh +memo):\n%s", what, diff)
+	}
+	return fresh
+}
+
 // sameWithMemo runs the check twice with one memo, as a server reloading
 // unchanged files does: both reports must be the one checked without a memo,
 // the second must reuse every unit whose files are its own, and OnUnit must
@@ -217,27 +239,12 @@ func TestMemoFollowsEdits(t *testing.T) {
 	var before []string
 	for i, st := range steps {
 		st.edit(&opts)
-		fresh, err := CheckGovernance(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fresh := freshAndMemo(t, opts, memo, fmt.Sprintf("step %d (%s)", i, st.name))
 		now := append([]string{reportJSON(t, fresh)}, unitsJSON(fresh)...)
 		if st.every && i > 0 && st.name != "--dataspace" && cmp.Equal(before, now) {
 			t.Errorf("step %d (%s) changes nothing a client sees: it cannot tell a stale unit", i, st.name)
 		}
 		before = now
-		withMemo := opts
-		withMemo.Memo = memo
-		got, err := CheckGovernance(withMemo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(reportJSON(t, fresh), reportJSON(t, got)); diff != "" {
-			t.Errorf("step %d (%s): report (-fresh +memo):\n%s", i, st.name, diff)
-		}
-		if diff := cmp.Diff(unitsJSON(fresh), unitsJSON(got)); diff != "" {
-			t.Errorf("step %d (%s): units (-fresh +memo):\n%s", i, st.name, diff)
-		}
 		reused, checked := memo.Stats()
 		wantChecked := len(st.apps)
 		switch {
@@ -315,22 +322,7 @@ func TestMemoRandomEdits(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		fresh, err := CheckGovernance(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		withMemo := opts
-		withMemo.Memo = memo
-		got, err := CheckGovernance(withMemo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(reportJSON(t, fresh), reportJSON(t, got)); diff != "" {
-			t.Fatalf("step %d: report (-fresh +memo):\n%s", step, diff)
-		}
-		if diff := cmp.Diff(unitsJSON(fresh), unitsJSON(got)); diff != "" {
-			t.Fatalf("step %d: units (-fresh +memo):\n%s", step, diff)
-		}
+		freshAndMemo(t, opts, memo, fmt.Sprintf("step %d", step))
 	}
 	if reused, _ := memo.Stats(); reused == 0 {
 		t.Error("the last step reused no unit")

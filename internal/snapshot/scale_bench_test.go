@@ -101,39 +101,46 @@ func BenchmarkGlobalResolve(b *testing.B) {
 	}
 }
 
-// BenchmarkReloadOneFile is a store's reload after one app's file changed,
-// on one thread as a server under load runs it: fingerprint, read and hash
-// every file, check and build the changed unit, reuse the others, index and
-// encode the app list. retained-B is the live heap of the store (snapshot
-// and memo) afterwards.
-func BenchmarkReloadOneFile(b *testing.B) {
-	for _, n := range scaleSizes {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			l, tree := genTree(b, n)
-			base := heapInUse()
-			store := NewStore(l)
-			if st := store.Reload(true); st.Outcome != Activated {
-				b.Fatal(st.Err)
-			}
-			p := filepath.Join(l.Inputs.Trees[0], "apps", "app_000", "governance.yaml")
-			orig := tree.Files["apps/app_000/governance.yaml"]
-			b.SetBytes(int64(tree.Bytes()))
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				i++
-				if err := os.WriteFile(p, fmt.Appendf(slices.Clip(orig), "# edit %d\n", i), 0o644); err != nil {
-					b.Fatal(err)
+// BenchmarkReload is a store's reload, on one niced thread as a server under
+// load runs it, after one app's file changed (one-file: fingerprint, read
+// and hash every file, check and build the changed unit, reuse the others,
+// index and encode the app list) and after the owners registry changed
+// (owners: every unit is checked and built again). retained-B is the live
+// heap of the store (snapshot and memo) afterwards.
+func BenchmarkReload(b *testing.B) {
+	for _, kind := range []string{"one-file", "owners"} {
+		for _, n := range scaleSizes {
+			b.Run(fmt.Sprintf("%s/%d", kind, n), func(b *testing.B) {
+				l, tree := genTree(b, n)
+				base := heapInUse()
+				store := NewStore(l)
+				if st := store.Reload(true); st.Outcome != Activated {
+					b.Fatal(st.Err)
 				}
-				if st := store.Reload(false); st.Outcome != Activated || st.UnitsBuilt != 1 {
-					b.Fatalf("%v (%v): %d built", st.Outcome, st.Err, st.UnitsBuilt)
+				file, wantBuilt := "apps/app_000/governance.yaml", 1
+				if kind == "owners" {
+					file, wantBuilt = "owners.yaml", max(1, n/1000)
 				}
-			}
-			b.StopTimer()
-			retained := heapInUse() - base
-			runtime.KeepAlive(store)
-			b.ReportMetric(float64(retained), "retained-B")
-			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
-		})
+				p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
+				orig := tree.Files[file]
+				b.SetBytes(int64(tree.Bytes()))
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					i++
+					if err := os.WriteFile(p, fmt.Appendf(slices.Clip(orig), "# edit %d\n", i), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					if st := store.Reload(false); st.Outcome != Activated || st.UnitsBuilt != wantBuilt {
+						b.Fatalf("%v (%v): %d built, want %d", st.Outcome, st.Err, st.UnitsBuilt, wantBuilt)
+					}
+				}
+				b.StopTimer()
+				retained := heapInUse() - base
+				runtime.KeepAlive(store)
+				b.ReportMetric(float64(retained), "retained-B")
+				b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+			})
+		}
 	}
 }
