@@ -14,8 +14,8 @@
 # each other, so a noisy neighbour moves both), CONNS (32), THREADS (1: the
 # machine has two cores and the servers need one), RELOADS (4) of each kind,
 # INCREMENTAL_DURATION seconds of load around the incremental ones (one app
-# changed, SIGHUP: 40), RELOAD_DURATION seconds around the full ones (the
-# owners registry changed: 90), PORT (28480),
+# changed, SIGHUP: 40), RELOAD_DURATION seconds around the full ones (every
+# owner entry moved: 90), PORT (28480),
 # LOG_LEVEL of governanced (info: one log line a request, as in production),
 # WORK directory (a new temporary one, removed at the end unless KEEP=1),
 # PROFILE directory (unset: none) for CPU profiles of governanced under steady
@@ -181,8 +181,9 @@ say "steady p99 (median round): ${steady_p99} us"
 # SECONDS of load, then one RELOAD line. KIND is
 #   incremental: what git-sync delivers, one app's file changed, and the
 #     operator's SIGHUP with nothing changed: only changed units are rebuilt;
-#   full: the owners registry changed, which every unit reads: every unit is
-#     checked and rebuilt, the cost of a cold load on one niced thread.
+#   full: every owner entry moved in the owners registry, which every unit
+#     asks: every unit is checked and rebuilt, the cost of a cold load on one
+#     niced thread.
 reload_window() {
   local kind=$1 seconds=$2
   say "== reload under load ($kind): up to $RELOADS reloads in ${seconds}s of load"
@@ -200,7 +201,9 @@ reload_window() {
     local before deadline
     before=$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)
     if [ "$kind" = full ]; then
-      printf '# reload %d under load\n' "$i" >>"$TREE/owners.yaml"
+      # A line above every owner entry: every app's answers from the
+      # registry change (an entry is compared with where it was read from).
+      sed -i "1i # reload $i under load" "$TREE/owners.yaml"
     elif (( i % 2 )); then
       # The watcher debounces and reloads.
       printf '# reload %d under load\n' "$i" >>"$TREE/apps/app_000/governance.yaml"

@@ -145,7 +145,16 @@ type checker struct {
 
 	registry     *owners.Registry
 	placeholders map[string]string
-	shared       sharedInputs // what the registry was read from, for Memo
+	shared       sharedInputs // the placeholder bytes, for Memo
+
+	// owners is what a unit's rules and materialisation ask the registry
+	// through, nil when there is no registry: on the copy of the checker a
+	// unit runs on it records each question, so that Memo can tell whether a
+	// changed registry answers this unit differently (ownersView). The unit's
+	// copy has no registry field at all, so nothing asks around it.
+	owners *ownersView
+	// answers digests the registry's answers for Memo; nil without one.
+	answers *ownerAnswers
 
 	datasets int
 	offers   int
@@ -318,8 +327,9 @@ type unitJob struct {
 	datasets      int
 	offers        int
 
-	memoKey [32]byte  // with Options.Memo: the hash of everything the unit is made from
-	memo    *memoUnit // with Options.Memo: the unit as the next check may reuse it
+	memoKey     [32]byte  // with Options.Memo: the hash of the unit's files and the shared inputs
+	memo        *memoUnit // with Options.Memo: the unit as the next check may reuse it
+	ownersAsked []string  // the ids the unit asked the registry for, in order
 }
 
 // fileWork is one governance file's load and parse, each done once, by
@@ -388,13 +398,16 @@ func (c *checker) units() []Unit {
 	var shared [32]byte
 	if memo != nil {
 		shared = c.sharedKey()
+		if c.registry != nil {
+			c.answers = &ownerAnswers{registry: c.registry}
+		}
 	}
 	parallel(c.workers(), len(jobs), func(i int) {
 		j := &jobs[i]
 		remember := memo != nil && c.ownFiles(j, work)
 		if remember {
 			j.memoKey = unitKey(shared, j, work)
-			if m := memo.get(j.memoKey); m != nil {
+			if m := memo.get(j.memoKey); m != nil && c.reusable(m) {
 				c.reuse(j, work, m)
 				release(j.b)
 				for _, o := range j.cands {
@@ -409,7 +422,7 @@ func (c *checker) units() []Unit {
 		}
 		c.unit(j, work)
 		if remember {
-			j.remember(work)
+			c.remember(j, work)
 		}
 		release(j.b)
 		for _, o := range j.cands {
@@ -534,8 +547,15 @@ func (c *checker) unit(j *unitJob, work map[*govFile]*fileWork) {
 	}
 	w := *c
 	w.findings, w.datasets, w.offers = nil, 0, 0
+	if c.registry != nil {
+		w.owners = &ownersView{registry: c.registry}
+	}
+	w.registry = nil
 	w.materialise(j)
 	j.post, j.datasets, j.offers = w.findings, w.datasets, w.offers
+	if w.owners != nil {
+		j.ownersAsked = w.owners.asked
+	}
 	if c.opts.OnUnit != nil {
 		c.opts.OnUnit(&j.u)
 		j.u.BaseRoot, j.u.OverlayRoot = nil, nil
@@ -631,11 +651,11 @@ func (c *checker) materialise(j *unitJob) {
 		cfg = governance.MergeConfigs(base, overlay)
 	}
 	c.unitRules(&unitView{base: b, overlay: ov, baseCfg: base, overlayCfg: overlay, cfg: cfg})
-	if c.registry != nil {
+	if c.owners != nil {
 		// Resolved after the merge, never per file, and leniently: which names
 		// must resolve is the check's rule (dataspace offers only), already
 		// reported above; a catalogue attribution stays as written.
-		if resolved, _, err := owners.ResolveConfigOwnership(cfg, c.registry, false, c.placeholders); err == nil {
+		if resolved, _, err := owners.ResolveConfigOwnership(cfg, c.owners, false, c.placeholders); err == nil {
 			cfg = resolved
 		}
 	}

@@ -4,10 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash"
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/celine-eu/governanced/internal/owners"
 )
 
 // Memo carries what one check found out about each unit to the next check of
@@ -16,10 +19,12 @@ import (
 // materialises only the units whose bytes changed: the rest of the report is
 // what the previous check found for exactly the same bytes.
 //
-// A unit is reused only when everything it was made from is byte for byte
-// the same: its base and its overlay candidates (paths, display paths and
-// contents) and what every unit shares (the owners files, the placeholder
-// map, Options.Dataspace). A unit one of whose files another unit also reads
+// A unit is reused only when everything it was made from is the same: its
+// base and its overlay candidates (paths, display paths and contents, byte
+// for byte), what every unit shares (the placeholder map, Options.Dataspace,
+// whether a registry was built), and the registry's answer to every question
+// the unit asked it (the owner entries it looked up, in full). A new owner,
+// or a changed one no unit names, reloads no app. A unit one of whose files another unit also reads
 // (an overlay-directory overlay claimed by two bases) is always checked
 // afresh, as the findings about a shared file are reported once for all its
 // units. Every check replaces the memo's contents with its own units, so a
@@ -75,6 +80,8 @@ func (m *Memo) replace(jobs []unitJob) {
 // report for it, and what Options.OnUnit attached.
 type memoUnit struct {
 	files                       []memoFile // the base, then its candidates, in unitJob order
+	ownersAsked                 []string   // the ids the unit asked the registry for
+	ownersAnswers               [32]byte   // the hash of the registry's answers to them
 	parsedOverlay, parseSkipped bool
 	post                        []Finding
 	datasets, offers            int
@@ -95,9 +102,8 @@ type memoFile struct {
 // errMissing stands for an input file that is not there, in the shared key.
 var errMissing = errors.New("missing")
 
-// sharedInputs hashes what every unit's result depends on besides its own
-// files, as the check reads it: the key is of the bytes the registry was
-// built from, never of a second read.
+// sharedInputs hashes the placeholder file as the check reads it: the key is
+// of the bytes the map was built from, never of a second read.
 type sharedInputs struct{ h hash.Hash }
 
 func (s *sharedInputs) note(disp string, data []byte, err error) {
@@ -129,6 +135,9 @@ func (c *checker) sharedKey() [32]byte {
 	}
 	if c.opts.Dataspace {
 		writeField(h, []byte("dataspace"))
+	}
+	if c.registry != nil {
+		writeField(h, []byte("registry"))
 	}
 	if c.opts.Placeholders != nil {
 		writeField(h, []byte("placeholders"))
@@ -173,6 +182,92 @@ func unitKey(shared [32]byte, j *unitJob, work map[*govFile]*fileWork) [32]byte 
 	return k
 }
 
+// ownersView is the registry as one unit sees it: every id it asks for is
+// noted, so that the next check can ask a changed registry the same
+// questions (answersHash) and reuse the unit only if every answer is the
+// same. The unit's work is a function of its files, the shared inputs and
+// these answers, and each question it asks depends only on those and the
+// answers before it: the same answers mean the same questions and the same
+// result.
+//
+// The registry is the same for every question of one check, so an id asked
+// twice is noted once.
+type ownersView struct {
+	registry *owners.Registry
+	asked    []string
+	seen     map[string]bool
+}
+
+func (v *ownersView) ByID(key string) *owners.Entry {
+	if !v.seen[key] {
+		if v.seen == nil {
+			v.seen = map[string]bool{}
+		}
+		v.seen[key] = true
+		v.asked = append(v.asked, key)
+	}
+	return v.registry.ByID(key)
+}
+
+// ownerAnswers digests the registry's answer to each id once per check:
+// a hundred units asking after the same twenty owners hash twenty entries.
+type ownerAnswers struct {
+	registry *owners.Registry
+	mu       sync.Mutex
+	digests  map[string][32]byte
+}
+
+// digest is the registry's answer to id: the entry in full, as GET /owners
+// shows it, with the file and position it was read from, or that there is
+// none.
+func (a *ownerAnswers) digest(id string) [32]byte {
+	a.mu.Lock()
+	d, ok := a.digests[id]
+	a.mu.Unlock()
+	if ok {
+		return d
+	}
+	h := sha256.New()
+	if e := a.registry.ByID(id); e != nil {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			b = []byte("unencodable: " + err.Error()) // never equal to an encoded entry
+		}
+		writeField(h, b)
+		writeField(h, fmt.Appendf(nil, "%s:%d:%d", e.File, e.Pos.Line, e.Pos.Column))
+	}
+	h.Sum(d[:0])
+	a.mu.Lock()
+	if a.digests == nil {
+		a.digests = map[string][32]byte{}
+	}
+	a.digests[id] = d
+	a.mu.Unlock()
+	return d
+}
+
+// hash is the digest of the answers to every id asked, in order.
+func (a *ownerAnswers) hash(asked []string) [32]byte {
+	h := sha256.New()
+	for _, id := range asked {
+		writeField(h, []byte(id))
+		d := a.digest(id)
+		h.Write(d[:])
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// reusable reports whether a remembered unit still holds: the registry, if
+// any, answers its questions as it did.
+func (c *checker) reusable(m *memoUnit) bool {
+	if c.answers == nil {
+		return len(m.ownersAsked) == 0 // nothing was asked: the shared key says there was no registry either
+	}
+	return c.answers.hash(m.ownersAsked) == m.ownersAnswers
+}
+
 // reuse puts a remembered unit into the check in place of loading, parsing
 // and materialising it: the same state unit() leaves behind for the same bytes.
 func (c *checker) reuse(j *unitJob, work map[*govFile]*fileWork, m *memoUnit) {
@@ -197,9 +292,12 @@ func (c *checker) reuse(j *unitJob, work map[*govFile]*fileWork, m *memoUnit) {
 }
 
 // remember records a unit just checked, for the next check.
-func (j *unitJob) remember(work map[*govFile]*fileWork) {
+func (c *checker) remember(j *unitJob, work map[*govFile]*fileWork) {
 	m := &memoUnit{parsedOverlay: j.parsedOverlay, parseSkipped: j.parseSkipped,
-		post: j.post, datasets: j.datasets, offers: j.offers, unit: j.u}
+		post: j.post, datasets: j.datasets, offers: j.offers, unit: j.u, ownersAsked: j.ownersAsked}
+	if c.answers != nil {
+		m.ownersAnswers = c.answers.hash(j.ownersAsked)
+	}
 	m.unit.BaseRoot, m.unit.OverlayRoot = nil, nil
 	for _, f := range j.files() {
 		w := work[f]

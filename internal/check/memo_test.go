@@ -177,17 +177,33 @@ func TestMemoFollowsEdits(t *testing.T) {
 		return err == nil
 	}
 	// Which apps an edit touches: -1 is every app (a shared input).
+	ownersEdit := func(old, new string) func(*Options) {
+		return func(*Options) {
+			b, err := os.ReadFile(filepath.Join(dir, "owners.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(b, []byte(old)) {
+				t.Fatalf("owners.yaml holds no %q", old)
+			}
+			testfs.Write(t, dir, map[string]string{"owners.yaml": strings.Replace(string(b), old, new, 1)})
+		}
+	}
+	// apps: the units the edit changes; nil for one unit the test cannot
+	// name (an overlay added or removed); every: all of them; some: at least
+	// one, how many depends on which apps name the owner.
 	steps := []struct {
 		name  string
 		edit  func(o *Options)
 		apps  []int
 		every bool
+		some  bool
 	}{
-		{"nothing changed", func(*Options) {}, nil, false},
-		{"a comment in one base", func(*Options) { appendTo(base(1), "# edited\n") }, []int{1}, false},
+		{"nothing changed", func(*Options) {}, nil, false, false},
+		{"a comment in one base", func(*Options) { appendTo(base(1), "# edited\n") }, []int{1}, false, false},
 		{"an error in one base", func(*Options) {
 			appendTo(base(2), "  datasets.broken:\n    access_level: topsecret\n")
-		}, []int{2}, false},
+		}, []int{2}, false, false},
 		{"the error fixed again", func(*Options) {
 			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(base(2))))
 			if err != nil {
@@ -195,7 +211,7 @@ func TestMemoFollowsEdits(t *testing.T) {
 			}
 			b = bytes.Replace(b, []byte("topsecret"), []byte("internal"), 1)
 			testfs.Write(t, dir, map[string]string{base(2): string(b)})
-		}, []int{2}, false},
+		}, []int{2}, false, false},
 		{"a new overlay", func(*Options) {
 			for a := range 6 {
 				if !hasOverlay(a) {
@@ -204,7 +220,7 @@ func TestMemoFollowsEdits(t *testing.T) {
 				}
 			}
 			t.Fatal("every app has an overlay")
-		}, nil, false},
+		}, nil, false, false},
 		{"an overlay removed", func(*Options) {
 			for a := range 6 {
 				if hasOverlay(a) {
@@ -214,17 +230,23 @@ func TestMemoFollowsEdits(t *testing.T) {
 					return
 				}
 			}
-		}, nil, false},
+		}, nil, false, false},
+		{"a comment in the owners file", func(*Options) { appendTo("owners.yaml", "# edited\n") }, []int{}, false, false},
+		{"an owner no app names", func(*Options) {
+			appendTo("owners.yaml", "  - id: newcomer\n    type: schema:Organization\n    name: Newcomer\n    url: https://newcomer.example\n")
+		}, []int{}, false, false},
+		{"one owner's name changed", ownersEdit("name: Organisation 3\n", "name: Organisation Three\n"), nil, false, true},
+		{"one owner's DID removed", ownersEdit("    did: did:web:org4.example\n", ""), nil, false, true},
 		{"the owners renamed in the owners file", func(*Options) {
 			b, err := os.ReadFile(filepath.Join(dir, "owners.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			testfs.Write(t, dir, map[string]string{"owners.yaml": strings.ReplaceAll(string(b), "id: org_", "id: gone_")})
-		}, nil, true},
-		{"a placeholder map", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_000", "org_001": "gone_001"} }, nil, true},
-		{"another placeholder", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_001", "org_001": "gone_001"} }, nil, true},
-		{"--dataspace", func(o *Options) { o.Dataspace = true }, nil, true},
+		}, nil, true, false},
+		{"a placeholder map", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_000", "org_001": "gone_001"} }, nil, true, false},
+		{"another placeholder", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_001", "org_001": "gone_001"} }, nil, true, false},
+		{"--dataspace", func(o *Options) { o.Dataspace = true }, nil, true, false},
 		{"a comment in one overlay", func(*Options) {
 			for a := range 6 {
 				if hasOverlay(a) {
@@ -232,7 +254,7 @@ func TestMemoFollowsEdits(t *testing.T) {
 					return
 				}
 			}
-		}, nil, false},
+		}, nil, false, false},
 	}
 	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: &overlayName, Dir: dir}
 	memo := NewMemo()
@@ -246,6 +268,12 @@ func TestMemoFollowsEdits(t *testing.T) {
 		}
 		before = now
 		reused, checked := memo.Stats()
+		if st.some {
+			if checked == 0 || reused+checked != 6 {
+				t.Errorf("step %d (%s): %d checked, %d reused; want some checked", i, st.name, checked, reused)
+			}
+			continue
+		}
 		wantChecked := len(st.apps)
 		switch {
 		case i == 0 || st.every:
@@ -296,6 +324,17 @@ func TestMemoRandomEdits(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
+	ownersEdits := []func(b []byte) []byte{
+		func(b []byte) []byte { return append(b, "# a comment\n"...) },
+		func(b []byte) []byte {
+			return bytes.Replace(b, []byte("    did: did:web:"), []byte("    url: https://no.did/"), 1)
+		},
+		func(b []byte) []byte { return bytes.Replace(b, []byte("id: org_00"), []byte("id: org_10"), 1) },
+		func(b []byte) []byte { return bytes.Replace(b, []byte("name: Organisation"), []byte("name: Org"), 1) },
+		func(b []byte) []byte { return append(b, "  - id: org_100\n    aliases: [org_001]\n"...) },
+		func(b []byte) []byte { return bytes.Replace(b, []byte("owners:"), []byte("owners: ["), 1) },
+	}
+	names = append(names, "owners.yaml")
 	edits := []func(b []byte) []byte{
 		func(b []byte) []byte { return append(b, "# a comment\n"...) },
 		func(b []byte) []byte {
@@ -310,7 +349,7 @@ func TestMemoRandomEdits(t *testing.T) {
 	overlayName := tree.Options.OverlayName
 	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: &overlayName, Dir: dir, Workers: 2}
 	memo := NewMemo()
-	for step := range 12 {
+	for step := range 16 {
 		for range 1 + rng.IntN(3) {
 			name := names[rng.IntN(len(names))]
 			p := filepath.Join(dir, filepath.FromSlash(name))
@@ -318,7 +357,11 @@ func TestMemoRandomEdits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p, edits[rng.IntN(len(edits))](b), 0o644); err != nil {
+			change := edits[rng.IntN(len(edits))]
+			if name == "owners.yaml" {
+				change = ownersEdits[rng.IntN(len(ownersEdits))]
+			}
+			if err := os.WriteFile(p, change(b), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -326,5 +369,46 @@ func TestMemoRandomEdits(t *testing.T) {
 	}
 	if reused, _ := memo.Stats(); reused == 0 {
 		t.Error("the last step reused no unit")
+	}
+}
+
+// TestMemoAsksTheRegistryAgain: a unit is reused after the owners file
+// changed only if the registry answers every question it asked as before,
+// not just the first. Here the unit asks after "first" (the first offer's
+// owner) and then "second"; removing "second" must bring its
+// owner-unresolved finding, and a new owner no unit names must not recheck
+// the unit.
+func TestMemoAsksTheRegistryAgain(t *testing.T) {
+	owner := func(id string) string {
+		return "  - id: " + id + "\n    type: schema:Organization\n    name: " + id + "\n    url: https://" + id + ".example\n"
+	}
+	offer := func(key, id string) string {
+		return "  " + key + ":\n    ownership: [{name: " + id + ", type: DATA_OWNER}]\n    expose: true\n    row_filters: []\n    dataspace: {expose: true}\n"
+	}
+	dir := testfs.Tree(t, map[string]string{
+		"apps/grid/governance.yaml": "defaults: {}\nsources:\n" + offer("datasets.gold.a", "first") + offer("datasets.gold.b", "second"),
+		"owners.yaml":               "owners:\n" + owner("first") + owner("second"),
+	})
+	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, Dir: dir}
+	memo := NewMemo()
+	for _, step := range []struct {
+		name    string
+		owners  string
+		checked int
+		code    string // a finding the step's report must hold
+	}{
+		{"first check", "owners:\n" + owner("first") + owner("second"), 1, ""},
+		{"an owner no unit names", "owners:\n" + owner("first") + owner("second") + owner("third"), 0, ""},
+		{"the second owner gone", "owners:\n" + owner("first") + owner("third"), 1, CodeOwnerUnresolved},
+		{"nothing changed", "owners:\n" + owner("first") + owner("third"), 0, CodeOwnerUnresolved},
+	} {
+		testfs.Write(t, dir, map[string]string{"owners.yaml": step.owners})
+		fresh := freshAndMemo(t, opts, memo, step.name)
+		if _, checked := memo.Stats(); checked != step.checked {
+			t.Errorf("%s: %d units checked, want %d", step.name, checked, step.checked)
+		}
+		if step.code != "" && !slices.ContainsFunc(fresh.Findings, func(f Finding) bool { return f.Code == step.code }) {
+			t.Errorf("%s: no %s finding: the step tests nothing\n%v", step.name, step.code, briefs(fresh))
+		}
 	}
 }

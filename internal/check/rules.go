@@ -255,7 +255,7 @@ func (c *checker) servedRules(u *unitView, src *governance.Source) {
 		}
 	}
 
-	if offer && c.registry != nil {
+	if offer && c.owners != nil {
 		c.ownerRules(r, at)
 	}
 }
@@ -295,7 +295,7 @@ func (c *checker) ownerRules(r *governance.Rule, at func(Severity, string, *stri
 			continue
 		}
 		seenName[o.Name] = true
-		id, ok := owners.ResolveName(o.Name, c.registry, c.placeholders)
+		id, ok := owners.ResolveName(o.Name, c.owners, c.placeholders)
 		if !ok {
 			at(Error, CodeOwnerUnresolved, str(o.Name),
 				fmt.Sprintf("ownership name %q resolves to no owner of the registry (by id, placeholder or alias): a dataspace offer must name a dataspace party", o.Name))
@@ -305,7 +305,7 @@ func (c *checker) ownerRules(r *governance.Rule, at func(Severity, string, *stri
 			continue
 		}
 		seenID[id] = true
-		if e := c.registry.ByID(id); e != nil && !e.HasDID() {
+		if e := c.owners.ByID(id); e != nil && !e.HasDID() {
 			at(Error, CodeOwnerDIDMissing, str(id),
 				fmt.Sprintf("owner %q has no DID (did or dataspace.did): this offer is narrowed by organization_match, which binds its rows to a dataspace participant", id))
 		}

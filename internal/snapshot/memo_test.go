@@ -61,6 +61,17 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 		}
 		testfs.Write(t, dir, map[string]string{name: strings.Replace(string(b), old, new, 1)})
 	}
+	appendFile := func(name, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
 	steps := []struct {
 		name           string
 		change         func()
@@ -71,7 +82,10 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 		{"first load", func() {}, true, 0, 5, nil},
 		{"one base edited", func() { edit("apps/app_002/governance.yaml", "expose: true", "expose: false") }, false, 4, 1, []string{"app_002"}},
 		{"forced, nothing changed", func() {}, true, 5, 0, []string{}},
-		{"the owners file", func() { edit("owners.yaml", "name: Organisation 1", "name: Organisation One") }, false, 0, 5, nil},
+		// An owner's entry is compared with where it was read from: a line
+		// added above every entry changes every answer.
+		{"a comment after the owners", func() { appendFile("owners.yaml", "# edited\n") }, false, 5, 0, []string{}},
+		{"every owner moved", func() { edit("owners.yaml", "owners:\n", "# moved\nowners:\n") }, false, 0, 5, nil},
 		{"a new overlay", func() {
 			testfs.Write(t, dir, map[string]string{"apps/app_004/governance.deploy.yaml": "defaults:\n  tags: [added]\n"})
 		}, false, 4, 1, []string{"app_004"}},
