@@ -151,7 +151,7 @@ type checker struct {
 	// through, nil when there is no registry: on the copy of the checker a
 	// unit runs on it records each question, so that Memo can tell whether a
 	// changed registry answers this unit differently (ownersView). The unit's
-	// copy has no registry field at all, so nothing asks around it.
+	// copy has its registry field cleared, so nothing asks around the view.
 	owners *ownersView
 	// answers digests the registry's answers for Memo; nil without one.
 	answers *ownerAnswers

@@ -24,11 +24,11 @@ import (
 // for byte), what every unit shares (the placeholder map, Options.Dataspace,
 // whether a registry was built), and the registry's answer to every question
 // the unit asked it (the owner entries it looked up, in full). A new owner,
-// or a changed one no unit names, reloads no app. A unit one of whose files another unit also reads
-// (an overlay-directory overlay claimed by two bases) is always checked
-// afresh, as the findings about a shared file are reported once for all its
-// units. Every check replaces the memo's contents with its own units, so a
-// memo holds one tree's units, never a history.
+// or a changed one no unit names, reloads no app. A unit one of whose files
+// another unit also reads (an overlay-directory overlay claimed by two
+// bases) is always checked afresh, as the findings about a shared file are
+// reported once for all its units. Every check replaces the memo's contents
+// with its own units, so a memo holds one tree's units, never a history.
 //
 // A Memo may be shared by checks that run one after the other or at once.
 type Memo struct {
@@ -131,7 +131,8 @@ func writeField(h hash.Hash, b []byte) {
 func (c *checker) sharedKey() [32]byte {
 	h := sha256.New()
 	if c.shared.h != nil {
-		h.Write(c.shared.h.Sum(nil))
+		writeField(h, []byte("placeholders file"))
+		writeField(h, c.shared.h.Sum(nil))
 	}
 	if c.opts.Dataspace {
 		writeField(h, []byte("dataspace"))
@@ -184,7 +185,7 @@ func unitKey(shared [32]byte, j *unitJob, work map[*govFile]*fileWork) [32]byte 
 
 // ownersView is the registry as one unit sees it: every id it asks for is
 // noted, so that the next check can ask a changed registry the same
-// questions (answersHash) and reuse the unit only if every answer is the
+// questions (ownerAnswers.hash) and reuse the unit only if every answer is the
 // same. The unit's work is a function of its files, the shared inputs and
 // these answers, and each question it asks depends only on those and the
 // answers before it: the same answers mean the same questions and the same
