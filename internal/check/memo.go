@@ -42,6 +42,16 @@ type Memo struct {
 // unit.
 func NewMemo() *Memo { return &Memo{units: map[[32]byte]*memoUnit{}} }
 
+// Fork returns a memo holding the same units, for a check whose result the
+// caller may throw away: this memo is left as it is whatever the fork's check
+// does.
+func (m *Memo) Fork() *Memo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// replace never writes into a map it did not make, so the two can share one.
+	return &Memo{units: m.units}
+}
+
 // Stats reports how many units the last check that used the memo took from
 // it and how many it checked afresh (shared files included).
 func (m *Memo) Stats() (reused, checked int) {

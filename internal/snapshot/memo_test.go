@@ -86,6 +86,10 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 		// added above every entry changes every answer.
 		{"a comment after the owners", func() { appendFile("owners.yaml", "# edited\n") }, false, 5, 0, []string{}},
 		{"every owner moved", func() { edit("owners.yaml", "owners:\n", "# moved\nowners:\n") }, false, 0, 5, nil},
+		// A rejected reload is never served: its apps are not kept for the
+		// next one, which starts from the last tree served.
+		{"a broken base", func() { edit("apps/app_001/governance.yaml", "sources:", "sources: [") }, false, 4, 1, nil},
+		{"the base restored", func() { edit("apps/app_001/governance.yaml", "sources: [", "sources:") }, false, 5, 0, []string{}},
 		{"a new overlay", func() {
 			testfs.Write(t, dir, map[string]string{"apps/app_004/governance.deploy.yaml": "defaults:\n  tags: [added]\n"})
 		}, false, 4, 1, []string{"app_004"}},
@@ -97,6 +101,12 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 	for _, st := range steps {
 		st.change()
 		rs := store.Reload(st.force)
+		if st.name == "a broken base" {
+			if rs.Outcome != Rejected || rs.UnitsReused != st.reused || rs.UnitsBuilt != st.built {
+				t.Fatalf("%s: %v, %d reused, %d built; want rejected, %d, %d", st.name, rs.Outcome, rs.UnitsReused, rs.UnitsBuilt, st.reused, st.built)
+			}
+			continue
+		}
 		if rs.Outcome != Activated {
 			t.Fatalf("%s: %v (%v)", st.name, rs.Outcome, rs.Err)
 		}

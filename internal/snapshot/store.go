@@ -92,8 +92,10 @@ func (l *Loader) build(workers int, memo *check.Memo) (*Snapshot, error) {
 type Store struct {
 	loader *Loader
 	cur    atomic.Pointer[Snapshot]
-	// memo carries each unit's check and app from one build to the next:
-	// a reload checks and encodes only the units whose bytes changed.
+	// memo carries each unit's check and app from the last activated build
+	// to the next: a reload checks and encodes only the units whose inputs
+	// changed. A rejected or failed build works on a fork that is then
+	// dropped, so the apps of a tree that is never served are not kept.
 	memo *check.Memo
 
 	mu          sync.Mutex    // one reload at a time
@@ -175,10 +177,11 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 	}
 	var snap *Snapshot
 	var err error
+	memo := s.memo.Fork()
 	if st.Previous == "" {
 		// Nothing is served yet: the first load uses every processor.
 		t0 := time.Now()
-		snap, err = s.loader.build(runtime.GOMAXPROCS(0), s.memo)
+		snap, err = s.loader.build(runtime.GOMAXPROCS(0), memo)
 		s.fullSpeed = time.Since(t0)
 	} else {
 		// Readers are being served: the build runs on one thread at a lower
@@ -191,11 +194,11 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		if lendFor < time.Second {
 			lendFor = 0
 		}
-		runNiced(lendFor, func() { snap, err = s.loader.build(1, s.memo) })
+		runNiced(lendFor, func() { snap, err = s.loader.build(1, memo) })
 	}
 	var rej *Rejection
 	if err == nil || errors.As(err, &rej) {
-		st.UnitsReused, st.UnitsBuilt = s.memo.Stats()
+		st.UnitsReused, st.UnitsBuilt = memo.Stats()
 	}
 	switch {
 	case errors.As(err, &rej):
@@ -209,6 +212,7 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 	default:
 		st.Outcome, st.Revision = Activated, snap.Revision
 		s.lastTried = snap.Revision
+		s.memo = memo
 		s.cur.Store(snap)
 		s.okCount.Add(1)
 		t := snap.LoadedAt
