@@ -239,6 +239,20 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 			if st := store.Reload(false); st.Outcome != snapshot.Activated || store.Current().Revision != good.Revision {
 				t.Fatalf("after the repair: %v (%v), revision %s", st.Outcome, st.Err, store.Current().Revision)
 			}
+			// The broken inputs were never served, so the repair finds every
+			// app as the last activated reload built it.
+			var repaired struct {
+				LastReload struct {
+					Reused int `json:"units_reused"`
+					Built  int `json:"units_built"`
+				} `json:"last_reload"`
+			}
+			if err := json.Unmarshal(do(t, h, "GET", "/status", nil).body, &repaired); err != nil {
+				t.Fatal(err)
+			}
+			if got := repaired.LastReload; got.Reused != 2 || got.Built != 0 {
+				t.Errorf("after the repair /status says %d apps reused, %d built; want 2, 0", got.Reused, got.Built)
+			}
 		})
 	}
 }

@@ -43,14 +43,18 @@ type statusBody struct {
 }
 
 type lastReload struct {
-	OK         bool            `json:"ok"`
-	At         time.Time       `json:"at"`
-	Error      *string         `json:"error"`
-	Outcome    string          `json:"outcome"`
-	Revision   *string         `json:"revision"`
-	DurationMS float64         `json:"duration_ms"`
-	Problems   []string        `json:"problems,omitempty"`
-	Report     json.RawMessage `json:"report,omitempty"`
+	OK         bool      `json:"ok"`
+	At         time.Time `json:"at"`
+	Error      *string   `json:"error"`
+	Outcome    string    `json:"outcome"`
+	Revision   *string   `json:"revision"`
+	DurationMS float64   `json:"duration_ms"`
+	// The apps the reload took unchanged from the last activated one, and
+	// the apps it checked and built; both 0 when nothing was built.
+	UnitsReused int             `json:"units_reused"`
+	UnitsBuilt  int             `json:"units_built"`
+	Problems    []string        `json:"problems,omitempty"`
+	Report      json.RawMessage `json:"report,omitempty"`
 }
 
 // status is operational state, not tree content: it changes when a reload is
@@ -63,7 +67,8 @@ func (s *server) status(w http.ResponseWriter, r *http.Request) {
 		body.Counts, body.Inputs = snap.Counts, snap.Inputs
 	}
 	if st := s.store.LastReload(); st != nil {
-		lr := &lastReload{OK: st.OK(), At: st.At, Outcome: st.Outcome.String(), DurationMS: float64(st.Duration.Microseconds()) / 1000}
+		lr := &lastReload{OK: st.OK(), At: st.At, Outcome: st.Outcome.String(), DurationMS: float64(st.Duration.Microseconds()) / 1000,
+			UnitsReused: st.UnitsReused, UnitsBuilt: st.UnitsBuilt}
 		if st.Revision != "" {
 			lr.Revision = &st.Revision
 		}
