@@ -180,9 +180,14 @@ func TestConcurrentReadsDuringReloads(t *testing.T) {
 // TestSymlinkedRootSwap is a git-sync or Kubernetes volume update: the root
 // is a symlink swapped atomically to another directory.
 func TestSymlinkedRootSwap(t *testing.T) {
+	// git-sync swaps a symlink to a new checkout: app b is the same bytes
+	// in both, and is reused, read through the same link.
+	unchanged := "defaults: {row_filters: []}\nsources:\n  ds.b: {expose: true}\n"
 	dir := testfs.Tree(t, map[string]string{
 		"v1/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n",
 		"v2/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: false}\n",
+		"v1/apps/b/governance.yaml": unchanged,
+		"v2/apps/b/governance.yaml": unchanged,
 	})
 	link := filepath.Join(dir, "current")
 	if err := os.Symlink(filepath.Join(dir, "v1"), link); err != nil {
@@ -192,16 +197,16 @@ func TestSymlinkedRootSwap(t *testing.T) {
 	if st := store.Reload(true); st.Outcome != Activated {
 		t.Fatal(st.Err)
 	}
-	if n := len(store.Current().Inputs); n != 1 {
-		t.Fatalf("%d inputs through the symlink, want 1", n)
+	if n := len(store.Current().Inputs); n != 2 {
+		t.Fatalf("%d inputs through the symlink, want 2", n)
 	}
 	tmp := filepath.Join(dir, "current.tmp")
 	os.Symlink(filepath.Join(dir, "v2"), tmp)
 	if err := os.Rename(tmp, link); err != nil {
 		t.Fatal(err)
 	}
-	if st := store.Reload(false); st.Outcome != Activated {
-		t.Fatalf("after the swap: %v (%v)", st.Outcome, st.Err)
+	if st := store.Reload(false); st.Outcome != Activated || st.UnitsReused != 1 || st.UnitsBuilt != 1 {
+		t.Fatalf("after the swap: %v (%v), %d reused, %d built; want activated, 1 and 1", st.Outcome, st.Err, st.UnitsReused, st.UnitsBuilt)
 	}
 	if d, _ := store.Current().Resolve("ds.x"); d.Expose {
 		t.Error("the swapped-in tree is not served")
