@@ -15,6 +15,10 @@
 // with its overlay, ownership names resolved) and the merged owners registry,
 // so that a server builds what it serves from exactly what was checked.
 //
+// A server checks the same tree on every reload; with Options.Memo a check
+// takes every unit whose inputs did not change from the previous one
+// (ADR-0004), so a reload costs what changed.
+//
 // The package needs nothing beyond the YAML reader, the governance model, the
 // owners registry and the schemas (ADR-0005's thin-core constraint): no HTTP,
 // logging or metrics.
