@@ -162,32 +162,14 @@ func TestMemoFollowsEdits(t *testing.T) {
 	overlay := func(a int) string {
 		return fmt.Sprintf("apps/app_%03d/governance.%s.yaml", a, overlayName)
 	}
-	appendTo := func(name, text string) {
-		f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(text); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTo := func(name, text string) { testfs.Append(t, dir, name, text) }
 	hasOverlay := func(a int) bool {
 		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(overlay(a))))
 		return err == nil
 	}
 	// Which apps an edit touches: -1 is every app (a shared input).
 	ownersEdit := func(old, new string) func(*Options) {
-		return func(*Options) {
-			b, err := os.ReadFile(filepath.Join(dir, "owners.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Contains(b, []byte(old)) {
-				t.Fatalf("owners.yaml holds no %q", old)
-			}
-			testfs.Write(t, dir, map[string]string{"owners.yaml": strings.Replace(string(b), old, new, 1)})
-		}
+		return func(*Options) { testfs.Replace(t, dir, "owners.yaml", old, new) }
 	}
 	// apps: the units the edit changes; nil for one unit the test cannot
 	// name (an overlay added or removed); every: all of them; some: at least
@@ -204,14 +186,7 @@ func TestMemoFollowsEdits(t *testing.T) {
 		{"an error in one base", func(*Options) {
 			appendTo(base(2), "  datasets.broken:\n    access_level: topsecret\n")
 		}, []int{2}, false, false},
-		{"the error fixed again", func(*Options) {
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(base(2))))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b = bytes.Replace(b, []byte("topsecret"), []byte("internal"), 1)
-			testfs.Write(t, dir, map[string]string{base(2): string(b)})
-		}, []int{2}, false, false},
+		{"the error fixed again", func(*Options) { testfs.Replace(t, dir, base(2), "topsecret", "internal") }, []int{2}, false, false},
 		{"a new overlay", func(*Options) {
 			for a := range 6 {
 				if !hasOverlay(a) {

@@ -49,29 +49,8 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 	}
 	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy"}}
 	store := NewStore(loader)
-	edit := func(name, old, new string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Contains(b, []byte(old)) {
-			t.Fatalf("%s holds no %q", name, old)
-		}
-		testfs.Write(t, dir, map[string]string{name: strings.Replace(string(b), old, new, 1)})
-	}
-	appendFile := func(name, text string) {
-		t.Helper()
-		f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(text); err != nil {
-			t.Fatal(err)
-		}
-	}
+	edit := func(name, old, new string) { testfs.Replace(t, dir, name, old, new) }
+	appendFile := func(name, text string) { testfs.Append(t, dir, name, text) }
 	steps := []struct {
 		name           string
 		change         func()

@@ -5,6 +5,7 @@ package testfs
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +30,33 @@ func Tree(t testing.TB, files map[string]string) string {
 	dir := t.TempDir()
 	Write(t, dir, files)
 	return dir
+}
+
+// Append adds text at the end of the file name (slash-separated, under dir),
+// as an editor or a sync appending to it would, failing the test on any error.
+func Append(t testing.TB, dir, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Replace rewrites the file name (slash-separated, under dir) with its first
+// old replaced by new, failing the test when the file holds no old: an edit
+// that changes nothing would test nothing.
+func Replace(t testing.TB, dir, name, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s holds no %q", name, old)
+	}
+	Write(t, dir, map[string]string{name: strings.Replace(string(b), old, new, 1)})
 }

@@ -15,3 +15,13 @@ func TestTree(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendAndReplace(t *testing.T) {
+	dir := Tree(t, map[string]string{"a.yaml": "x: 1\nx: 1\n"})
+	Append(t, dir, "a.yaml", "# end\n")
+	Replace(t, dir, "a.yaml", "x: 1", "x: 2")
+	got, err := os.ReadFile(filepath.Join(dir, "a.yaml"))
+	if err != nil || string(got) != "x: 2\nx: 1\n# end\n" {
+		t.Errorf("%q, %v", got, err)
+	}
+}
