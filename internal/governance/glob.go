@@ -62,36 +62,35 @@ func CompileGlob(pattern string) *Glob {
 }
 
 func compileTokens(pattern string) []token {
-	g := &Glob{}
 	// Invalid UTF-8 is read byte by byte (globbytes.go).
 	p := escapedRunes(pattern)
-	g.tokens = make([]token, 0, len(p)) // a token per code point at most
+	tokens := make([]token, 0, len(p)) // a token per code point at most
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch c {
 		case '*':
-			if n := len(g.tokens); n == 0 || g.tokens[n-1].kind != tokStar {
-				g.tokens = append(g.tokens, token{kind: tokStar})
+			if n := len(tokens); n == 0 || tokens[n-1].kind != tokStar {
+				tokens = append(tokens, token{kind: tokStar})
 			}
 			i++
 		case '?':
-			g.tokens = append(g.tokens, token{kind: tokAny})
+			tokens = append(tokens, token{kind: tokAny})
 			i++
 		case '[':
 			tok, next, ok := parseClass(p, i)
 			if !ok {
-				g.tokens = append(g.tokens, token{kind: tokLiteral, lit: '['})
+				tokens = append(tokens, token{kind: tokLiteral, lit: '['})
 				i++
 				continue
 			}
-			g.tokens = append(g.tokens, tok)
+			tokens = append(tokens, tok)
 			i = next
 		default:
-			g.tokens = append(g.tokens, token{kind: tokLiteral, lit: c})
+			tokens = append(tokens, token{kind: tokLiteral, lit: c})
 			i++
 		}
 	}
-	return slices.Clip(g.tokens)
+	return slices.Clip(tokens)
 }
 
 // Prefix is the part of the pattern a matching name starts with byte for

@@ -28,14 +28,19 @@ type Match struct {
 }
 
 // MarshalJSON renders {"kind": …, "pattern": …}, without pattern for defaults.
-func (m Match) MarshalJSON() ([]byte, error) {
+func (m Match) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends what MarshalJSON renders to dst: a response body writes
+// the match into its own buffer.
+func (m Match) AppendJSON(dst []byte) []byte {
 	if m.Kind == MatchDefaults {
-		return []byte(`{"kind":"defaults"}`), nil
+		return append(dst, `{"kind":"defaults"}`...)
 	}
-	b := append([]byte(`{"kind":"`), m.Kind.String()...)
-	b = append(b, `","pattern":`...)
-	b = yaml11.AppendJSONString(b, m.Pattern)
-	return append(b, '}'), nil
+	dst = append(dst, `{"kind":"`...)
+	dst = append(dst, m.Kind.String()...)
+	dst = append(dst, `","pattern":`...)
+	dst = yaml11.AppendJSONString(dst, m.Pattern)
+	return append(dst, '}')
 }
 
 // Resolve returns the rule for a dataset name (governance-format.md §7): the
@@ -83,11 +88,11 @@ func (c *Config) idx() *index {
 // Lookup finds the sources entry a name resolves to, without merging; nil for
 // the defaults.
 func (c *Config) Lookup(name string) (*Source, Match) {
-	i, kind, key := c.idx().lookup(name)
+	i, m := c.LookupIndex(name)
 	if i < 0 {
-		return nil, Match{Kind: MatchDefaults}
+		return nil, m
 	}
-	return &c.Sources[i], Match{Kind: kind, Pattern: key}
+	return &c.Sources[i], m
 }
 
 // LookupIndex is Lookup answering with the entry's position in Sources, -1

@@ -310,17 +310,9 @@ func appendRuleAndExposure(buf *bytes.Buffer, rule *governance.Rule) {
 	AppendExposure(buf, rule)
 }
 
-// appendMatch writes m as Match.MarshalJSON does, without allocating.
+// appendMatch writes m as Match.MarshalJSON does, into buf's own space.
 func appendMatch(buf *bytes.Buffer, m governance.Match) {
-	if m.Kind == governance.MatchDefaults {
-		buf.WriteString(`{"kind":"defaults"}`)
-		return
-	}
-	buf.WriteString(`{"kind":"`)
-	buf.WriteString(m.Kind.String())
-	buf.WriteString(`","pattern":`)
-	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), m.Pattern))
-	buf.WriteByte('}')
+	buf.Write(m.AppendJSON(buf.AvailableBuffer()))
 }
 
 // MatchFor is how name resolved to d: a glob key answers a name other than
@@ -537,7 +529,7 @@ func (a *App) encode(revJSON []byte) []byte {
 	buf.WriteString(`{"revision":`)
 	buf.Write(revJSON)
 	buf.WriteString(`,"name":`)
-	buf.Write(yaml11.AppendJSONString(nil, a.Name))
+	buf.Write(a.nameJSON)
 	buf.WriteString(`,"file":`)
 	buf.Write(yaml11.AppendJSONString(nil, a.File))
 	buf.WriteString(`,"overlay_file":`)
