@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	"github.com/celine-eu/governanced/internal/check"
 )
@@ -43,35 +42,41 @@ func runCheck(in Inputs, workers int, memo *check.Memo) (*checked, error) {
 	opts := in.CheckOptions()
 	opts.Workers = workers
 	opts.Memo = memo
-	var mu sync.Mutex
-	built := map[string]*App{} // by the base's display path
-	var buildErrs []error
+	// The app travels on the unit itself (Unit.Served), so a reused unit
+	// brings the app built from the same inputs.
 	opts.OnUnit = func(u *check.Unit) {
-		b, ok := u.Served.(*builtApp)
-		switch {
-		case !u.Reused:
-			b = &builtApp{}
-			b.app, b.err = buildApp(servedUnit(u))
-			u.Served = b
-		case !ok: // only this hook attaches to the memo's units
-			b = &builtApp{err: fmt.Errorf("%s: reused without the app built from it", u.Base)}
+		if !u.Reused {
+			a, err := buildApp(servedUnit(u))
+			u.Served = &builtApp{app: a, err: err}
 		}
-		a, err := b.app, b.err
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			buildErrs = append(buildErrs, err)
-			return
-		}
-		built[u.Base] = a
 	}
 	rep, err := check.CheckGovernance(opts)
 	if err != nil {
 		return nil, err
 	}
+	var apps []*App
+	var buildErrs []error
+	for _, u := range rep.Units {
+		if !u.Materialized || u.Config == nil {
+			continue
+		}
+		b, ok := u.Served.(*builtApp)
+		if !ok { // only the hook above attaches to the memo's units
+			b = &builtApp{err: fmt.Errorf("%s: reused without the app built from it", u.Base)}
+		}
+		if b.err != nil {
+			buildErrs = append(buildErrs, b.err)
+			continue
+		}
+		apps = append(apps, b.app)
+	}
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
+	// The report is kept for its findings (GET /report, a rejection's text).
+	// Its units would keep every configuration and app of the check alive
+	// with it, a rejected tree's included: what is served was taken above.
+	rep.Units = nil
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {
 		return nil, err
@@ -82,15 +87,11 @@ func runCheck(in Inputs, workers int, memo *check.Memo) (*checked, error) {
 		report:       bytes.TrimSpace(buf.Bytes()),
 		full:         rep,
 		ok:           !rep.HasErrors(),
+		apps:         apps,
 	}
 	for _, f := range rep.Findings {
 		if f.Severity == check.Error {
 			out.problems = append(out.problems, describe(f))
-		}
-	}
-	for _, u := range rep.Units {
-		if u.Materialized && u.Config != nil {
-			out.apps = append(out.apps, built[u.Base])
 		}
 	}
 	return out, nil
