@@ -145,7 +145,6 @@ type checker struct {
 
 	registry     *owners.Registry
 	placeholders map[string]string
-	shared       sharedInputs // the placeholder bytes, for Memo
 
 	// owners is what a unit's rules and materialisation ask the registry
 	// through, nil when there is no registry: on the copy of the checker a

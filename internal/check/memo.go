@@ -3,7 +3,6 @@ package check
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash"
 	"maps"
@@ -21,9 +20,10 @@ import (
 //
 // A unit is reused only when everything it was made from is the same: its
 // base and its overlay candidates (paths, display paths and contents, byte
-// for byte), what every unit shares (the placeholder map, Options.Dataspace,
-// whether a registry was built), and the registry's answer to every question
-// the unit asked it (the owner entries it looked up, in full). A new owner,
+// for byte), what every unit shares (the placeholder map in use,
+// Options.Dataspace, whether a registry was built), and the registry's
+// answer to every question the unit asked it (the owner entries it looked
+// up, in full). A new owner,
 // or a changed one no unit names, reloads no app. A unit one of whose files
 // another unit also reads (an overlay-directory overlay claimed by two
 // bases) is always checked afresh, as the findings about a shared file are
@@ -109,25 +109,6 @@ type memoFile struct {
 	parseErr *Finding
 }
 
-// errMissing stands for an input file that is not there, in the shared key.
-var errMissing = errors.New("missing")
-
-// sharedInputs hashes the placeholder file as the check reads it: the key is
-// of the bytes the map was built from, never of a second read.
-type sharedInputs struct{ h hash.Hash }
-
-func (s *sharedInputs) note(disp string, data []byte, err error) {
-	if s.h == nil {
-		s.h = sha256.New()
-	}
-	writeField(s.h, []byte(disp))
-	if err != nil {
-		writeField(s.h, []byte("error: "+err.Error()))
-		return
-	}
-	writeField(s.h, data)
-}
-
 // writeField writes b with its length first, so that no two sequences of
 // fields hash alike.
 func writeField(h hash.Hash, b []byte) {
@@ -137,24 +118,24 @@ func writeField(h hash.Hash, b []byte) {
 	h.Write(b)
 }
 
-// sharedKey is the hash of the shared inputs, once the registry is loaded.
+// sharedKey is the hash of what every unit reads besides its own files and
+// the registry's answers, once the registry is loaded: --dataspace, whether
+// there is a registry, and the placeholder map the names are resolved with
+// (the map itself, whether it came from a file or from the caller: a comment
+// in the file changes nothing a unit reads).
 func (c *checker) sharedKey() [32]byte {
 	h := sha256.New()
-	if c.shared.h != nil {
-		writeField(h, []byte("placeholders file"))
-		writeField(h, c.shared.h.Sum(nil))
-	}
 	if c.opts.Dataspace {
 		writeField(h, []byte("dataspace"))
 	}
 	if c.registry != nil {
 		writeField(h, []byte("registry"))
 	}
-	if c.opts.Placeholders != nil {
+	if c.placeholders != nil {
 		writeField(h, []byte("placeholders"))
-		for _, k := range slices.Sorted(maps.Keys(c.opts.Placeholders)) {
+		for _, k := range slices.Sorted(maps.Keys(c.placeholders)) {
 			writeField(h, []byte(k))
-			writeField(h, []byte(c.opts.Placeholders[k]))
+			writeField(h, []byte(c.placeholders[k]))
 		}
 	}
 	var k [32]byte

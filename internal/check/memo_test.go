@@ -221,6 +221,13 @@ func TestMemoFollowsEdits(t *testing.T) {
 		}, nil, true, false},
 		{"a placeholder map", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_000", "org_001": "gone_001"} }, nil, true, false},
 		{"another placeholder", func(o *Options) { o.Placeholders = map[string]string{"org_000": "gone_001", "org_001": "gone_001"} }, nil, true, false},
+		{"the same map from a file", func(o *Options) {
+			testfs.Write(t, dir, map[string]string{"placeholders.yaml": "# the map above\norg_000: gone_001\norg_001: gone_001\n"})
+			o.Placeholders, o.PlaceholdersFile = nil, str("placeholders.yaml")
+		}, []int{}, false, false},
+		{"the placeholders file edited", func(*Options) {
+			testfs.Replace(t, dir, "placeholders.yaml", "org_000: gone_001", "org_000: gone_000")
+		}, nil, true, false},
 		{"--dataspace", func(o *Options) { o.Dataspace = true }, nil, true, false},
 		{"a comment in one overlay", func(*Options) {
 			for a := range 6 {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/celine-eu/governanced/internal/owners"
@@ -191,21 +190,11 @@ func (c *checker) readInput(disp, what, missingCode string) (*loaded, *tally) {
 	t := &tally{c: c}
 	p := c.fs.abs(disp)
 	if !isRegular(p) {
-		if what == "placeholders" {
-			c.shared.note(disp, nil, errMissing)
-		}
 		t.add(Finding{Severity: Error, Code: missingCode, File: disp,
 			Message: fmt.Sprintf("%s file %q does not exist or is not a regular file", what, disp)})
 		return nil, t
 	}
-	data, err := os.ReadFile(p)
-	if what == "placeholders" {
-		// The owners files are not part of the shared key: what a unit made
-		// of the registry is told by asking the new one its questions again
-		// (ownersView), so that a new owner reloads no app that never names it.
-		c.shared.note(disp, data, err)
-	}
-	l := parseYAML(data, err, disp, t.add)
+	l := readYAML(p, disp, t.add)
 	if l != nil {
 		duplicateKeys(l, disp, t.add, nil)
 	}
