@@ -12,7 +12,7 @@ import (
 // Optional bearer-token authentication. The read routes serve the governance
 // tree to anyone who can reach the port (dataset-api, catalogue crawlers);
 // what costs work or shows internals — every POST and GET /metrics — can be
-// closed with tokens (Deps.AuthTokens). Off when no token is configured.
+// closed with tokens (Deps.Tokens). Off when no token is configured.
 
 // authenticator holds the SHA-256 of every accepted token. Comparing hashes
 // in constant time leaks neither a token's content nor its length.

@@ -470,7 +470,7 @@ func TestAuth(t *testing.T) {
 	const other = "an0ther-t0ken-for-rotation-98765"
 	_, st := testServer(t)
 	var logs syncLog
-	h, _ := newServer(Deps{Store: st, AuthTokens: []string{token, other}, Log: logs.logger()})
+	h, _ := newServer(Deps{Store: st, Tokens: NewTokens([]string{token, other}), Log: logs.logger()})
 	tree := tarOf(t, entry{name: "apps/a/governance.yaml", typeflag: tar.TypeReg, body: "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
 	protected := []struct {
 		method, target, route, contentType string

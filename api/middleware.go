@@ -174,9 +174,19 @@ func (s *server) limitOps(next http.Handler) http.Handler {
 			defer func() { <-s.ops }()
 			next.ServeHTTP(w, r)
 		default:
-			w.Header().Set("Retry-After", strconv.Itoa(opsRetryAfterSeconds))
-			writeProblem(w, r, http.StatusTooManyRequests, "busy",
-				fmt.Sprintf("all %d operation slots are busy; retry in %d second", cap(s.ops), opsRetryAfterSeconds))
+			writeBusy(w, r, "operation", cap(s.ops), opsRetryAfterSeconds)
 		}
 	})
+}
+
+// writeBusy refuses a request for want of one of slots slots of a kind: 429
+// with Retry-After, which curl --retry and CI clients back off on.
+func writeBusy(w http.ResponseWriter, r *http.Request, kind string, slots, retryAfter int) {
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	unit := "seconds"
+	if retryAfter == 1 {
+		unit = "second"
+	}
+	writeProblem(w, r, http.StatusTooManyRequests, "busy",
+		fmt.Sprintf("all %d %s slots are busy; retry in %d %s", slots, kind, retryAfter, unit))
 }

@@ -29,9 +29,6 @@ type Deps struct {
 	// Tokens are the bearer tokens every POST and GET /metrics require
 	// (Authorization: Bearer <token>); nil leaves those routes open.
 	Tokens *Tokens
-	// AuthTokens is Tokens for a server whose tokens never change; used
-	// when Tokens is nil.
-	AuthTokens []string
 }
 
 // Limits bound what one request may cost.
@@ -115,9 +112,6 @@ func newServer(d Deps) (*chi.Mux, *server) {
 		limits:  d.Limits.withDefaults(),
 		version: d.Version,
 		auth:    d.Tokens,
-	}
-	if s.auth == nil {
-		s.auth = NewTokens(d.AuthTokens)
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)

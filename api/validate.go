@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/celine-eu/governanced/internal/check"
 )
@@ -39,9 +38,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	case s.validations <- struct{}{}:
 	default:
 		s.metrics.validations.WithLabelValues("busy").Inc()
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
-		writeProblem(w, r, http.StatusTooManyRequests, "busy",
-			fmt.Sprintf("all %d validation slots are busy; retry in %d seconds", cap(s.validations), retryAfterSeconds))
+		writeBusy(w, r, "validation", cap(s.validations), retryAfterSeconds)
 		return
 	}
 	released := false
