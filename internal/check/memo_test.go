@@ -306,26 +306,28 @@ func TestMemoRandomEdits(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	ownersEdits := []func(b []byte) []byte{
-		func(b []byte) []byte { return append(b, "# a comment\n"...) },
-		func(b []byte) []byte {
-			return bytes.Replace(b, []byte("    did: did:web:"), []byte("    url: https://no.did/"), 1)
-		},
-		func(b []byte) []byte { return bytes.Replace(b, []byte("id: org_00"), []byte("id: org_10"), 1) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte("name: Organisation"), []byte("name: Org"), 1) },
-		func(b []byte) []byte { return append(b, "  - id: org_100\n    aliases: [org_001]\n"...) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte("owners:"), []byte("owners: ["), 1) },
+	replace := func(old, new string) func([]byte) []byte {
+		return func(b []byte) []byte { return bytes.Replace(b, []byte(old), []byte(new), 1) }
+	}
+	add := func(text string) func([]byte) []byte {
+		return func(b []byte) []byte { return append(b, text...) }
+	}
+	ownersEdits := []func([]byte) []byte{
+		add("# a comment\n"),
+		replace("    did: did:web:", "    url: https://no.did/"),
+		replace("id: org_00", "id: org_10"),
+		replace("name: Organisation", "name: Org"),
+		add("  - id: org_100\n    aliases: [org_001]\n"),
+		replace("owners:", "owners: ["),
 	}
 	names = append(names, "owners.yaml")
-	edits := []func(b []byte) []byte{
-		func(b []byte) []byte { return append(b, "# a comment\n"...) },
-		func(b []byte) []byte {
-			return bytes.Replace(b, []byte("access_level: internal"), []byte("access_level: secret"), 1)
-		},
-		func(b []byte) []byte { return bytes.Replace(b, []byte("expose: true"), []byte("expose: maybe"), 1) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte("license:"), []byte("licence:"), 1) },
-		func(b []byte) []byte { return bytes.Replace(b, []byte("sources:"), []byte("sources: ["), 1) },
-		func(b []byte) []byte { return append(b, "  datasets.ds_extra_*:\n    tags: [x]\n"...) },
+	edits := []func([]byte) []byte{
+		add("# a comment\n"),
+		replace("access_level: internal", "access_level: secret"),
+		replace("expose: true", "expose: maybe"),
+		replace("license:", "licence:"),
+		replace("sources:", "sources: ["),
+		add("  datasets.ds_extra_*:\n    tags: [x]\n"),
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	overlayName := tree.Options.OverlayName

@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/big"
@@ -468,9 +469,11 @@ func parseRowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
 		return nil, nil
 	}
 	out := make([]RowFilter, len(v.Items))
+	var buf bytes.Buffer
 	for i, it := range v.Items {
-		b, _ := it.MarshalJSON()
-		out[i].JSON = string(b)
+		buf.Reset()
+		it.AppendJSON(&buf)
+		out[i].JSON = buf.String()
 		if h := it.Get("handler"); h != nil && h.Kind == yaml11.String {
 			out[i].Handler = h.Str
 		}
