@@ -26,7 +26,6 @@ type Index struct {
 	slots   []uint32 // open addressing, linear probing; 0 is an empty slot
 	offs    []uint32 // key i is keys[offs[i]:offs[i+1]]
 	keys    string   // every key, back to back, in position order
-	n       int
 }
 
 // New indexes keys by position. A key given more than once is found at its
@@ -53,7 +52,6 @@ func New(keys []string) *Index {
 		posMask: 1<<bits.Len(uint(len(keys))) - 1,
 		slots:   make([]uint32, slotCount),
 		offs:    make([]uint32, len(keys)+1),
-		n:       len(keys),
 	}
 	packed := make([]byte, 0, size)
 	for i, k := range keys {
@@ -92,7 +90,7 @@ func (ix *Index) tag(h uint64) uint32 { return uint32(h>>32) & ix.tagMask }
 
 // Lookup returns the first position of key, or -1.
 func (ix *Index) Lookup(key string) int {
-	if ix == nil || ix.n == 0 {
+	if ix.Len() == 0 {
 		return -1
 	}
 	h := maphash.String(ix.seed, key)
@@ -121,5 +119,5 @@ func (ix *Index) Len() int {
 	if ix == nil {
 		return 0
 	}
-	return ix.n
+	return len(ix.offs) - 1
 }
