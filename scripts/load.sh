@@ -14,8 +14,8 @@
 # each other, so a noisy neighbour moves both), CONNS (32), THREADS (1: the
 # machine has two cores and the servers need one), RELOADS (4) of each kind,
 # INCREMENTAL_DURATION seconds of load around the incremental ones (one app
-# changed, SIGHUP: 40), RELOAD_DURATION seconds around the full ones (every
-# owner entry moved: 90), PORT (28480),
+# changed, SIGHUP, every owner entry moved: 40), RELOAD_DURATION seconds
+# around the full ones (every owner entry edited: 90), PORT (28480),
 # LOG_LEVEL of governanced (info: one log line a request, as in production),
 # WORK directory (a new temporary one, removed at the end unless KEEP=1),
 # PROFILE directory (unset: none) for CPU profiles of governanced under steady
@@ -179,9 +179,10 @@ say "steady p99 (median round): ${steady_p99} us"
 
 # reload_window KIND SECONDS: up to $RELOADS reloads of one kind under
 # SECONDS of load, then one RELOAD line. KIND is
-#   incremental: what git-sync delivers, one app's file changed, and the
-#     operator's SIGHUP with nothing changed: only changed units are rebuilt;
-#   full: every owner entry moved in the owners registry, which every unit
+#   incremental: what git-sync delivers, one app's file changed; the
+#     operator's SIGHUP with nothing changed; a line added above every owner
+#     entry: only changed units are rebuilt;
+#   full: every owner entry edited in the owners registry, which every unit
 #     asks: every unit is checked and rebuilt, the cost of a cold load on one
 #     niced thread.
 reload_window() {
@@ -201,14 +202,23 @@ reload_window() {
     local before deadline
     before=$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)
     if [ "$kind" = full ]; then
-      # A line above every owner entry: every app's answers from the
-      # registry change (an entry is compared with where it was read from).
-      sed -i "1i # reload $i under load" "$TREE/owners.yaml"
-    elif (( i % 2 )); then
+      # Every owner's name edited, back and forth: every app names an owner,
+      # so every app's answers from the registry change and every unit is
+      # checked and built again.
+      if (( i % 2 )); then
+        sed -i 's/name: Organisation /name: Organization /' "$TREE/owners.yaml"
+      else
+        sed -i 's/name: Organization /name: Organisation /' "$TREE/owners.yaml"
+      fi
+    elif (( i % 3 == 1 )); then
       # The watcher debounces and reloads.
       printf '# reload %d under load\n' "$i" >>"$TREE/apps/app_000/governance.yaml"
-    else
+    elif (( i % 3 == 2 )); then
       kill -HUP "$gov"
+    else
+      # A line above every owner entry moves them all; what they say is the
+      # same, so nothing is rebuilt.
+      sed -i "1i # reload $i under load" "$TREE/owners.yaml"
     fi
     deadline=$((SECONDS + 60))
     while [ $SECONDS -lt $deadline ] && [ "$(curl -s "$GOV/status" | grep -o '"at":"[^"]*"' | head -1)" = "$before" ]; do

@@ -3,7 +3,6 @@ package check
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"hash"
 	"maps"
 	"slices"
@@ -182,23 +181,33 @@ func unitKey(shared [32]byte, j *unitJob, work map[*govFile]*fileWork) [32]byte 
 // answers before it: the same answers mean the same questions and the same
 // result.
 //
+// An answer is what the entry says (Entry.Unplaced), not where it says it: a
+// line added above the entries moves them all and rebuilds nothing. The view
+// hands out the unplaced copy, so a unit cannot read the position the digest
+// leaves out.
+//
 // The registry is the same for every question of one check, so an id asked
 // twice is noted once.
 type ownersView struct {
 	registry *owners.Registry
 	asked    []string
-	seen     map[string]bool
+	answers  map[string]*owners.Entry // nil for an id the registry does not know
 }
 
 func (v *ownersView) ByID(key string) *owners.Entry {
-	if !v.seen[key] {
-		if v.seen == nil {
-			v.seen = map[string]bool{}
-		}
-		v.seen[key] = true
-		v.asked = append(v.asked, key)
+	if e, ok := v.answers[key]; ok {
+		return e
 	}
-	return v.registry.ByID(key)
+	if v.answers == nil {
+		v.answers = map[string]*owners.Entry{}
+	}
+	var e *owners.Entry
+	if found := v.registry.ByID(key); found != nil {
+		e = found.Unplaced()
+	}
+	v.answers[key] = e
+	v.asked = append(v.asked, key)
+	return e
 }
 
 // ownerAnswers digests the registry's answer to each id once per check:
@@ -210,8 +219,7 @@ type ownerAnswers struct {
 }
 
 // digest is the registry's answer to id: the entry in full, as GET /owners
-// shows it, with the file and position it was read from, or that there is
-// none.
+// shows it (which is what it says, never where), or that there is none.
 func (a *ownerAnswers) digest(id string) [32]byte {
 	a.mu.Lock()
 	d, ok := a.digests[id]
@@ -226,7 +234,6 @@ func (a *ownerAnswers) digest(id string) [32]byte {
 			b = []byte("unencodable: " + err.Error()) // never equal to an encoded entry
 		}
 		writeField(h, b)
-		writeField(h, fmt.Appendf(nil, "%s:%d:%d", e.File, e.Pos.Line, e.Pos.Column))
 	}
 	h.Sum(d[:0])
 	a.mu.Lock()

@@ -210,6 +210,7 @@ func TestMemoFollowsEdits(t *testing.T) {
 		{"an owner no app names", func(*Options) {
 			appendTo("owners.yaml", "  - id: newcomer\n    type: schema:Organization\n    name: Newcomer\n    url: https://newcomer.example\n")
 		}, []int{}, false, false},
+		{"every owner moved down a line", ownersEdit("owners:\n", "# a line above every entry\nowners:\n"), []int{}, false, false},
 		{"one owner's name changed", ownersEdit("name: Organisation 3\n", "name: Organisation Three\n"), nil, false, true},
 		{"one owner's DID removed", ownersEdit("    did: did:web:org4.example\n", ""), nil, false, true},
 		{"the owners renamed in the owners file", func(*Options) {

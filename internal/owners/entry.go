@@ -60,6 +60,17 @@ func (e *Entry) CanonicalURI() (uri string, ok bool) {
 	return "", false
 }
 
+// Unplaced is a copy of the entry without where it was written: File, Pos
+// and its aliases' positions cleared. What follows from an owner (a resolved
+// name, whether it has a DID, a facet) depends on what the entry says, not on
+// its line, and a caller that must not depend on the line (check.Memo) asks
+// through this copy.
+func (e *Entry) Unplaced() *Entry {
+	c := *e
+	c.File, c.Pos, c.aliasPos = "", yaml11.Pos{}, nil
+	return &c
+}
+
 // HasKeycloakOrganization reports whether the entry's organisation block is
 // present with create set.
 func (e *Entry) HasKeycloakOrganization() bool {

@@ -506,3 +506,25 @@ func TestNilRegistryLookups(t *testing.T) {
 		t.Error("nil registry found an owner")
 	}
 }
+
+// TestUnplaced: the copy says everything the entry says and nothing of where
+// it was written; the entry itself is left as it was.
+func TestUnplaced(t *testing.T) {
+	r := mustParse(t, "owners:\n  - id: a\n    aliases: [x, y]\n    did: did:web:a.example\n    dataspace: {roles: [Provider]}\n")
+	e := r.ByID("a")
+	u := e.Unplaced()
+	if u.File != "" || u.Pos != (yaml11.Pos{}) || u.aliasPos != nil {
+		t.Errorf("Unplaced kept a place: %q %+v %v", u.File, u.Pos, u.aliasPos)
+	}
+	if e.Pos.Line != 2 || len(e.aliasPos) != 2 {
+		t.Errorf("the entry itself changed: %+v %v", e.Pos, e.aliasPos)
+	}
+	want, _ := json.Marshal(e)
+	got, _ := json.Marshal(u)
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("what the copy says (-entry +copy):\n%s", diff)
+	}
+	if !u.HasDID() || u.ID != "a" {
+		t.Errorf("copy: %+v", u)
+	}
+}

@@ -61,10 +61,18 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 		{"first load", func() {}, true, 0, 5, nil},
 		{"one base edited", func() { edit("apps/app_002/governance.yaml", "expose: true", "expose: false") }, false, 4, 1, []string{"app_002"}},
 		{"forced, nothing changed", func() {}, true, 5, 0, []string{}},
-		// An owner's entry is compared with where it was read from: a line
-		// added above every entry changes every answer.
+		// An owner's answer is what its entry says, not where: a line added
+		// above every entry moves them all and rebuilds nothing, while every
+		// entry edited rebuilds every app.
 		{"a comment after the owners", func() { appendFile("owners.yaml", "# edited\n") }, false, 5, 0, []string{}},
-		{"every owner moved", func() { edit("owners.yaml", "owners:\n", "# moved\nowners:\n") }, false, 0, 5, nil},
+		{"every owner moved", func() { edit("owners.yaml", "owners:\n", "# moved\nowners:\n") }, false, 5, 0, []string{}},
+		{"every owner's name edited", func() {
+			b, err := os.ReadFile(filepath.Join(dir, "owners.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			testfs.Write(t, dir, map[string]string{"owners.yaml": strings.ReplaceAll(string(b), "name: Organisation ", "name: Organization ")})
+		}, false, 0, 5, nil},
 		// A rejected reload is never served: its apps are not kept for the
 		// next one, which starts from the last tree served.
 		{"a broken base", func() { edit("apps/app_001/governance.yaml", "sources:", "sources: [") }, false, 4, 1, nil},

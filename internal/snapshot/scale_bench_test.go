@@ -1,12 +1,12 @@
 package snapshot
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/treegen"
@@ -105,9 +105,9 @@ func BenchmarkGlobalResolve(b *testing.B) {
 // BenchmarkReload is a store's reload, on one niced thread as a server under
 // load runs it, after one app's file changed (one-file: fingerprint, read
 // and hash every file, check and build the changed unit, reuse the others,
-// index and encode the app list) and after every owner entry moved (owners:
-// a line added above them changes every answer the units had from the
-// registry, so every unit is checked and built again, the worst an owners
+// index and encode the app list) and after every owner entry edited (owners:
+// every app names an owner, so every answer the units had from the registry
+// changes and every unit is checked and built again, the worst an owners
 // change can do). retained-B is the live heap of the store (snapshot and
 // memo) afterwards.
 func BenchmarkReload(b *testing.B) {
@@ -133,7 +133,11 @@ func BenchmarkReload(b *testing.B) {
 					i++
 					edited := fmt.Appendf(slices.Clip(orig), "# edit %d\n", i)
 					if kind == "owners" {
-						edited = append([]byte(strings.Repeat("#\n", 1+i%2)), orig...)
+						// Each owner's name, edited one way and back.
+						edited = orig
+						if i%2 == 1 {
+							edited = bytes.ReplaceAll(orig, []byte("name: Organisation "), []byte("name: Organization "))
+						}
 					}
 					if err := os.WriteFile(p, edited, 0o644); err != nil {
 						b.Fatal(err)
