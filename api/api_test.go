@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -345,5 +346,54 @@ func TestMetricsExposeRoutesAndTree(t *testing.T) {
 		if !strings.Contains(string(r.body), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+// TestRequestID: every response carries an id, the caller's when it is a
+// sane token, and the same id is in the problem body and the request's log
+// line, and the log line names the route chi matched.
+func TestRequestID(t *testing.T) {
+	_, st := testServer(t)
+	var logs syncLog
+	h, _ := newServer(Deps{Store: st, Log: logs.logger()})
+	fresh := regexp.MustCompile(`^[0-9a-f]{24}$`)
+	cases := []struct {
+		name, given string
+		keep        bool
+	}{
+		{"none given", "", false},
+		{"a sane one", "edge-7f3a.b_2", true},
+		{"one with a space", "two words", false},
+		{"one too long", strings.Repeat("a", 129), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var header []string
+			if tc.given != "" {
+				header = []string{"X-Request-Id", tc.given}
+			}
+			before := len(logs.String())
+			r := do(t, h, "GET", "/datasets/no.such.dataset/rule", nil, header...)
+			id := r.header.Get("X-Request-Id")
+			if tc.keep && id != tc.given || !tc.keep && !fresh.MatchString(id) {
+				t.Fatalf("X-Request-Id %q for %q given", id, tc.given)
+			}
+			var body struct {
+				RequestID string `json:"request_id"`
+			}
+			if err := json.Unmarshal(r.body, &body); err != nil || r.status != http.StatusNotFound {
+				t.Fatalf("%d %s (%v)", r.status, r.body, err)
+			}
+			var line struct {
+				RequestID string `json:"request_id"`
+				Route     string `json:"route"`
+			}
+			if err := json.Unmarshal([]byte(logs.String()[before:]), &line); err != nil {
+				t.Fatalf("log line: %v: %s", err, logs.String()[before:])
+			}
+			if diff := cmp.Diff([]string{id, id, "/datasets/{id}/rule"}, []string{body.RequestID, line.RequestID, line.Route}); diff != "" {
+				t.Errorf("header, problem, log (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

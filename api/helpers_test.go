@@ -7,15 +7,13 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
 const testTree = "testdata/tree"
 
 // testServer serves testdata/tree with its owners registry.
-func testServer(t testing.TB) (*chi.Mux, *snapshot.Store) {
+func testServer(t testing.TB) (http.Handler, *snapshot.Store) {
 	t.Helper()
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{testTree},

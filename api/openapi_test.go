@@ -64,7 +64,7 @@ func TestRoutesAreDocumented(t *testing.T) {
 	doc := loadOpenAPI(t)
 	h, _ := testServer(t)
 	routed := map[string]bool{}
-	err := chi.Walk(h, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+	err := chi.Walk(h.(*server).mux, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		routed[strings.ToLower(method)+" "+route] = true
 		return nil
 	})

@@ -15,7 +15,7 @@ import (
 func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r := chi.NewRouter()
 	// HEAD answers like GET without a body (load balancers probe with it).
-	r.Use(s.withRequestID, s.observe, middleware.GetHead)
+	r.Use(s.observe, middleware.GetHead)
 
 	// Health and operations.
 	r.Get("/healthz", s.healthz)

@@ -93,6 +93,7 @@ type server struct {
 	validations chan struct{} // a semaphore: one token per running validation
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
 	auth        *Tokens       // nil: authentication is off
+	mux         *chi.Mux      // every route; ServeHTTP prepares a request for it
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
@@ -101,7 +102,7 @@ func NewServer(d Deps) http.Handler {
 	return h
 }
 
-func newServer(d Deps) (*chi.Mux, *server) {
+func newServer(d Deps) (http.Handler, *server) {
 	reg := d.Registry
 	if reg == nil {
 		reg = prometheus.NewRegistry()
@@ -116,5 +117,6 @@ func newServer(d Deps) (*chi.Mux, *server) {
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
 	s.metrics = newMetrics(reg, d.Store)
-	return s.routes(reg), s
+	s.mux = s.routes(reg)
+	return s, s
 }
