@@ -397,3 +397,45 @@ func TestMemoAsksTheRegistryAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoKeepsFileFindings: a unit checked again only because the registry
+// answers differently takes its unchanged files' own findings from the memo
+// (reloadFile); they must be the ones a fresh check finds, file, line and all.
+func TestMemoKeepsFileFindings(t *testing.T) {
+	owner := func(id, name string) string {
+		return "  - id: " + id + "\n    type: schema:Organization\n    name: " + name + "\n    url: https://" + id + ".example\n"
+	}
+	base := "colour: red\ndefaults: {}\nsources:\n  datasets.gold.a:\n    ownership: [{name: first, type: DATA_OWNER}]\n    expose: true\n    shade: dark\n"
+	dir := testfs.Tree(t, map[string]string{
+		"apps/grid/governance.yaml":        base,
+		"apps/grid/governance.deploy.yaml": "sources:\n  datasets.gold.a: {tint: blue}\n",
+		"apps/twin/governance.yaml":        base, // the same bytes at another path
+		"owners.yaml":                      "owners:\n" + owner("first", "First"),
+	})
+	deploy := "deploy"
+	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: &deploy, Dir: dir}
+	memo := NewMemo()
+	for _, step := range []struct{ name, owners string }{
+		{"first check", "owners:\n" + owner("first", "First")},
+		{"the owner renamed", "owners:\n" + owner("first", "Primo")},
+		{"and back", "owners:\n" + owner("first", "First")},
+	} {
+		testfs.Write(t, dir, map[string]string{"owners.yaml": step.owners})
+		fresh := freshAndMemo(t, opts, memo, step.name)
+		if _, checked := memo.Stats(); checked != 2 {
+			t.Errorf("%s: %d units checked, want both", step.name, checked)
+		}
+		var files []string
+		for _, f := range fresh.Findings {
+			if f.Code == CodeUnknownKey {
+				files = append(files, f.File)
+			}
+		}
+		slices.Sort(files)
+		files = slices.Compact(files)
+		want := []string{"apps/grid/governance.deploy.yaml", "apps/grid/governance.yaml", "apps/twin/governance.yaml"}
+		if diff := cmp.Diff(want, files); diff != "" {
+			t.Errorf("%s: files with findings of their own (-want +got): the step tests nothing\n%s\n%v", step.name, diff, briefs(fresh))
+		}
+	}
+}
