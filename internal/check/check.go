@@ -417,12 +417,12 @@ func (c *checker) units() []Unit {
 				return
 			}
 		}
-		for i, f := range j.files() {
+		for k, f := range j.files() {
 			if known != nil {
 				// The same bytes, paths and shared inputs as a unit the
 				// registry now answers differently: its files' own findings
 				// are the ones remembered.
-				c.reloadFile(work[f], &known.files[i])
+				c.reloadFile(work[f], &known.files[k])
 			} else {
 				c.loadFile(work[f])
 			}
