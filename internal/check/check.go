@@ -348,7 +348,6 @@ type fileWork struct {
 	loaded []Finding // the file's own findings (check.md §5, §6)
 
 	parse    sync.Once
-	parsed   bool
 	cfg      *governance.Config
 	parseErr *Finding // reported once, by the first unit (in base order) that parsed the file
 	reported bool
@@ -403,37 +402,33 @@ func (c *checker) units() []Unit {
 	}
 	parallel(c.workers(), len(jobs), func(i int) {
 		j := &jobs[i]
+		files := j.files()
+		defer func() {
+			for _, f := range files {
+				release(f)
+			}
+		}()
 		remember := memo != nil && c.ownFiles(j, work)
 		var known *memoUnit
 		if remember {
 			j.memoKey = unitKey(shared, j, work)
-			known = memo.get(j.memoKey)
-			if known != nil && c.reusable(known) {
+			if known = memo.get(j.memoKey); known != nil && c.reusable(known) {
 				c.reuse(j, work, known)
-				release(j.b)
-				for _, o := range j.cands {
-					release(o)
-				}
 				return
 			}
 		}
-		for k, f := range j.files() {
+		for k, f := range files {
+			var kf *memoFile
 			if known != nil {
 				// The same bytes, paths and shared inputs as a unit the
-				// registry now answers differently: its files' own findings
-				// are the ones remembered.
-				c.reloadFile(work[f], &known.files[k])
-			} else {
-				c.loadFile(work[f])
+				// registry now answers differently.
+				kf = &known.files[k]
 			}
+			c.loadFile(work[f], kf)
 		}
 		c.unit(j, work)
 		if remember {
 			c.remember(j, work)
-		}
-		release(j.b)
-		for _, o := range j.cands {
-			release(o)
 		}
 	})
 	// Overlays no base takes are loaded alone, for their own findings.
@@ -444,7 +439,7 @@ func (c *checker) units() []Unit {
 		}
 	}
 	parallel(c.workers(), len(alone), func(i int) {
-		c.loadFile(work[alone[i]])
+		c.loadFile(work[alone[i]], nil)
 		if c.opts.OnUnit != nil {
 			alone[i].root = nil
 		}
@@ -505,28 +500,23 @@ func (w *fileWork) read() {
 	w.readOnce.Do(func() { w.data, w.readErr = os.ReadFile(w.f.path) })
 }
 
-// loadFile loads and checks a file alone (check.md §5, §6), once.
-func (c *checker) loadFile(w *fileWork) {
+// loadFile loads and checks a file alone (check.md §5, §6), once. known,
+// when not nil, is the memo's record of the same bytes read at the same path
+// as the same kind of file: the file's own findings depend on nothing else,
+// so they are taken from it and only the document is read again, for the
+// unit's work; the schema and the document rules, a fifth of a build, are
+// not run again.
+func (c *checker) loadFile(w *fileWork, known *memoFile) {
 	w.load.Do(func() {
 		w.read()
-		w.loaded = c.loadGovernance(w.f, w.schema, w.data, w.readErr)
-		w.data = nil
-	})
-}
-
-// reloadFile is loadFile for a file whose own findings are known: the memo's
-// record of the same bytes, read at the same path as the same kind of file.
-// They depend on nothing else (check.md §5, §6), so only the document is read
-// again, for the unit's work; the schema and the document rules, a fifth of a
-// build, are not run again.
-func (c *checker) reloadFile(w *fileWork, known *memoFile) {
-	w.load.Do(func() {
-		w.read()
-		w.f.hasError = known.hasError
-		if l := parseYAML(w.data, w.readErr, w.f.display, func(Finding) {}); l != nil {
-			w.f.root = l.root
+		if known == nil {
+			w.loaded = c.loadGovernance(w.f, w.schema, w.data, w.readErr)
+		} else {
+			w.loaded, w.f.hasError = known.loaded, known.hasError
+			if l := parseYAML(w.data, w.readErr, w.f.display, func(Finding) {}); l != nil {
+				w.f.root = l.root
+			}
 		}
-		w.loaded = known.loaded
 		w.data = nil
 	})
 }
@@ -548,7 +538,7 @@ func (c *checker) parseFile(w *fileWork) *governance.Config {
 			}
 			w.parseErr, cfg = &fd, nil
 		}
-		w.cfg, w.parsed = cfg, true
+		w.cfg = cfg
 	})
 	return w.cfg
 }

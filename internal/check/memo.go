@@ -22,7 +22,7 @@ import (
 // for byte), what every unit shares (the placeholder map in use,
 // Options.Dataspace, whether a registry was built), and the registry's
 // answer to every question the unit asked it (the owner entries it looked
-// up, in full). A new owner,
+// up, in full: what they say, not where). A new owner,
 // or a changed one no unit names, reloads no app. A unit one of whose files
 // another unit also reads (an overlay-directory overlay claimed by two
 // bases) is always checked afresh, as the findings about a shared file are
@@ -104,7 +104,6 @@ type memoUnit struct {
 type memoFile struct {
 	loaded   []Finding
 	hasError bool
-	parsed   bool
 	parseErr *Finding
 }
 
@@ -274,9 +273,7 @@ func (c *checker) reuse(j *unitJob, work map[*govFile]*fileWork, m *memoUnit) {
 		w, mf := work[f], m.files[i]
 		w.load.Do(func() { w.loaded, w.data = mf.loaded, nil })
 		f.hasError = mf.hasError
-		if mf.parsed {
-			w.parse.Do(func() { w.parseErr, w.parsed = mf.parseErr, true })
-		}
+		w.parseErr = mf.parseErr // nil for a file the unit never parsed
 	}
 	c.pair(j)
 	j.parsedOverlay, j.parseSkipped = m.parsedOverlay, m.parseSkipped
@@ -301,7 +298,7 @@ func (c *checker) remember(j *unitJob, work map[*govFile]*fileWork) {
 	for _, f := range j.files() {
 		w := work[f]
 		m.files = append(m.files, memoFile{loaded: w.loaded, hasError: f.hasError,
-			parsed: w.parsed, parseErr: w.parseErr})
+			parseErr: w.parseErr})
 	}
 	j.memo = m
 }
