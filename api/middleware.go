@@ -22,13 +22,15 @@ type ctxKey int
 const keyRequest ctxKey = 0
 
 type requestInfo struct {
-	id  string
+	// id is the request's id, held as the X-Request-Id header's value so
+	// that the header needs no slice of its own.
+	id  [1]string
 	log *zerolog.Logger
 }
 
 func requestID(ctx context.Context) string {
 	if ri, ok := ctx.Value(keyRequest).(*requestInfo); ok {
-		return ri.id
+		return ri.id[0]
 	}
 	return ""
 }
@@ -43,7 +45,7 @@ func logAt(ctx context.Context, level zerolog.Level) *zerolog.Event {
 	if !ok {
 		return nopLogger.WithLevel(level)
 	}
-	return ri.log.WithLevel(level).Str("request_id", ri.id)
+	return ri.log.WithLevel(level).Str("request_id", ri.id[0])
 }
 
 // requestContext is a request's context: its id and logger, and chi's route
@@ -56,7 +58,6 @@ type requestContext struct {
 	context.Context
 	route *chi.Context
 	info  requestInfo
-	id    [1]string // the X-Request-Id header's value, without a slice of its own
 }
 
 func (c *requestContext) Value(key any) any {
@@ -86,9 +87,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route := routeContexts.Get().(*chi.Context)
 	route.Reset()
 	route.Routes = s.mux
-	ctx := &requestContext{Context: r.Context(), route: route, info: requestInfo{id: id, log: &s.log}}
-	ctx.id[0] = id
-	w.Header()["X-Request-Id"] = ctx.id[:]
+	ctx := &requestContext{Context: r.Context(), route: route, info: requestInfo{id: [1]string{id}, log: &s.log}}
+	w.Header()["X-Request-Id"] = ctx.info.id[:]
 	s.mux.ServeHTTP(w, r.WithContext(ctx))
 	routeContexts.Put(route)
 }
