@@ -66,13 +66,7 @@ func TestStoreReusesUnchangedApps(t *testing.T) {
 		// entry edited rebuilds every app.
 		{"a comment after the owners", func() { appendFile("owners.yaml", "# edited\n") }, false, 5, 0, []string{}},
 		{"every owner moved", func() { edit("owners.yaml", "owners:\n", "# moved\nowners:\n") }, false, 5, 0, []string{}},
-		{"every owner's name edited", func() {
-			b, err := os.ReadFile(filepath.Join(dir, "owners.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			testfs.Write(t, dir, map[string]string{"owners.yaml": strings.ReplaceAll(string(b), "name: Organisation ", "name: Organization ")})
-		}, false, 0, 5, nil},
+		{"every owner's name edited", func() { testfs.ReplaceAll(t, dir, "owners.yaml", "name: Organisation ", "name: Organization ") }, false, 0, 5, nil},
 		// A rejected reload is never served: its apps are not kept for the
 		// next one, which starts from the last tree served.
 		{"a broken base", func() { edit("apps/app_001/governance.yaml", "sources:", "sources: [") }, false, 4, 1, nil},

@@ -51,6 +51,17 @@ func Append(t testing.TB, dir, name, text string) {
 // that changes nothing would test nothing.
 func Replace(t testing.TB, dir, name, old, new string) {
 	t.Helper()
+	replace(t, dir, name, old, new, 1)
+}
+
+// ReplaceAll is Replace for every old in the file.
+func ReplaceAll(t testing.TB, dir, name, old, new string) {
+	t.Helper()
+	replace(t, dir, name, old, new, -1)
+}
+
+func replace(t testing.TB, dir, name, old, new string, n int) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 	if err != nil {
 		t.Fatal(err)
@@ -58,5 +69,5 @@ func Replace(t testing.TB, dir, name, old, new string) {
 	if !strings.Contains(string(b), old) {
 		t.Fatalf("%s holds no %q", name, old)
 	}
-	Write(t, dir, map[string]string{name: strings.Replace(string(b), old, new, 1)})
+	Write(t, dir, map[string]string{name: strings.Replace(string(b), old, new, n)})
 }

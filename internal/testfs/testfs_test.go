@@ -24,4 +24,9 @@ func TestAppendAndReplace(t *testing.T) {
 	if err != nil || string(got) != "x: 2\nx: 1\n# end\n" {
 		t.Errorf("%q, %v", got, err)
 	}
+	ReplaceAll(t, dir, "a.yaml", "x: ", "y: ")
+	got, err = os.ReadFile(filepath.Join(dir, "a.yaml"))
+	if err != nil || string(got) != "y: 2\ny: 1\n# end\n" {
+		t.Errorf("after ReplaceAll: %q, %v", got, err)
+	}
 }
