@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -332,10 +333,23 @@ func TestMethodNotAllowed(t *testing.T) {
 
 func TestMetricsExposeRoutesAndTree(t *testing.T) {
 	h, _ := testServer(t)
-	do(t, h, "GET", "/datasets/datasets.gold.meters/rule", nil)
+	for range 3 {
+		do(t, h, "GET", "/datasets/datasets.gold.meters/rule", nil)
+	}
+	do(t, h, "GET", "/datasets/no.such.dataset/rule", nil)
+	do(t, h, "HEAD", "/datasets/datasets.gold.meters/rule", nil)
+	do(t, h, "GET", "/no/such/route", nil)
+	// A method is the client's to choose; each one must not become a series.
+	do(t, h, "BREW", "/apps", nil)
+	do(t, h, "PROPFIND", "/apps", nil)
 	r := do(t, h, "GET", "/metrics", nil)
 	for _, want := range []string{
-		`governanced_http_requests_total{code="200",method="GET",route="/datasets/{id}/rule"} 1`,
+		`governanced_http_requests_total{code="200",method="GET",route="/datasets/{id}/rule"} 3`,
+		`governanced_http_requests_total{code="404",method="GET",route="/datasets/{id}/rule"} 1`,
+		`governanced_http_requests_total{code="200",method="HEAD",route="/datasets/{id}/rule"} 1`,
+		`governanced_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`governanced_http_requests_total{code="405",method="other",route="unmatched"} 2`,
+		`governanced_http_request_duration_seconds_count{method="GET",route="/datasets/{id}/rule"} 4`,
 		`governanced_reloads_total{result="ok"} 1`,
 		`governanced_apps 3`,
 		`governanced_owners 2`,
@@ -352,6 +366,52 @@ func TestMetricsExposeRoutesAndTree(t *testing.T) {
 // TestRequestID: every response carries an id, the caller's when it is a
 // sane token, and the same id is in the problem body and the request's log
 // line, and the log line names the route chi matched.
+// TestPanicIsAProblem: a handler that panics answers 500 with a problem
+// naming the request, logs the panic at error, and is counted; the server
+// goes on serving.
+func TestPanicIsAProblem(t *testing.T) {
+	_, st := testServer(t)
+	var logs syncLog
+	h, srv := newServer(Deps{Store: st, Log: logs.logger()})
+	srv.mux.Get("/test/panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
+	r := do(t, h, "GET", "/test/panic", nil, "X-Request-Id", "panic-1")
+	var body struct {
+		Type      string `json:"type"`
+		RequestID string `json:"request_id"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || r.status != http.StatusInternalServerError {
+		t.Fatalf("%d %s (%v)", r.status, r.body, err)
+	}
+	if !strings.HasSuffix(body.Type, "#problem-internal") || body.RequestID != "panic-1" {
+		t.Errorf("problem %+v, want type internal and request id panic-1", body)
+	}
+	for _, want := range []string{`"level":"error"`, `"panic":"boom"`, `"message":"handler panicked"`, `"request_id":"panic-1"`, `"status":500`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, logs.String())
+		}
+	}
+	if r := do(t, h, "GET", "/datasets/datasets.gold.meters/rule", nil); r.status != http.StatusOK {
+		t.Errorf("after the panic: %d", r.status)
+	}
+	m := do(t, h, "GET", "/metrics", nil)
+	if want := `governanced_http_requests_total{code="500",method="GET",route="/test/panic"} 1`; !strings.Contains(string(m.body), want) {
+		t.Errorf("metrics lack %s", want)
+	}
+}
+
+// TestAbortHandlerPanics: http.ErrAbortHandler is how a handler asks the
+// server to drop the connection; it must reach net/http, not become a 500.
+func TestAbortHandlerPanics(t *testing.T) {
+	_, srv := newServer(Deps{Store: snapshot.NewStore(&snapshot.Loader{})})
+	srv.mux.Get("/test/abort", func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) })
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler", v)
+		}
+	}()
+	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/test/abort", nil))
+}
+
 func TestRequestID(t *testing.T) {
 	_, st := testServer(t)
 	var logs syncLog

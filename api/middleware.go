@@ -2,9 +2,10 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -48,16 +49,17 @@ func logAt(ctx context.Context, level zerolog.Level) *zerolog.Event {
 	return ri.log.WithLevel(level).Str("request_id", ri.id[0])
 }
 
-// requestContext is a request's context: its id and logger, and chi's route
-// context, in one allocation and one copy of the request. chi adds its route
-// context with a copy of the request and a context value unless one is
-// already there, and the id took another copy and value: at tens of
-// thousands of requests a second on a large heap, every allocation is GC
-// work.
+// requestContext is everything a request carries through the server, in one
+// allocation: its id and logger, chi's route context, and the recorder of
+// what was answered. chi adds its route context with a copy of the request
+// and a context value unless one is already there, and a middleware per
+// concern took a copy, a value or a wrapper each: at tens of thousands of
+// requests a second on a large heap, every allocation is GC work.
 type requestContext struct {
 	context.Context
 	route *chi.Context
 	info  requestInfo
+	rec   recorder
 }
 
 func (c *requestContext) Value(key any) any {
@@ -75,22 +77,34 @@ var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
 
 // ServeHTTP gives every request an id, the caller's X-Request-Id when it is a
 // sane token (so one id follows a request through a proxy chain), else a
-// fresh one, echoed in the response and in every log line and problem; then
-// routes it.
+// fresh one, echoed in the response and in every log line and problem; routes
+// it; then logs one line for it and counts it by route pattern (never by raw
+// path: dataset names would explode the label set). A handler's panic becomes
+// a 500 problem instead of a dropped connection.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	id := r.Header.Get("X-Request-Id")
 	if !saneID(id) {
-		var b [12]byte
-		_, _ = rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
+		id = newRequestID()
 	}
 	route := routeContexts.Get().(*chi.Context)
 	route.Reset()
 	route.Routes = s.mux
 	ctx := &requestContext{Context: r.Context(), route: route, info: requestInfo{id: [1]string{id}, log: &s.log}}
+	ctx.rec.ResponseWriter = w
 	w.Header()["X-Request-Id"] = ctx.info.id[:]
-	s.mux.ServeHTTP(w, r.WithContext(ctx))
-	routeContexts.Put(route)
+	r = r.WithContext(ctx)
+	defer s.observe(ctx, r, start)
+	s.mux.ServeHTTP(&ctx.rec, r)
+}
+
+// newRequestID is 12 random bytes in hex. Request ids need to be unique, not
+// secret: the runtime's generator is enough and asks the kernel for nothing.
+func newRequestID() string {
+	var b [12]byte
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint32(b[8:], rand.Uint32())
+	return hex.EncodeToString(b[:])
 }
 
 func saneID(id string) bool {
@@ -131,52 +145,49 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// observe logs one line per request and counts it by route pattern (never by
-// raw path: dataset names would explode the label set), and turns a panic into
-// a 500 problem instead of a dropped connection.
-func (s *server) observe(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &recorder{ResponseWriter: w}
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				logAt(r.Context(), zerolog.ErrorLevel).Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("handler panicked")
-				if rec.status == 0 {
-					writeProblem(rec, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
-				}
-			}
-			if rec.status == 0 {
-				rec.status = http.StatusOK
-			}
-			elapsed := time.Since(start)
-			route := "unmatched"
-			if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-				route = rc.RoutePattern()
-			}
-			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(rec.status)).Inc()
-			s.metrics.duration.WithLabelValues(route, r.Method).Observe(elapsed.Seconds())
-			level := zerolog.InfoLevel
-			if route == "/healthz" || route == "/readyz" || route == "/metrics" {
-				level = zerolog.DebugLevel // probes every few seconds would drown the rest
-			}
-			if rec.status >= 500 {
-				level = zerolog.ErrorLevel
-			}
-			ev := logAt(r.Context(), level)
-			ev.Str("method", r.Method).
-				Str("route", route).
-				Str("path", r.URL.Path).
-				Int("status", rec.status).
-				Int("bytes", rec.bytes).
-				Dur("duration", elapsed).
-				Str("revision", rec.Header().Get(revisionHeader)).
-				Msg("request")
-		}()
-		next.ServeHTTP(rec, r)
-	})
+// observe runs when a request is done, deferred by ServeHTTP: it recovers a
+// handler's panic, then counts and logs the request, and returns chi's route
+// context to the pool.
+func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) {
+	rec := &ctx.rec
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		logAt(ctx, zerolog.ErrorLevel).Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("handler panicked")
+		if rec.status == 0 {
+			writeProblem(rec, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
+		}
+	}
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	elapsed := time.Since(start)
+	// chi sets the pattern on the request it routed, which is r.
+	route := r.Pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	s.metrics.observeRequest(route, r.Method, rec.status, elapsed)
+	level := zerolog.InfoLevel
+	if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+		level = zerolog.DebugLevel // probes every few seconds would drown the rest
+	}
+	if rec.status >= 500 {
+		level = zerolog.ErrorLevel
+	}
+	logAt(ctx, level).
+		Str("method", r.Method).
+		Str("route", route).
+		Str("path", r.URL.Path).
+		Int("status", rec.status).
+		Int("bytes", rec.bytes).
+		Dur("duration", elapsed).
+		Str("revision", rec.Header().Get(revisionHeader)).
+		Msg("request")
+	ctx.route.Reset()
+	routeContexts.Put(ctx.route)
+	ctx.route = nil
 }
 
 // withTimeout bounds a request's work. Only the slow operations (a

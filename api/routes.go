@@ -15,7 +15,8 @@ import (
 func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r := chi.NewRouter()
 	// HEAD answers like GET without a body (load balancers probe with it).
-	r.Use(s.observe, middleware.GetHead)
+	// Every request is observed (logged, counted) by ServeHTTP, around this.
+	r.Use(middleware.GetHead)
 
 	// Health and operations.
 	r.Get("/healthz", s.healthz)
