@@ -19,7 +19,7 @@ func (s *server) getApp(w http.ResponseWriter, r *http.Request) {
 	}
 	a := snap.App(pathParam(r, "app"))
 	if a == nil {
-		w.Header().Set(revisionHeader, snap.Revision)
+		w.Header()[revisionHeader] = snap.RevisionValues()
 		writeProblem(w, r, http.StatusNotFound, "app-not-found", "no app called "+quote(pathParam(r, "app"))+" is served")
 		return
 	}

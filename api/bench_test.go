@@ -1,11 +1,14 @@
 package api
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rs/zerolog"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -35,7 +38,10 @@ func realServer(b *testing.B) http.Handler {
 	if st := store.Reload(true); st.Outcome != snapshot.Activated {
 		b.Fatal(st.Err)
 	}
-	h, _ := newServer(Deps{Store: store})
+	// The log is written as in production (one line a request, with a
+	// timestamp), to nowhere.
+	log := zerolog.New(io.Discard).Level(zerolog.InfoLevel).With().Timestamp().Logger()
+	h, _ := newServer(Deps{Store: store, Log: log})
 	return h
 }
 

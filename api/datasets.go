@@ -21,7 +21,7 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	w.Header().Set(revisionHeader, snap.Revision)
+	w.Header()[revisionHeader] = snap.RevisionValues()
 	q := r.URL.Query()
 	f := snapshot.Filter{App: q.Get("app"), Tags: q["tag"], Classification: q.Get("classification"), AccessLevel: q.Get("access_level")}
 	var err error
@@ -65,7 +65,7 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 // when app is given (the app= query parameter, or the /apps/{app}/… route).
 // It answers the problem itself and returns nil when there is nothing to serve.
 func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, app string) *snapshot.Dataset {
-	w.Header().Set(revisionHeader, snap.Revision)
+	w.Header()[revisionHeader] = snap.RevisionValues()
 	id := pathParam(r, "id")
 	var d *snapshot.Dataset
 	var err error

@@ -27,7 +27,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	w.Header().Set(revisionHeader, snap.Revision)
+	w.Header()[revisionHeader] = snap.RevisionValues()
 	writeValue(w, struct {
 		Status   string `json:"status"`
 		Revision string `json:"revision"`
@@ -62,7 +62,7 @@ type lastReload struct {
 func (s *server) status(w http.ResponseWriter, r *http.Request) {
 	body := statusBody{Inputs: []snapshot.InputFile{}}
 	if snap := s.store.Current(); snap != nil {
-		w.Header().Set(revisionHeader, snap.Revision)
+		w.Header()[revisionHeader] = snap.RevisionValues()
 		body.Revision, body.LoadedAt = &snap.Revision, &snap.LoadedAt
 		body.Counts, body.Inputs = snap.Counts, snap.Inputs
 	}

@@ -50,7 +50,7 @@ func (s *server) getOwner(w http.ResponseWriter, r *http.Request) {
 	key := pathParam(r, "key")
 	e := snap.Owners.ByID(key)
 	if e == nil {
-		w.Header().Set(revisionHeader, snap.Revision)
+		w.Header()[revisionHeader] = snap.RevisionValues()
 		writeProblem(w, r, http.StatusNotFound, "owner-not-found", "no owner has the id or alias "+quote(key), member{"key", key})
 		return
 	}
