@@ -11,7 +11,9 @@
 # bytes of prose a source: the Python baseline's ~470 bytes a source), DURATION
 # seconds per throughput run (8), ROUNDS of bare/governanced pairs (5: the
 # ratio reported is the median of the rounds' ratios, each from two runs next to
-# each other, so a noisy neighbour moves both), CONNS (32), THREADS (1: the
+# each other, so a noisy neighbour moves both; each round first drives the bare
+# handler sending governanced's response headers, for attribution only),
+# CONNS (32), THREADS (1: the
 # machine has two cores and the servers need one), RELOADS (4) of each kind,
 # INCREMENTAL_DURATION seconds of load around the incremental ones (one app
 # changed, SIGHUP, every owner entry moved: 40), RELOAD_DURATION seconds
@@ -36,6 +38,7 @@ RELOAD_DURATION=${RELOAD_DURATION:-90}
 INCREMENTAL_DURATION=${INCREMENTAL_DURATION:-40}
 PORT=${PORT:-28480}
 BARE_PORT=$((PORT + 1))
+HEADERS_PORT=$((PORT + 3)) # PORT + 2 is the profiler's
 LOG_LEVEL=${LOG_LEVEL:-info}
 WORK=${WORK:-$(mktemp -d /tmp/governanced-load.XXXXXX)}
 HOST=127.0.0.1 # loopback only: never point this at another address
@@ -56,7 +59,7 @@ if ! command -v wrk >/dev/null; then
   say "installing wrk"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null || die "cannot install wrk"
 fi
-for port in "$PORT" "$BARE_PORT"; do
+for port in "$PORT" "$BARE_PORT" "$HEADERS_PORT"; do
   if (exec 3<>"/dev/tcp/$HOST/$port") 2>/dev/null; then die "port $port is taken on $HOST; set PORT"; fi
 done
 
@@ -126,6 +129,21 @@ say "typical rule body: $size bytes"
 bare=$!
 pids+=("$bare")
 wait_ready "http://$HOST:$BARE_PORT/" 10 || die "barehttp did not start"
+# A second yardstick, for attribution only: the bare handler sending the
+# response headers governanced sends on a rule (the revision, ETag,
+# Cache-Control, a request id), so the report can say how much of the gap is
+# those headers and how much is governanced's handler. The target is the ratio
+# to the plain bare handler above.
+headers=()
+while IFS= read -r line; do
+  headers+=(-header "$line")
+done < <(curl -s -D - -o /dev/null "$GOV/datasets/$(head -n 1 "$IDS")/rule" | tr -d '\r' |
+  grep -iE '^(etag|cache-control|governance-revision|x-request-id):')
+[ "${#headers[@]}" -eq 8 ] || die "expected 4 headers of a rule response to copy, got $(( ${#headers[@]} / 2 ))"
+"$WORK/bin/barehttp" -addr "$HOST:$HEADERS_PORT" -size "$size" "${headers[@]}" &
+bare_headers=$!
+pids+=("$bare_headers")
+wait_ready "http://$HOST:$HEADERS_PORT/" 10 || die "barehttp with headers did not start"
 
 cat >"$WORK/rule.lua" <<'LUA'
 -- Picks a dataset name from ids.txt for each request (nine exact names to one
@@ -155,15 +173,19 @@ field() { sed -n "s/.*[ ]$2=\([0-9.]*\).*/\1/p" <<<"$1"; }
 say "== throughput: $ROUNDS rounds of ${DURATION}s, $CONNS connections, $THREADS wrk thread(s)"
 drive "$GOV" 3 >/dev/null # warm both: connections, caches, the JIT-free but page-faulting first requests
 drive "http://$HOST:$BARE_PORT" 3 >/dev/null
+drive "http://$HOST:$HEADERS_PORT" 3 >/dev/null
 : >"$WORK/rounds"
 for r in $(seq "$ROUNDS"); do
+  # The attribution run first, so that the target's pair stays next to each other.
+  h=$(drive "http://$HOST:$HEADERS_PORT" "$DURATION")
   b=$(drive "http://$HOST:$BARE_PORT" "$DURATION")
   g=$(drive "$GOV" "$DURATION")
-  say "round $r bare:        $b"
-  say "round $r governanced: $g"
-  echo "$(field "$b" rps) $(field "$g" rps) $(field "$g" p99_us)" >>"$WORK/rounds"
+  say "round $r bare+headers: $h"
+  say "round $r bare:         $b"
+  say "round $r governanced:  $g"
+  echo "$(field "$b" rps) $(field "$g" rps) $(field "$g" p99_us) $(field "$h" rps)" >>"$WORK/rounds"
 done
-kill "$bare" 2>/dev/null || true
+kill "$bare" "$bare_headers" 2>/dev/null || true
 if [ -n "${PROFILE:-}" ]; then
   # An extra run, outside the measured rounds: profiling costs a little.
   profile cpu-steady $((DURATION - 2))
@@ -176,6 +198,7 @@ read -r ratio bare_rps gov_rps _ <<<"$median"
 steady_p99=$(sort -n <(awk '{ print $3 }' "$WORK/rounds") | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
 say "THROUGHPUT median round: bare=${bare_rps%.*} rps governanced=${gov_rps%.*} rps ratio=$ratio (target >= 0.80); all ratios: $(awk '{ printf "%.2f ", $1 }' "$WORK/ratios")"
 say "steady p99 (median round): ${steady_p99} us"
+say "attribution: governanced / bare with governanced's response headers, median of the rounds: $(awk '{ print $2 / $4 }' "$WORK/rounds" | sort -g | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.2f", $1 }'); bare with those headers / bare: $(awk '{ print $4 / $1 }' "$WORK/rounds" | sort -g | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.2f", $1 }') (not targets)"
 
 # reload_window KIND SECONDS: up to $RELOADS reloads of one kind under
 # SECONDS of load, then one RELOAD line. KIND is

@@ -1,8 +1,12 @@
 // Command barehttp is the load test's yardstick: a bare net/http server that
 // answers every request with one fixed JSON body of a given size. governanced's
 // rule endpoint is measured against it on the same machine in the same run.
+// With -header (repeatable) it also sends the given response headers, so the
+// load test can tell what governanced's own response headers cost from what
+// its handler costs.
 //
 //	barehttp -addr 127.0.0.1:18081 -size 900
+//	barehttp -addr 127.0.0.1:18082 -size 900 -header 'Etag: "x"' -header 'Cache-Control: no-cache'
 package main
 
 import (
@@ -17,13 +21,19 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18081", "listen address (loopback)")
 	size := flag.Int("size", 900, "body size in bytes")
+	var extra headerFlag
+	flag.Var(&extra, "header", "a response header `Name: value` to send as well (repeatable)")
 	flag.Parse()
 	body := fixedBody(*size)
 	srv := &http.Server{
 		Addr:              *addr,
 		ReadHeaderTimeout: 5 * time.Second,
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			h := w.Header()
+			for _, kv := range extra {
+				h.Set(kv[0], kv[1])
+			}
+			h.Set("Content-Type", "application/json; charset=utf-8")
 			_, _ = w.Write(body)
 		}),
 	}
@@ -31,6 +41,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "barehttp:", err)
 		os.Exit(1)
 	}
+}
+
+// headerFlag collects -header values as name and value.
+type headerFlag [][2]string
+
+func (f *headerFlag) String() string { return fmt.Sprint(*f) }
+
+func (f *headerFlag) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("%q is not a header; want Name: value", v)
+	}
+	*f = append(*f, [2]string{name, strings.TrimSpace(value)})
+	return nil
 }
 
 // fixedBody is a JSON object padded to exactly size bytes.
