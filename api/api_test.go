@@ -412,6 +412,45 @@ func TestAbortHandlerPanics(t *testing.T) {
 	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/test/abort", nil))
 }
 
+// TestRequestLogLevel: one line a request, at a level an operator can alert
+// on: probes and a not-yet-ready answer at debug, a server failure at error.
+func TestRequestLogLevel(t *testing.T) {
+	_, loaded := testServer(t)
+	unloaded := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})
+	cases := []struct {
+		name   string
+		store  *snapshot.Store
+		target string
+		status int
+		level  string
+	}{
+		{"liveness", loaded, "/healthz", 200, "debug"},
+		{"ready", loaded, "/readyz", 200, "debug"},
+		{"not ready yet", unloaded, "/readyz", 503, "debug"},
+		{"metrics", loaded, "/metrics", 200, "debug"},
+		{"a rule", loaded, "/datasets/datasets.gold.meters/rule", 200, "info"},
+		{"no such dataset", loaded, "/datasets/no.such.dataset/rule", 404, "info"},
+		{"the tree before it is loaded", unloaded, "/apps", 503, "error"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs syncLog
+			h, _ := newServer(Deps{Store: tc.store, Log: logs.logger()})
+			r := do(t, h, "GET", tc.target, nil)
+			var line struct {
+				Level  string `json:"level"`
+				Status int    `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(logs.String()), &line); err != nil {
+				t.Fatalf("log line: %v: %s", err, logs.String())
+			}
+			if diff := cmp.Diff([]any{tc.status, tc.status, tc.level}, []any{r.status, line.Status, line.Level}); diff != "" {
+				t.Errorf("GET %s: status, logged status, level (-want +got):\n%s", tc.target, diff)
+			}
+		})
+	}
+}
+
 func TestRequestID(t *testing.T) {
 	_, st := testServer(t)
 	var logs syncLog

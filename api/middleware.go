@@ -170,11 +170,15 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 	}
 	s.metrics.observeRequest(route, r.Method, rec.status, elapsed)
 	level := zerolog.InfoLevel
-	if route == "/healthz" || route == "/readyz" || route == "/metrics" {
-		level = zerolog.DebugLevel // probes every few seconds would drown the rest
-	}
-	if rec.status >= 500 {
+	switch {
+	case route == "/readyz" && rec.status == http.StatusServiceUnavailable:
+		// "Not ready yet" is the probe's answer while the first load runs,
+		// not a failure: at error level it paged on every start.
+		level = zerolog.DebugLevel
+	case rec.status >= 500:
 		level = zerolog.ErrorLevel
+	case route == "/healthz" || route == "/readyz" || route == "/metrics":
+		level = zerolog.DebugLevel // probes every few seconds would drown the rest
 	}
 	logAt(ctx, level).
 		Str("method", r.Method).
