@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 const reference = "../../../shared/reference"
@@ -98,7 +101,43 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Add([]byte("defaults: {}\nsources:\n  ds.*: {expose: true, row_filters: []}\n"), []byte("sources:\n  ds.x: {dataspace: {expose: true}}\n"))
 	f.Add([]byte("sources: ["), []byte(""))
+	// Documents the parser refuses, each for a rule to name first.
+	for _, refused := range []string{
+		"defaults: {access_level: 7}\n", "sources:\n  ds.x: {expose: maybe}\n", "sources:\n  1: {}\n",
+		"sources: [a]\n", "defaults: {ownership: [{owner: 1}]}\n", "depends_on: {a: b}\n",
+	} {
+		f.Add([]byte(refused), []byte(refused))
+	}
 	f.Fuzz(func(t *testing.T, base, overlay []byte) {
-		holdReport(t, fuzzTree(t, base, overlay, owners, []byte("rec: celine-rec\n")))
+		rep := fuzzTree(t, base, overlay, owners, []byte("rec: celine-rec\n"))
+		holdReport(t, rep)
+		holdRulesCoverParser(t, rep, "apps/a/governance.yaml", base, governance.ParseDocument)
+		holdRulesCoverParser(t, rep, "apps/a/governance.a.yaml", overlay, governance.ParseOverlayDocument)
 	})
+}
+
+// holdRulesCoverParser: when the rule model's parser refuses a loadable
+// document, a schema or document rule has said why, with its position.
+// parseFile's guard turns a refusal the rules missed into a bare load error
+// rather than a skip; this holds that the guard never has to.
+func holdRulesCoverParser(t *testing.T, rep *Report, file string, data []byte,
+	parse func(*yaml11.Node, string) (*governance.Config, error)) {
+	t.Helper()
+	if data == nil {
+		return
+	}
+	l := parseYAML(data, nil, file, func(Finding) {})
+	if l == nil {
+		return // not loadable: the load error is the rule that says so
+	}
+	_, err := parse(l.root, file)
+	if err == nil {
+		return
+	}
+	for _, f := range rep.Findings {
+		if f.File == file && f.Severity == Error && f.Code != CodeLoadError {
+			return
+		}
+	}
+	t.Fatalf("the parser refuses %s (%v) and no rule says why; findings: %+v", file, err, rep.Findings)
 }
