@@ -173,7 +173,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 	switch {
 	case route == "/readyz" && rec.status == http.StatusServiceUnavailable:
 		// "Not ready yet" is the probe's answer while the first load runs,
-		// not a failure: at error level it paged on every start.
+		// not a failure: at error level every start logged a run of errors.
 		level = zerolog.DebugLevel
 	case rec.status >= 500:
 		level = zerolog.ErrorLevel
@@ -189,8 +189,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		Dur("duration", elapsed).
 		Str("revision", rec.Header().Get(revisionHeader)).
 		Msg("request")
-	ctx.route.Reset()
-	routeContexts.Put(ctx.route)
+	routeContexts.Put(ctx.route) // reset when next taken, as chi does
 	ctx.route = nil
 }
 
