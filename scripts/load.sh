@@ -191,14 +191,15 @@ if [ -n "${PROFILE:-}" ]; then
   profile cpu-steady $((DURATION - 2))
   drive "$GOV" "$DURATION" >/dev/null
 fi
-# Median of the per-round ratios; the steady p99 is the median round's too.
+# median: the median of the lines on standard input, by their first number.
+median() { sort -g | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)'; }
+# The median round by ratio; the steady p99 is the median of the rounds' p99s.
 sort -k1,1g <(awk '{ printf "%.4f %s %s %s\n", $2 / $1, $1, $2, $3 }' "$WORK/rounds") >"$WORK/ratios"
-median=$(awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)' "$WORK/ratios")
-read -r ratio bare_rps gov_rps _ <<<"$median"
-steady_p99=$(sort -n <(awk '{ print $3 }' "$WORK/rounds") | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
+read -r ratio bare_rps gov_rps _ <<<"$(median <"$WORK/ratios")"
+steady_p99=$(awk '{ print $3 }' "$WORK/rounds" | median)
 say "THROUGHPUT median round: bare=${bare_rps%.*} rps governanced=${gov_rps%.*} rps ratio=$ratio (target >= 0.80); all ratios: $(awk '{ printf "%.2f ", $1 }' "$WORK/ratios")"
-say "steady p99 (median round): ${steady_p99} us"
-say "attribution: governanced / bare with governanced's response headers, median of the rounds: $(awk '{ print $2 / $4 }' "$WORK/rounds" | sort -g | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.2f", $1 }'); bare with those headers / bare: $(awk '{ print $4 / $1 }' "$WORK/rounds" | sort -g | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { printf "%.2f", $1 }') (not targets)"
+say "steady p99 (median of the rounds): ${steady_p99} us"
+say "attribution: governanced / bare with governanced's response headers, median of the rounds: $(awk '{ printf "%.2f\n", $2 / $4 }' "$WORK/rounds" | median); bare with those headers / bare: $(awk '{ printf "%.2f\n", $4 / $1 }' "$WORK/rounds" | median) (not targets)"
 
 # reload_window KIND SECONDS: up to $RELOADS reloads of one kind under
 # SECONDS of load, then one RELOAD line. KIND is
