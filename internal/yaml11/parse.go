@@ -1,7 +1,6 @@
 package yaml11
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	yaml "go.yaml.in/yaml/v3"
+	yaml "github.com/celine-eu/governanced/internal/yamltree"
 )
 
 // Error is a document that PyYAML's safe loader would refuse: a syntax error, a
@@ -87,23 +86,22 @@ func ParseWithWarnings(data []byte, limits Limits) (*Node, []Warning, error) {
 	if len(data) > limits.MaxBytes {
 		return nil, nil, &Error{Msg: fmt.Sprintf("document is %d bytes, more than the limit of %d", len(data), limits.MaxBytes)}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	dec := yaml.NewDecoder(data)
+	doc, err := dec.Decode()
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return &Node{Kind: Null, Pos: Pos{1, 1}}, nil, nil
 		}
 		return nil, nil, syntaxError(err)
 	}
-	var second yaml.Node
-	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
+	if second, err := dec.Decode(); !errors.Is(err, io.EOF) {
 		if err != nil {
 			return nil, nil, syntaxError(err)
 		}
 		return nil, nil, &Error{Line: second.Line, Column: second.Column, Msg: "expected a single document in the stream, but found another document"}
 	}
 	b := builder{built: map[*yaml.Node]*Node{}, limits: limits}
-	root := &doc
+	root := doc
 	if doc.Kind == yaml.DocumentNode {
 		if len(doc.Content) == 0 {
 			return &Node{Kind: Null, Pos: Pos{1, 1}}, nil, nil
