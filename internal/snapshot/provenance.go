@@ -141,9 +141,13 @@ func (l *unitLayers) appendProvenance(dst []byte, key string, withSource bool) [
 	for i := range ls {
 		blocks[i] = src{&ls[i], ls[i].block}
 	}
+	// Statements land in these, not in a slice a call: a record is built for
+	// every source, and those slices were a third of a cold load's allocations.
+	var stBuf, subBuf, tsBuf [4]statement
+	var subsBuf, tbBuf [4]src
 	for f := governance.Field(0); f < governance.FieldExtra; f++ {
 		k := f.Key()
-		st := stated(blocks, k)
+		st := stated(stBuf[:0], blocks, k)
 		if len(st) == 0 {
 			continue
 		}
@@ -164,13 +168,13 @@ func (l *unitLayers) appendProvenance(dst []byte, key string, withSource bool) [
 			}
 		case governance.FieldDcat:
 			w.entry(k, lastWhere(st, isMap), nil)
-			subs := subBlocks(st)
+			subs := subBlocks(subsBuf[:0], st)
 			for _, sub := range []string{"publisher_uri", "themes", "language_uris", "spatial_uris", "accrual_periodicity", "conforms_to"} {
-				if s := stated(subs, sub); len(s) > 0 {
+				if s := stated(subBuf[:0], subs, sub); len(s) > 0 {
 					w.entry(k+"."+sub, s[len(s)-1], nil)
 				}
 			}
-			if ts := stated(subs, "temporal"); len(ts) > 0 {
+			if ts := stated(tsBuf[:0], subs, "temporal"); len(ts) > 0 {
 				w.entry(k+".temporal", ts[len(ts)-1], nil)
 				// A null temporal resets it; only what follows the last reset counts.
 				from := 0
@@ -179,18 +183,18 @@ func (l *unitLayers) appendProvenance(dst []byte, key string, withSource bool) [
 						from = i + 1
 					}
 				}
-				tb := subBlocks(ts[from:])
+				tb := subBlocks(tbBuf[:0], ts[from:])
 				for _, sub := range []string{"start", "end"} {
-					if s := stated(tb, sub); len(s) > 0 {
+					if s := stated(subBuf[:0], tb, sub); len(s) > 0 {
 						w.entry(k+".temporal."+sub, s[len(s)-1], nil)
 					}
 				}
 			}
 		case governance.FieldDataspace:
 			w.entry(k, lastWhere(st, isMap), nil)
-			subs := subBlocks(st)
+			subs := subBlocks(subsBuf[:0], st)
 			for _, sub := range []string{"medallion", "contract_required", "consent_required", "odrl_action", "purpose", "expose"} {
-				s := stated(subs, sub)
+				s := stated(subBuf[:0], subs, sub)
 				if len(s) == 0 {
 					continue
 				}
@@ -223,7 +227,7 @@ func (l *unitLayers) appendProvenance(dst []byte, key string, withSource bool) [
 		}
 	}
 	for _, k := range extraKeys {
-		st := stated(blocks, k)
+		st := stated(stBuf[:0], blocks, k)
 		w.extra(k, st[len(st)-1])
 	}
 	return w.buf
@@ -236,9 +240,8 @@ type src struct {
 	block *yaml11.Node
 }
 
-// stated lists the sources that state key, in merge order.
-func stated(srcs []src, key string) []statement {
-	var out []statement
+// stated appends to out the sources that state key, in merge order.
+func stated(out []statement, srcs []src, key string) []statement {
 	for _, s := range srcs {
 		if s.block == nil || s.block.Kind != yaml11.Map {
 			continue
@@ -252,8 +255,7 @@ func stated(srcs []src, key string) []statement {
 
 // subBlocks are the mappings among statements: a null sub-block inherits, so
 // it takes no part in the field-by-field merge below it.
-func subBlocks(st []statement) []src {
-	var out []src
+func subBlocks(out []src, st []statement) []src {
 	for _, s := range st {
 		if s.value.Kind == yaml11.Map {
 			out = append(out, src{s.layer, s.value})
