@@ -51,8 +51,10 @@ type unitView struct {
 }
 
 // effective returns the effective block of the defaults (key "" with
-// defaults true) or of a source key in a raw document, with its path.
-func effective(root *yaml11.Node, defaults bool, key string) (*yaml11.Node, []string) {
+// defaults true) or of a source key in a raw document, with its path. The
+// source is looked up in sources (sourceBlocks of root): a linear search of
+// the sources mapping for every key was quadratic in the file.
+func effective(root *yaml11.Node, sources map[string]*yaml11.Node, defaults bool, key string) (*yaml11.Node, []string) {
 	if root == nil {
 		return nil, nil
 	}
@@ -60,8 +62,8 @@ func effective(root *yaml11.Node, defaults bool, key string) (*yaml11.Node, []st
 	var segs []string
 	if defaults {
 		block, segs = root.Get("defaults"), []string{"defaults"}
-	} else if srcs := root.Get("sources"); srcs != nil && srcs.Kind == yaml11.Map {
-		block, segs = srcs.Get(key), []string{"sources", key}
+	} else {
+		block, segs = sources[key], []string{"sources", key}
 	}
 	if block == nil || block.Kind != yaml11.Map {
 		return nil, nil
@@ -74,6 +76,25 @@ func effective(root *yaml11.Node, defaults bool, key string) (*yaml11.Node, []st
 		return inner, with(segs, "governance")
 	}
 	return block, segs
+}
+
+// sourceBlocks maps each string key of root's sources mapping to its value,
+// as root.Get("sources").Get(key) finds it: yaml11 has already collapsed
+// duplicate keys, so each string key appears once.
+func sourceBlocks(root *yaml11.Node) map[string]*yaml11.Node {
+	srcs := root.Get("sources")
+	if srcs == nil || srcs.Kind != yaml11.Map {
+		return nil
+	}
+	out := make(map[string]*yaml11.Node, len(srcs.Pairs))
+	for _, p := range srcs.Pairs {
+		if p.Key.Kind == yaml11.String {
+			if _, seen := out[p.Key.Str]; !seen {
+				out[p.Key.Str] = p.Value
+			}
+		}
+	}
+	return out
 }
 
 func rowFilterList(block *yaml11.Node) []*yaml11.Node {
@@ -93,9 +114,10 @@ func (c *checker) unitRules(u *unitView) {
 	}
 	// Filter entries: the defaults block once (a dataset matching no key is
 	// served with it), then each source block (check.md §8, §9.3).
-	c.filterEntries(u, ovRoot, true, "", nil)
+	base, overlay := sourceBlocks(u.base.root), sourceBlocks(ovRoot)
+	c.filterEntries(u, ovRoot, base, overlay, true, "", nil)
 	for _, s := range u.cfg.Sources {
-		c.filterEntries(u, ovRoot, false, s.Key, str(s.Key))
+		c.filterEntries(u, ovRoot, base, overlay, false, s.Key, str(s.Key))
 	}
 	for i := range u.cfg.Sources {
 		c.servedRules(u, &u.cfg.Sources[i])
@@ -105,10 +127,10 @@ func (c *checker) unitRules(u *unitView) {
 // filterEntries checks every row_filters entry that survives the merge in one
 // block. The list is the overlay's when the overlay supplied a non-empty one
 // (a list it replaced is not served and not checked), else the base's.
-func (c *checker) filterEntries(u *unitView, ovRoot *yaml11.Node, defaults bool, key string, ds *string) {
+func (c *checker) filterEntries(u *unitView, ovRoot *yaml11.Node, baseSources, ovSources map[string]*yaml11.Node, defaults bool, key string, ds *string) {
 	file := u.base.display
-	block, segs := effective(u.base.root, defaults, key)
-	if ob, osegs := effective(ovRoot, defaults, key); len(rowFilterList(ob)) > 0 {
+	block, segs := effective(u.base.root, baseSources, defaults, key)
+	if ob, osegs := effective(ovRoot, ovSources, defaults, key); len(rowFilterList(ob)) > 0 {
 		file, block, segs = u.overlay.display, ob, osegs
 	}
 	for i, entry := range rowFilterList(block) {
