@@ -234,7 +234,8 @@ func checkCollectionTag(n *yaml.Node, want string) error {
 // does, then builds the pairs left to right: a key seen again replaces the value
 // but keeps its first position (and its first key node).
 func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
-	var merged, own []Pair
+	var merged []Pair
+	own := make([]Pair, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if isMergeKey(kn) {
@@ -255,23 +256,35 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 		}
 		own = append(own, Pair{Key: key, Value: val})
 	}
-	all := append(merged, own...)
+	all := own
+	if len(merged) > 0 {
+		all = append(merged, own...) // merged is this mapping's own copy
+	}
 	if err := b.count(n, len(merged)); err != nil {
 		return nil, err
 	}
-	out := &Node{Kind: Map, Pos: pos(n), Pairs: make([]Pair, 0, len(all))}
-	index := make(map[keyID]int, len(all))
-	ownAt := make([]bool, 0, len(all)) // whether out.Pairs[i] was written in this mapping, not merged in
-	var firstOwn map[int]*Node         // the first own key at a slot a merge key filled first
+	// The pairs are compacted in place: a pair is only ever written at or
+	// before the position being read.
+	out := &Node{Kind: Map, Pos: pos(n), Pairs: all[:0]}
+	var seen keyIndex
+	seen.init(len(all))
+	// ownAt[i] is whether out.Pairs[i] was written in this mapping, not merged
+	// in; without merge keys every pair is.
+	var ownAt []bool
+	if len(merged) > 0 {
+		ownAt = make([]bool, 0, len(all))
+	}
+	isOwn := func(at int) bool { return ownAt == nil || ownAt[at] }
+	var firstOwn map[int]*Node // the first own key at a slot a merge key filled first
 	for i, p := range all {
 		own := i >= len(merged)
 		id, hashable := identity(p.Key)
 		if hashable {
-			if at, seen := index[id]; seen {
+			if at, dup := seen.find(id); dup {
 				out.Pairs[at].Value = p.Value
 				// Overriding a merged key is what merge keys are for; writing a key
 				// twice by hand is the mistake worth a warning.
-				if own && ownAt[at] {
+				if own && isOwn(at) {
 					first := out.Pairs[at].Key
 					if k, ok := firstOwn[at]; ok {
 						first = k
@@ -279,7 +292,7 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 					b.warnings = append(b.warnings, Warning{Pos: p.Key.Pos, Key: p.Key, First: first, Mapping: out,
 						Msg: fmt.Sprintf("duplicate key %s (first written at line %d): the later value wins", PyRepr(p.Key), first.Pos.Line)})
 				}
-				if own && !ownAt[at] {
+				if own && !isOwn(at) {
 					// The mapping's own key now holds the slot a merge key filled; a
 					// second own key after it is a hand-written duplicate.
 					ownAt[at] = true
@@ -290,12 +303,52 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 				}
 				continue
 			}
-			index[id] = len(out.Pairs)
+			seen.add(id, len(out.Pairs))
 		}
 		out.Pairs = append(out.Pairs, p)
-		ownAt = append(ownAt, own)
+		if ownAt != nil {
+			ownAt = append(ownAt, own)
+		}
 	}
 	return out, nil
+}
+
+// keyIndex finds the slot a key already holds in a mapping being built. Most
+// mappings have a handful of keys, for which a scan of a small array beats
+// building a map (one a mapping was a tenth of a large load's allocations).
+type keyIndex struct {
+	small [8]keyID
+	at    [8]int
+	n     int
+	big   map[keyID]int
+}
+
+func (x *keyIndex) init(size int) {
+	if size > len(x.small) {
+		x.big = make(map[keyID]int, size)
+	}
+}
+
+func (x *keyIndex) find(id keyID) (int, bool) {
+	if x.big != nil {
+		at, ok := x.big[id]
+		return at, ok
+	}
+	for i := 0; i < x.n; i++ {
+		if x.small[i] == id {
+			return x.at[i], true
+		}
+	}
+	return 0, false
+}
+
+func (x *keyIndex) add(id keyID, at int) {
+	if x.big != nil {
+		x.big[id] = at
+		return
+	}
+	x.small[x.n], x.at[x.n] = id, at
+	x.n++
 }
 
 func isMergeKey(kn *yaml.Node) bool {
