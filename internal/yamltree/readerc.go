@@ -171,6 +171,24 @@ func yaml_parser_update_buffer(parser *yaml_parser_t, length int) bool {
 		// Decode the raw buffer.
 	inner:
 		for parser.raw_buffer_pos != len(parser.raw_buffer) {
+			// governanced: a run of printable ASCII, most of any document, is
+			// copied as it is; decoding it a character at a time below gives the
+			// same bytes, offsets and counts.
+			if parser.encoding == yaml_UTF8_ENCODING {
+				raw := parser.raw_buffer[parser.raw_buffer_pos:]
+				n := 0
+				for n < len(raw) && (raw[n] >= 0x20 && raw[n] <= 0x7E || raw[n] == '\n' || raw[n] == '\t' || raw[n] == '\r') {
+					n++
+				}
+				if n > 0 {
+					copy(parser.buffer[buffer_len:], raw[:n])
+					buffer_len += n
+					parser.raw_buffer_pos += n
+					parser.offset += n
+					parser.unread += n
+					continue
+				}
+			}
 			var value rune
 			var width int
 
