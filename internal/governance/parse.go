@@ -202,57 +202,69 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 			}
 			continue
 		}
-		fp := at(key)
-		var err error
-		switch f {
-		case FieldTitle:
-			r.Title, err = parseOptString(v, fp)
-		case FieldDescription:
-			r.Description, err = parseOptString(v, fp)
-		case FieldLicense:
-			r.License, err = parseOptString(v, fp)
-		case FieldAttribution:
-			r.Attribution, err = parseOptString(v, fp)
-		case FieldAccessLevel:
-			r.AccessLevel, err = parseOptString(v, fp)
-		case FieldAccessRequirements:
-			r.AccessRequirements, err = parseOptString(v, fp)
-		case FieldClassification:
-			r.Classification, err = parseOptString(v, fp)
-		case FieldDocumentationURL:
-			r.DocumentationURL, err = parseOptString(v, fp)
-		case FieldSourceSystem:
-			r.SourceSystem, err = parseOptString(v, fp)
-		case FieldUserFilterColumn:
-			r.UserFilterColumn, err = parseOptString(v, fp)
-		case FieldExpose:
-			if v.Kind != yaml11.Null {
-				var b bool
-				b, err = parseBool(v, fp)
-				r.Expose = &b
+		// A field's path only names it in an error, and joining it for every
+		// field of every source was a tenth of a large load's allocations. So
+		// a field is parsed without it, and parsed again with it when it fails:
+		// nothing but the message depends on the path.
+		if err := r.parseField(f, v, ""); err != nil {
+			if named := r.parseField(f, v, at(key)); named != nil {
+				err = named
 			}
-		case FieldOwnership:
-			r.Ownership, err = parseOwnership(v, fp)
-		case FieldTags:
-			r.Tags, err = parseStrings(v, fp)
-		case FieldRetentionDays:
-			r.RetentionDays, err = parseRetention(v, fp)
-		case FieldRowFilters:
-			r.RowFilters, err = parseRowFilters(v, fp)
-		case FieldDcat:
-			r.Dcat, err = parseDcat(v, fp)
-		case FieldOntology:
-			r.Ontology, err = parseOntology(v, fp)
-		case FieldDataspace:
-			r.Dataspace, err = parseDataspace(v, fp)
-		}
-		if err != nil {
 			return nil, err
 		}
 		r.Set.add(f)
 		r.Origin[f] = Origin{Layer: layer, Line: int32(v.Pos.Line), Column: int32(v.Pos.Column)}
 	}
 	return r, nil
+}
+
+// parseField parses the value of field f into r; fp is the field's path, for
+// errors only.
+func (r *Rule) parseField(f Field, v *yaml11.Node, fp string) error {
+	var err error
+	switch f {
+	case FieldTitle:
+		r.Title, err = parseOptString(v, fp)
+	case FieldDescription:
+		r.Description, err = parseOptString(v, fp)
+	case FieldLicense:
+		r.License, err = parseOptString(v, fp)
+	case FieldAttribution:
+		r.Attribution, err = parseOptString(v, fp)
+	case FieldAccessLevel:
+		r.AccessLevel, err = parseOptString(v, fp)
+	case FieldAccessRequirements:
+		r.AccessRequirements, err = parseOptString(v, fp)
+	case FieldClassification:
+		r.Classification, err = parseOptString(v, fp)
+	case FieldDocumentationURL:
+		r.DocumentationURL, err = parseOptString(v, fp)
+	case FieldSourceSystem:
+		r.SourceSystem, err = parseOptString(v, fp)
+	case FieldUserFilterColumn:
+		r.UserFilterColumn, err = parseOptString(v, fp)
+	case FieldExpose:
+		if v.Kind != yaml11.Null {
+			var b bool
+			b, err = parseBool(v, fp)
+			r.Expose = &b
+		}
+	case FieldOwnership:
+		r.Ownership, err = parseOwnership(v, fp)
+	case FieldTags:
+		r.Tags, err = parseStrings(v, fp)
+	case FieldRetentionDays:
+		r.RetentionDays, err = parseRetention(v, fp)
+	case FieldRowFilters:
+		r.RowFilters, err = parseRowFilters(v, fp)
+	case FieldDcat:
+		r.Dcat, err = parseDcat(v, fp)
+	case FieldOntology:
+		r.Ontology, err = parseOntology(v, fp)
+	case FieldDataspace:
+		r.Dataspace, err = parseDataspace(v, fp)
+	}
+	return err
 }
 
 func typeErr(v *yaml11.Node, path, want string) *Error {
@@ -412,11 +424,11 @@ func parseStrings(v *yaml11.Node, path string) ([]string, error) {
 	}
 	out := make([]string, 0, len(v.Items))
 	for i, it := range v.Items {
-		s, err := parseString(it, fmt.Sprintf("%s/%d", path, i))
-		if err != nil {
+		if it.Kind != yaml11.String {
+			_, err := parseString(it, fmt.Sprintf("%s/%d", path, i)) // the item's path only for the error
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, it.Str)
 	}
 	return out, nil
 }
@@ -427,7 +439,8 @@ func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
 	}
 	out := make([]Owner, 0, len(v.Items))
 	for i, it := range v.Items {
-		ip := fmt.Sprintf("%s/%d", path, i)
+		// The item's path, joined only for an error.
+		ip := func() string { return fmt.Sprintf("%s/%d", path, i) }
 		if it.Kind != yaml11.Map {
 			out = append(out, Owner{Name: yaml11.PyStr(it), Type: "OWNER"})
 			continue
@@ -435,16 +448,19 @@ func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
 		o := Owner{Type: "OWNER"}
 		name := it.Get("name")
 		if name == nil {
-			return nil, errAt(ClassValidation, it, ip, "an owner needs a name")
+			return nil, errAt(ClassValidation, it, ip(), "an owner needs a name")
 		}
-		var err error
-		if o.Name, err = parseString(name, ip+"/name"); err != nil {
+		if name.Kind != yaml11.String {
+			_, err := parseString(name, ip()+"/name")
 			return nil, err
 		}
+		o.Name = name.Str
 		if t := it.Get("type"); t != nil {
-			if o.Type, err = parseString(t, ip+"/type"); err != nil {
+			if t.Kind != yaml11.String {
+				_, err := parseString(t, ip()+"/type")
 				return nil, err
 			}
+			o.Type = t.Str
 		}
 		out = append(out, o)
 	}
