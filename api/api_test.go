@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -492,6 +493,56 @@ func TestRequestID(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{id, id, "/datasets/{id}/rule"}, []string{body.RequestID, line.RequestID, line.Route}); diff != "" {
 				t.Errorf("header, problem, log (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestContentLength holds every answer to a whole-body length over a real
+// connection: write leaves Content-Length to net/http for a body that fits
+// its chunking buffer and sets it for a larger one, and either way a client
+// must get the length, never a chunked body.
+func TestContentLength(t *testing.T) {
+	h, _ := testServer(t)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	tests := []struct {
+		method, target string
+		status         int
+		large          bool
+	}{
+		{"GET", "/apps/weather/datasets/datasets.silver.x/rule", 200, false},
+		{"HEAD", "/apps/weather/datasets/datasets.silver.x/rule", 200, false},
+		{"GET", "/datasets/nope/rule", 404, false},
+		{"GET", "/openapi.yaml", 200, true},
+		{"HEAD", "/openapi.yaml", 200, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
+			req, err := http.NewRequest(tt.method, srv.URL+tt.target, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
+			}
+			if len(resp.TransferEncoding) > 0 || resp.ContentLength < 0 {
+				t.Fatalf("framed %v with length %d, want a Content-Length", resp.TransferEncoding, resp.ContentLength)
+			}
+			if tt.method == "GET" && resp.ContentLength != int64(len(body)) {
+				t.Errorf("Content-Length %d, body %d bytes", resp.ContentLength, len(body))
+			}
+			if large := resp.ContentLength > netHTTPChunkingBuffer; large != tt.large {
+				t.Errorf("Content-Length %d: over the chunking buffer %v, want %v (the case no longer tests what it says)", resp.ContentLength, large, tt.large)
 			}
 		})
 	}

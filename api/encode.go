@@ -57,9 +57,24 @@ func write(w http.ResponseWriter, status int, contentType string, body []byte) {
 	} else {
 		h.Set("Content-Type", contentType)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	setContentLength(h, len(body))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// netHTTPChunkingBuffer is the size of the buffer net/http fills before it
+// decides how to frame a response (bufferBeforeChunkingSize in net/http).
+const netHTTPChunkingBuffer = 2048
+
+// setContentLength sets Content-Length for a body of n bytes written whole
+// in one Write, where net/http would not. net/http sets it itself, without
+// allocating, for a body that fits its chunking buffer when the handler
+// returns; a larger one would go out chunked. Setting it here for every
+// response was two allocations and a header entry on every rule answer.
+func setContentLength(h http.Header, n int) {
+	if n > netHTTPChunkingBuffer {
+		h.Set("Content-Length", strconv.Itoa(n))
+	}
 }
 
 // writeValue encodes v as JSON and sends it with 200.

@@ -86,7 +86,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, status int, kind, deta
 		writeJSONValue(buf, m.value)
 	}
 	buf.WriteString("}\n")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	setContentLength(h, buf.Len())
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
