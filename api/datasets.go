@@ -74,10 +74,13 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 	} else {
 		d, err = snap.Resolve(id)
 	}
+	if err == nil {
+		return d
+	}
+	// Declared past the success path: errors.As takes its address, which
+	// moves it to the heap, and the success path is the hot one.
 	var amb *snapshot.AmbiguousError
 	switch {
-	case err == nil:
-		return d
 	case errors.Is(err, snapshot.ErrUnknownApp):
 		writeProblem(w, r, http.StatusNotFound, "app-not-found", "no app called "+quote(app)+" is served")
 	case errors.Is(err, snapshot.ErrNoMatch):
