@@ -70,26 +70,37 @@ func (c *converter) convert(n *yaml11.Node) any {
 	case yaml11.Timestamp:
 		return notJSON
 	}
-	if v, ok := c.seen[n]; ok {
-		return v
+	if n.Anchored {
+		if v, ok := c.seen[n]; ok {
+			return v
+		}
 	}
 	switch n.Kind {
 	case yaml11.Map:
 		m := make(map[string]any, len(n.Pairs))
-		c.seen[n] = m
+		c.remember(n, m)
 		for i, p := range n.Pairs {
 			m[instanceKey(p.Key, i)] = c.convert(p.Value)
 		}
 		return m
 	case yaml11.Seq:
 		s := make([]any, len(n.Items))
-		c.seen[n] = s
+		c.remember(n, s)
 		for i, it := range n.Items {
 			s[i] = c.convert(it)
 		}
 		return s
 	}
 	return nil
+}
+
+// remember keeps the value of an anchored collection, which aliases may reach
+// again; any other node is converted once per place it stands, and the
+// expanded size has been bounded before conversion (MaxValues).
+func (c *converter) remember(n *yaml11.Node, v any) {
+	if n.Anchored {
+		c.seen[n] = v
+	}
 }
 
 func instanceKey(k *yaml11.Node, i int) string {
@@ -108,14 +119,16 @@ const MaxValues = 1_000_000
 // expandedSize counts the values n stands for with every alias written out,
 // stopping once the count passes limit.
 func expandedSize(n *yaml11.Node, limit int) int {
-	memo := map[*yaml11.Node]int{}
+	memo := map[*yaml11.Node]int{} // anchored collections only (yaml11.Node.Anchored)
 	var size func(n *yaml11.Node) int
 	size = func(n *yaml11.Node) int {
 		if n == nil || (n.Kind != yaml11.Map && n.Kind != yaml11.Seq) {
 			return 1
 		}
-		if s, ok := memo[n]; ok {
-			return s
+		if n.Anchored {
+			if s, ok := memo[n]; ok {
+				return s
+			}
 		}
 		total := 1
 		for _, p := range n.Pairs {
@@ -131,7 +144,9 @@ func expandedSize(n *yaml11.Node, limit int) int {
 			}
 		}
 		total = min(total, limit+1)
-		memo[n] = total
+		if n.Anchored {
+			memo[n] = total
+		}
 		return total
 	}
 	return size(n)

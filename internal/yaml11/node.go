@@ -45,7 +45,14 @@ type Pos struct {
 type Node struct {
 	Kind Kind
 	Bool bool
-	Pos  Pos
+	// Anchored is whether the document anchored this node, so that aliases
+	// may share it. A walk that remembers the collections it has visited,
+	// so that a "billion laughs" document costs time linear in its text,
+	// need remember only these: every other node is reached through one
+	// parent, or as the value of an anchored mapping's pair that merge keys
+	// copied, once per mapping that lists the pair.
+	Anchored bool
+	Pos      Pos
 
 	Int    int64    // Kind Int when it fits in 64 bits
 	BigInt *big.Int // Kind Int when it does not (then Int is 0)

@@ -215,6 +215,7 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 		return nil, err
 	}
 	if anchored {
+		out.Anchored = true
 		b.built[n] = out
 		b.aliases.done(out, mark, depth, b.nodes)
 	}
