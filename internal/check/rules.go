@@ -52,8 +52,8 @@ type unitView struct {
 
 // effective returns the effective block of the defaults (key "" with
 // defaults true) or of a source key in a raw document, with its path. The
-// source is looked up in sources (sourceBlocks of root): a linear search of
-// the sources mapping for every key was quadratic in the file.
+// source is looked up in sources (the KeyIndex of root's sources mapping): a
+// linear search of the mapping for every key was quadratic in the file.
 func effective(root *yaml11.Node, sources map[string]*yaml11.Node, defaults bool, key string) (*yaml11.Node, []string) {
 	if root == nil {
 		return nil, nil
@@ -78,25 +78,6 @@ func effective(root *yaml11.Node, sources map[string]*yaml11.Node, defaults bool
 	return block, segs
 }
 
-// sourceBlocks maps each string key of root's sources mapping to its value,
-// as root.Get("sources").Get(key) finds it: yaml11 has already collapsed
-// duplicate keys, so each string key appears once.
-func sourceBlocks(root *yaml11.Node) map[string]*yaml11.Node {
-	srcs := root.Get("sources")
-	if srcs == nil || srcs.Kind != yaml11.Map {
-		return nil
-	}
-	out := make(map[string]*yaml11.Node, len(srcs.Pairs))
-	for _, p := range srcs.Pairs {
-		if p.Key.Kind == yaml11.String {
-			if _, seen := out[p.Key.Str]; !seen {
-				out[p.Key.Str] = p.Value
-			}
-		}
-	}
-	return out
-}
-
 func rowFilterList(block *yaml11.Node) []*yaml11.Node {
 	if block == nil {
 		return nil
@@ -114,7 +95,7 @@ func (c *checker) unitRules(u *unitView) {
 	}
 	// Filter entries: the defaults block once (a dataset matching no key is
 	// served with it), then each source block (check.md §8, §9.3).
-	base, overlay := sourceBlocks(u.base.root), sourceBlocks(ovRoot)
+	base, overlay := u.base.root.Get("sources").KeyIndex(), ovRoot.Get("sources").KeyIndex()
 	c.filterEntries(u, ovRoot, base, overlay, true, "", nil)
 	for _, s := range u.cfg.Sources {
 		c.filterEntries(u, ovRoot, base, overlay, false, s.Key, str(s.Key))

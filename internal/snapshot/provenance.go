@@ -44,27 +44,8 @@ func newUnitLayers(u unit) *unitLayers {
 	return &unitLayers{
 		baseFile: u.base, overlayFile: u.overlay,
 		base: u.baseRoot, overlay: u.overlayRoot,
-		baseSources: sourcesByKey(u.baseRoot), overlaySources: sourcesByKey(u.overlayRoot),
+		baseSources: u.baseRoot.Get("sources").KeyIndex(), overlaySources: u.overlayRoot.Get("sources").KeyIndex(),
 	}
-}
-
-// sourcesByKey indexes a document's sources mapping as Get reads it: string
-// keys, the first occurrence winning.
-func sourcesByKey(doc *yaml11.Node) map[string]*yaml11.Node {
-	srcs := doc.Get("sources")
-	if srcs == nil || srcs.Kind != yaml11.Map {
-		return nil
-	}
-	m := make(map[string]*yaml11.Node, len(srcs.Pairs))
-	for _, p := range srcs.Pairs {
-		if p.Key.Kind != yaml11.String {
-			continue
-		}
-		if _, dup := m[p.Key.Str]; !dup {
-			m[p.Key.Str] = p.Value
-		}
-	}
-	return m
 }
 
 type layer struct {

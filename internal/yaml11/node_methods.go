@@ -19,6 +19,26 @@ func (n *Node) Get(key string) *Node {
 	return nil
 }
 
+// KeyIndex maps each string key of a mapping to its value, as Get finds it
+// (the first occurrence wins, though the parser has already collapsed
+// repeated keys); nil for anything but a mapping. Callers that look up many
+// keys of one large mapping use it instead of Get, which searches linearly.
+func (n *Node) KeyIndex() map[string]*Node {
+	if n == nil || n.Kind != Map {
+		return nil
+	}
+	m := make(map[string]*Node, len(n.Pairs))
+	for _, p := range n.Pairs {
+		if p.Key.Kind != String {
+			continue
+		}
+		if _, dup := m[p.Key.Str]; !dup {
+			m[p.Key.Str] = p.Value
+		}
+	}
+	return m
+}
+
 // Has reports whether a mapping has the string key.
 func (n *Node) Has(key string) bool { return n.Get(key) != nil }
 

@@ -47,3 +47,27 @@ func TestAnchored(t *testing.T) {
 		t.Error("aliases and merged pairs no longer share the nodes they name; Anchored's reasoning (node.go) needs revisiting")
 	}
 }
+
+// TestKeyIndex holds KeyIndex to Get: the same value for every key, string
+// keys only, nil for anything but a mapping.
+func TestKeyIndex(t *testing.T) {
+	n, err := Parse([]byte("m: {a: 1, 2: b, c: [x], a: 3}\ns: [a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := n.Get("m")
+	idx := m.KeyIndex()
+	if len(idx) != 2 {
+		t.Errorf("KeyIndex has %d keys, want 2 (a and c; 2 is not a string)", len(idx))
+	}
+	for _, k := range []string{"a", "c", "2", "z"} {
+		if idx[k] != m.Get(k) {
+			t.Errorf("KeyIndex()[%q] = %v, Get = %v", k, idx[k], m.Get(k))
+		}
+	}
+	for name, node := range map[string]*Node{"sequence": n.Get("s"), "missing": n.Get("nope")} {
+		if got := node.KeyIndex(); got != nil {
+			t.Errorf("%s: KeyIndex = %v, want nil", name, got)
+		}
+	}
+}
