@@ -124,11 +124,6 @@ func handleErr(err *error) {
 const (
 	nodeChunk    = 256
 	contentChunk = 1024
-	// Scalars this short that a document repeats (its keys, enumerated
-	// values) are stored once per document; longer ones are rarely repeated
-	// (scalarValue).
-	internMax     = 32
-	internEntries = 4096
 )
 
 type parser struct {
@@ -293,10 +288,9 @@ func (p *parser) leave(start int) []*Node {
 	return out
 }
 
-func (p *parser) child() *Node {
-	c := p.parse()
-	p.children = append(p.children, c)
-	return c
+// child reads the next node as a child of the collection being read.
+func (p *parser) child() {
+	p.children = append(p.children, p.parse())
 }
 
 func (p *parser) anchor(n *Node, anchor []byte) {
@@ -312,6 +306,8 @@ func (p *parser) document() *Node {
 	start := p.enter()
 	p.child()
 	n.Content = p.leave(start)
+	// decode.go peeks here (for the foot comment) before it expects the end;
+	// peek refuses what expect would let through (yaml.v3 #666), so it stays.
 	p.peek()
 	p.expect(yaml_DOCUMENT_END_EVENT)
 	return n
