@@ -283,8 +283,14 @@ func parseOptString(v *yaml11.Node, path string) (*string, error) {
 }
 
 func parseString(v *yaml11.Node, path string) (string, error) {
+	return parseStringAt(v, func() string { return path })
+}
+
+// parseStringAt is parseString for a list item, whose path is joined only for
+// the error: a path per item of every list was a large load's garbage.
+func parseStringAt(v *yaml11.Node, path func() string) (string, error) {
 	if v.Kind != yaml11.String {
-		return "", typeErr(v, path, "a string (quote dates and numbers)")
+		return "", typeErr(v, path(), "a string (quote dates and numbers)")
 	}
 	return v.Str, nil
 }
@@ -424,11 +430,11 @@ func parseStrings(v *yaml11.Node, path string) ([]string, error) {
 	}
 	out := make([]string, 0, len(v.Items))
 	for i, it := range v.Items {
-		if it.Kind != yaml11.String {
-			_, err := parseString(it, fmt.Sprintf("%s/%d", path, i)) // the item's path only for the error
+		s, err := parseStringAt(it, func() string { return fmt.Sprintf("%s/%d", path, i) })
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, it.Str)
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -450,17 +456,14 @@ func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
 		if name == nil {
 			return nil, errAt(ClassValidation, it, ip(), "an owner needs a name")
 		}
-		if name.Kind != yaml11.String {
-			_, err := parseString(name, ip()+"/name")
+		var err error
+		if o.Name, err = parseStringAt(name, func() string { return ip() + "/name" }); err != nil {
 			return nil, err
 		}
-		o.Name = name.Str
 		if t := it.Get("type"); t != nil {
-			if t.Kind != yaml11.String {
-				_, err := parseString(t, ip()+"/type")
+			if o.Type, err = parseStringAt(t, func() string { return ip() + "/type" }); err != nil {
 				return nil, err
 			}
-			o.Type = t.Str
 		}
 		out = append(out, o)
 	}
