@@ -76,6 +76,11 @@ func TestRuleResolution(t *testing.T) {
 						t.Errorf("apps (-want +got):\n%s", diff)
 					}
 				}
+				// A lookup's problem is about the tree, so it names the revision;
+				// a malformed request is refused before the tree is asked.
+				if tt.status != 400 && (body["revision"] != rev || r.header.Get(revisionHeader) != rev) {
+					t.Errorf("problem revision %v / header %q, want %s", body["revision"], r.header.Get(revisionHeader), rev)
+				}
 				return
 			}
 			if body["revision"] != rev || r.header.Get(revisionHeader) != rev {

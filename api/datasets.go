@@ -65,7 +65,6 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 // when app is given (the app= query parameter, or the /apps/{app}/… route).
 // It answers the problem itself and returns nil when there is nothing to serve.
 func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, app string) *snapshot.Dataset {
-	w.Header()[revisionHeader] = snap.RevisionValues()
 	id := pathParam(r, "id")
 	var d *snapshot.Dataset
 	var err error
@@ -75,8 +74,10 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 		d, err = snap.Resolve(id)
 	}
 	if err == nil {
-		return d
+		return d // the caller's treeHeaders marks the answer with the revision
 	}
+	// A problem about the tree says which revision it is about too.
+	w.Header()[revisionHeader] = snap.RevisionValues()
 	// Declared past the success path: errors.As takes its address, which
 	// moves it to the heap, and the success path is the hot one.
 	var amb *snapshot.AmbiguousError
