@@ -36,11 +36,24 @@ func (m Match) AppendJSON(dst []byte) []byte {
 	if m.Kind == MatchDefaults {
 		return append(dst, `{"kind":"defaults"}`...)
 	}
+	return append(yaml11.AppendJSONString(m.appendHead(dst), m.Pattern), '}')
+}
+
+// AppendJSONPatternAs is AppendJSON for a caller that has already encoded
+// the pattern as a JSON string: a rule body has just written the dataset
+// name, which an exact match's pattern repeats.
+func (m Match) AppendJSONPatternAs(dst, patternJSON []byte) []byte {
+	if m.Kind == MatchDefaults {
+		return append(dst, `{"kind":"defaults"}`...)
+	}
+	return append(append(m.appendHead(dst), patternJSON...), '}')
+}
+
+// appendHead appends a non-default match's JSON up to its pattern's value.
+func (m Match) appendHead(dst []byte) []byte {
 	dst = append(dst, `{"kind":"`...)
 	dst = append(dst, m.Kind.String()...)
-	dst = append(dst, `","pattern":`...)
-	dst = yaml11.AppendJSONString(dst, m.Pattern)
-	return append(dst, '}')
+	return append(dst, `","pattern":`...)
 }
 
 // Resolve returns the rule for a dataset name (governance-format.md §7): the

@@ -441,11 +441,18 @@ func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, ex
 	buf.WriteString(`{"revision":`)
 	buf.Write(s.revJSON)
 	buf.WriteString(`,"dataset":`)
-	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), name))
+	nameJSON := yaml11.AppendJSONString(buf.AvailableBuffer(), name)
+	buf.Write(nameJSON)
 	buf.WriteString(`,"app":`)
 	buf.Write(d.App.nameJSON)
 	buf.WriteString(`,"match":`)
-	appendMatch(buf, d.MatchFor(name))
+	if m := d.MatchFor(name); m.Kind == governance.MatchExact {
+		// The pattern is the name itself: encoded once, and d.ID's bytes,
+		// which are likely out of cache, are not read.
+		buf.Write(m.AppendJSONPatternAs(buf.AvailableBuffer(), nameJSON))
+	} else {
+		appendMatch(buf, m)
+	}
 	buf.WriteByte(',')
 	buf.Write(d.body())
 	if explain {
