@@ -83,7 +83,7 @@ var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
 // a 500 problem instead of a dropped connection.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	id := r.Header.Get("X-Request-Id")
+	id := headerValue(r.Header, requestIDHeader)
 	if !saneID(id) {
 		id = newRequestID()
 	}
@@ -92,7 +92,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route.Routes = s.mux
 	ctx := &requestContext{Context: r.Context(), route: route, info: requestInfo{id: [1]string{id}, log: &s.log}}
 	ctx.rec.ResponseWriter = w
-	w.Header()["X-Request-Id"] = ctx.info.id[:]
+	w.Header()[requestIDHeader] = ctx.info.id[:]
 	r = r.WithContext(ctx)
 	defer s.observe(ctx, r, start)
 	if h, id := matchHot(s.hot, r); h != nil {
@@ -114,6 +114,19 @@ func newRequestID() string {
 	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
 	binary.LittleEndian.PutUint32(b[8:], rand.Uint32())
 	return hex.EncodeToString(b[:])
+}
+
+// requestIDHeader is the request id's header, in canonical form.
+const requestIDHeader = "X-Request-Id"
+
+// headerValue is h.Get(name) for a name in canonical form, as net/http
+// stores a request's names and as this package writes its own: Get
+// canonicalises its argument on every call.
+func headerValue(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func saneID(id string) bool {
@@ -196,7 +209,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		Int("status", rec.status).
 		Int("bytes", rec.bytes).
 		Dur("duration", elapsed).
-		Str("revision", rec.Header().Get(revisionHeader)).
+		Str("revision", headerValue(rec.Header(), revisionHeader)).
 		Msg("request")
 	routeContexts.Put(ctx.route) // reset when next taken, as chi does
 	ctx.route = nil
