@@ -185,7 +185,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		rec.status = http.StatusOK
 	}
 	elapsed := time.Since(start)
-	// chi sets the pattern on the request it routed, which is r.
+	// chi, or ServeHTTP's hot path, set the pattern on r when it routed it.
 	route := r.Pattern
 	if route == "" {
 		route = "unmatched"

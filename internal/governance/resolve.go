@@ -34,7 +34,7 @@ func (m Match) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 // the match into its own buffer.
 func (m Match) AppendJSON(dst []byte) []byte {
 	if m.Kind == MatchDefaults {
-		return append(dst, `{"kind":"defaults"}`...)
+		return append(dst, defaultsMatchJSON...)
 	}
 	return append(yaml11.AppendJSONString(m.appendHead(dst), m.Pattern), '}')
 }
@@ -44,10 +44,13 @@ func (m Match) AppendJSON(dst []byte) []byte {
 // name, which an exact match's pattern repeats.
 func (m Match) AppendJSONPatternAs(dst, patternJSON []byte) []byte {
 	if m.Kind == MatchDefaults {
-		return append(dst, `{"kind":"defaults"}`...)
+		return append(dst, defaultsMatchJSON...)
 	}
 	return append(append(m.appendHead(dst), patternJSON...), '}')
 }
+
+// defaultsMatchJSON is a defaults match, which has no pattern.
+const defaultsMatchJSON = `{"kind":"defaults"}`
 
 // appendHead appends a non-default match's JSON up to its pattern's value.
 func (m Match) appendHead(dst []byte) []byte {
