@@ -47,14 +47,12 @@ func BenchmarkRuleHandlerGenerated(b *testing.B) {
 		// the order they are asked for (which the processor prefetches) and
 		// a few requests are reused.
 		var packed strings.Builder
+		at := make([]int, 1, len(names)+1) // path k is paths[at[k]:at[k+1]]
 		for _, name := range names {
 			packed.WriteString("/datasets/" + name + "/rule")
+			at = append(at, packed.Len())
 		}
-		paths, at := packed.String(), make([]int, 0, len(names)+1)
-		at = append(at, 0)
-		for _, name := range names {
-			at = append(at, at[len(at)-1]+len("/datasets/"+name+"/rule"))
-		}
+		paths := packed.String()
 		var reqs [16]*http.Request
 		for i := range reqs {
 			reqs[i] = httptest.NewRequest("GET", "/", nil)
