@@ -51,10 +51,10 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 		if m.Kind != governance.MatchExact || rule.Expose == nil || *rule.Expose || !governance.DataspaceExpose(rule) {
 			t.Errorf("resolved rule: expose %v, dataspace %v; want the overlay's expose: false over the base's offer", rule.Expose, rule.Dataspace)
 		}
-		if got := rule.Origin[governance.FieldExpose].Layer; got == nil || got.Kind != "overlay" || got.File != "apps/grid/governance.grid.yaml" {
+		if got := rule.Origin(governance.FieldExpose).Layer; got == nil || got.Kind != "overlay" || got.File != "apps/grid/governance.grid.yaml" {
 			t.Errorf("expose provenance %+v, want the overlay", got)
 		}
-		if got := rule.Origin[governance.FieldDataspace].Layer; got == nil || got.Kind != "base" {
+		if got := rule.Origin(governance.FieldDataspace).Layer; got == nil || got.Kind != "base" {
 			t.Errorf("dataspace provenance %+v, want the base", got)
 		}
 		if diff := cmp.Diff([]string{"apps/grid/governance.yaml", "apps/grid/governance.grid.yaml"}, u.Config.Files); diff != "" {

@@ -60,7 +60,7 @@ func Extend[E Extension[E]](r *Rule) (*Extended[E], error) {
 	}
 	ext, err := zero.Decode(stated)
 	if err != nil {
-		origin := r.Origin[FieldExtra]
+		origin := r.Origin(FieldExtra)
 		file := ""
 		if origin.Layer != nil {
 			file = origin.Layer.File

@@ -69,7 +69,7 @@ func TestLoadWithOverlay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l := cfg.Defaults.Origin[FieldTitle].Layer; l == nil || l.Kind != "overlay" || l.File != filepath.Join(dir, "apps/grid/governance.prod.yaml") {
+		if l := cfg.Defaults.Origin(FieldTitle).Layer; l == nil || l.Kind != "overlay" || l.File != filepath.Join(dir, "apps/grid/governance.prod.yaml") {
 			t.Errorf("title origin layer = %+v", l)
 		}
 	})

@@ -15,7 +15,7 @@ func MergeRules(base, override *Rule) *Rule {
 	r.Set = base.Set | override.Set
 	takeIfSet := func(f Field) bool {
 		if override.Set.Has(f) {
-			r.Origin[f] = override.Origin[f]
+			r.takeOrigin(f, override)
 			return true
 		}
 		return false
@@ -59,37 +59,37 @@ func MergeRules(base, override *Rule) *Rule {
 
 	r.Tags = sortedUnion(base.Tags, override.Tags)
 	if override.Set.Has(FieldTags) {
-		r.Origin[FieldTags] = override.Origin[FieldTags]
+		r.takeOrigin(FieldTags, override)
 	}
 	if len(override.Ownership) > 0 {
 		r.Ownership = override.Ownership
-		r.Origin[FieldOwnership] = override.Origin[FieldOwnership]
+		r.takeOrigin(FieldOwnership, override)
 	}
 	if len(override.RowFilters) > 0 {
 		r.RowFilters = override.RowFilters
-		r.Origin[FieldRowFilters] = override.Origin[FieldRowFilters]
+		r.takeOrigin(FieldRowFilters, override)
 	}
 	if override.Ontology != nil {
 		r.Ontology = override.Ontology
-		r.Origin[FieldOntology] = override.Origin[FieldOntology]
+		r.takeOrigin(FieldOntology, override)
 	} else if !base.Set.Has(FieldOntology) && override.Set.Has(FieldOntology) {
-		r.Origin[FieldOntology] = override.Origin[FieldOntology]
+		r.takeOrigin(FieldOntology, override)
 	}
 	r.Dcat = mergeDcat(base.Dcat, override.Dcat)
 	if override.Dcat != nil || !base.Set.Has(FieldDcat) {
 		if override.Set.Has(FieldDcat) {
-			r.Origin[FieldDcat] = override.Origin[FieldDcat]
+			r.takeOrigin(FieldDcat, override)
 		}
 	}
 	r.Dataspace = MergeDataspace(base.Dataspace, override.Dataspace)
 	if override.Dataspace != nil || !base.Set.Has(FieldDataspace) {
 		if override.Set.Has(FieldDataspace) {
-			r.Origin[FieldDataspace] = override.Origin[FieldDataspace]
+			r.takeOrigin(FieldDataspace, override)
 		}
 	}
 	r.Extra = mergeExtra(base.Extra, override.Extra)
 	if override.Set.Has(FieldExtra) && !base.Set.Has(FieldExtra) {
-		r.Origin[FieldExtra] = override.Origin[FieldExtra]
+		r.takeOrigin(FieldExtra, override)
 	}
 	return r
 }

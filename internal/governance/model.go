@@ -1,6 +1,9 @@
 package governance
 
 import (
+	"math"
+	"slices"
+
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -58,13 +61,29 @@ func (s FieldSet) Has(f Field) bool { return s&(1<<f) != 0 }
 func (s *FieldSet) add(f Field)     { *s |= 1 << f }
 
 // Origin says where a field's value was written: which layer (file) and where
-// in it. Rules carry one per stated field so a client can ask why a value is what
-// it is (explain=true).
+// in it. Rule.Origin answers it for each stated field, for the errors and
+// warnings that name a field's place.
 type Origin struct {
 	Layer  *Layer
 	Line   int32
 	Column int32
 }
+
+// position is an Origin as a rule stores it: the layer as a slot in the
+// rule's own layer list, so that the per-field array holds no pointer. A
+// pointer per field made the collector scan 300 of a rule's 528 bytes and
+// look up the same few layers over and over; with a 100 000-source tree that
+// was half the processor time of every collection (BenchmarkCollectGenerated:
+// 55 → 27 ms a cycle), time a serving process takes from its requests.
+type position struct {
+	Line   int32
+	Column int32
+	layer  uint8 // 0: the field was not stated; else a slot of Rule.layer, from 1
+}
+
+// ruleLayers is how many layers a rule holds without a second allocation:
+// a base and its overlay, which is every rule a tree merges.
+const ruleLayers = 2
 
 // Layer is one file contributing to a rule: a base document or an overlay.
 type Layer struct {
@@ -97,8 +116,70 @@ type Rule struct {
 	Dataspace          *Dataspace // nil when none
 	Extra              []ExtraField
 
-	Set    FieldSet
-	Origin [numFields]Origin
+	// The layers the stated fields came from, in the order first met; a rule
+	// merged from more than ruleLayers files keeps the rest in moreLayers.
+	// They are the last pointers of the struct, so the collector stops
+	// scanning a rule here.
+	layers     [ruleLayers]*Layer
+	moreLayers []*Layer
+
+	Set       FieldSet
+	positions [numFields]position
+}
+
+// Origin is where field f's value was written; its Layer is nil when no file
+// stated f.
+func (r *Rule) Origin(f Field) Origin {
+	p := r.positions[f]
+	return Origin{Layer: r.layerAt(p.layer), Line: p.Line, Column: p.Column}
+}
+
+// setOrigin records that f's value was written at o.
+func (r *Rule) setOrigin(f Field, o Origin) {
+	r.positions[f] = position{Line: o.Line, Column: o.Column, layer: r.layerSlot(o.Layer)}
+}
+
+// takeOrigin gives f the place it has in from, whose value r takes.
+func (r *Rule) takeOrigin(f Field, from *Rule) { r.setOrigin(f, from.Origin(f)) }
+
+func (r *Rule) layerAt(slot uint8) *Layer {
+	switch {
+	case slot == 0:
+		return nil
+	case int(slot) <= ruleLayers:
+		return r.layers[slot-1]
+	}
+	return r.moreLayers[int(slot)-1-ruleLayers]
+}
+
+// layerSlot is l's slot in r, taking a new one when l is not there yet.
+func (r *Rule) layerSlot(l *Layer) uint8 {
+	if l == nil {
+		return 0
+	}
+	for i, have := range r.layers {
+		if have == l {
+			return uint8(i + 1)
+		}
+		if have == nil {
+			r.layers[i] = l
+			return uint8(i + 1)
+		}
+	}
+	for i, have := range r.moreLayers {
+		if have == l {
+			return uint8(i + 1 + ruleLayers)
+		}
+	}
+	if len(r.moreLayers)+ruleLayers >= math.MaxUint8 {
+		// Every merge adds at most the layers of its override, and a tree
+		// merges a base with one overlay: this is a caller merging in a loop.
+		panic("governance: a rule merged from more than 255 files")
+	}
+	// A copied rule shares its moreLayers array with the original; clipping
+	// makes the append copy it rather than write into the original's.
+	r.moreLayers = append(slices.Clip(r.moreLayers), l)
+	return uint8(len(r.moreLayers) + ruleLayers)
 }
 
 // RowFilter is one row_filters entry, kept as what its consumers read: its

@@ -198,7 +198,7 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v})
 			if !r.Set.Has(FieldExtra) {
 				r.Set.add(FieldExtra)
-				r.Origin[FieldExtra] = Origin{Layer: layer, Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column)}
+				r.setOrigin(FieldExtra, Origin{Layer: layer, Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column)})
 			}
 			continue
 		}
@@ -213,7 +213,7 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 			return nil, err
 		}
 		r.Set.add(f)
-		r.Origin[f] = Origin{Layer: layer, Line: int32(v.Pos.Line), Column: int32(v.Pos.Column)}
+		r.setOrigin(f, Origin{Layer: layer, Line: int32(v.Pos.Line), Column: int32(v.Pos.Column)})
 	}
 	return r, nil
 }

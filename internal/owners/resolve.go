@@ -138,7 +138,7 @@ func (rs *resolver) ownership(r *governance.Rule, where string) []governance.Own
 	for _, o := range r.Ownership {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
 		if !ok {
-			rs.note(o.Name, where, r.Origin[governance.FieldOwnership])
+			rs.note(o.Name, where, r.Origin(governance.FieldOwnership))
 		}
 		resolved := governance.Owner{Name: id, Type: o.Type}
 		if seen[resolved] {
