@@ -194,7 +194,12 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		if lendFor < time.Second {
 			lendFor = 0
 		}
-		runNiced(lendFor, func() { snap, err = s.loader.build(1, memo) })
+		// Two snapshots are live until the swap: collect more often
+		// meanwhile, so that the reload's peak stays under twice the
+		// steady memory.
+		collectingOften(func() {
+			runNiced(lendFor, func() { snap, err = s.loader.build(1, memo) })
+		})
 	}
 	var rej *Rejection
 	if err == nil || errors.As(err, &rej) {
