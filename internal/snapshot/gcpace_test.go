@@ -3,9 +3,11 @@ package snapshot
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +21,7 @@ func gcPercent() int {
 	return v
 }
 
-func TestCollectingOften(t *testing.T) {
+func TestCollectOften(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	tests := []struct {
 		name          string
@@ -42,12 +44,13 @@ func TestCollectingOften(t *testing.T) {
 						t.Errorf("recovered %v, want a panic: %v", r, tt.panics)
 					}
 				}()
-				collectingOften(func() {
-					during = gcPercent()
-					if tt.panics {
-						panic("build failed")
-					}
-				})
+				done := collectOften()
+				defer done()
+				defer done() // a second call changes nothing
+				during = gcPercent()
+				if tt.panics {
+					panic("build failed")
+				}
 			}()
 			if during != tt.while {
 				t.Errorf("GOGC during: %d, want %d", during, tt.while)
@@ -59,29 +62,27 @@ func TestCollectingOften(t *testing.T) {
 	}
 }
 
-// TestCollectingOftenOverlapping: builds that overlap halve the setting once
+// TestCollectOftenOverlapping: builds that overlap halve the setting once
 // and leave it as it was when the last one ends, though the first to start
 // ends first.
-func TestCollectingOftenOverlapping(t *testing.T) {
+func TestCollectOftenOverlapping(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	debug.SetGCPercent(200)
 	firstIn, firstOut, firstDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	secondIn, secondOut, secondDone := make(chan int), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(firstDone)
-		collectingOften(func() {
-			close(firstIn)
-			<-firstOut
-		})
+		defer collectOften()()
+		close(firstIn)
+		<-firstOut
 	}()
 	<-firstIn
 	go func() {
 		defer close(secondDone)
-		collectingOften(func() {
-			secondIn <- gcPercent()
-			<-secondOut
-			secondIn <- gcPercent()
-		})
+		defer collectOften()()
+		secondIn <- gcPercent()
+		<-secondOut
+		secondIn <- gcPercent()
 	}()
 	if got := <-secondIn; got != 100 {
 		t.Errorf("GOGC with two builds running: %d, want 100, halved once", got)
@@ -99,8 +100,9 @@ func TestCollectingOftenOverlapping(t *testing.T) {
 }
 
 // TestReloadCollectsOften: a reload's build runs with GOGC halved, the first
-// load (nothing served, so one snapshot live) with it as it was, and a
-// reload leaves it as it found it, rejected or not. The loader's clock is
+// load (nothing served, so one snapshot live) with it as it was; a reload
+// leaves it as it found it, rejected or not, and has collected the snapshot
+// it replaced. The loader's clock is
 // read around the build and, when it passes, inside it: that is where the
 // test looks.
 func TestReloadCollectsOften(t *testing.T) {
@@ -128,6 +130,10 @@ func TestReloadCollectsOften(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen = seen[:0]
+		var collected atomic.Bool
+		if old := store.Current(); old != nil {
+			runtime.AddCleanup(old, func(b *atomic.Bool) { b.Store(true) }, &collected)
+		}
 		if st := store.Reload(true); st.Outcome != s.want {
 			t.Fatalf("%s: outcome %v (%v), want %v", s.name, st.Outcome, st.Err, s.want)
 		}
@@ -136,6 +142,16 @@ func TestReloadCollectsOften(t *testing.T) {
 		}
 		if got := gcPercent(); got != 100 {
 			t.Errorf("%s: GOGC after the reload %d, want 100", s.name, got)
+		}
+		// Cleanups run on a goroutine of their own after the collection
+		// that found the object dead; Reload's own collection is that one.
+		if s.name != "first load" && s.want == Activated {
+			for i := 0; i < 200 && !collected.Load(); i++ {
+				time.Sleep(time.Millisecond)
+			}
+			if !collected.Load() {
+				t.Errorf("%s: the replaced snapshot was not collected by the reload", s.name)
+			}
 		}
 	}
 }

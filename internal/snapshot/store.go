@@ -196,10 +196,11 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		}
 		// Two snapshots are live until the swap: collect more often
 		// meanwhile, so that the reload's peak stays under twice the
-		// steady memory.
-		collectingOften(func() {
-			runNiced(lendFor, func() { snap, err = s.loader.build(1, memo) })
-		})
+		// steady memory (gcpace.go), and once more before the pace goes
+		// back, below.
+		done := collectOften()
+		defer done()
+		runNiced(lendFor, func() { snap, err = s.loader.build(1, memo) })
 	}
 	var rej *Rejection
 	if err == nil || errors.As(err, &rej) {
@@ -222,6 +223,14 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		s.okCount.Add(1)
 		t := snap.LoadedAt
 		s.lastSuccess.Store(&t)
+	}
+	if st.Previous != "" {
+		// What the old snapshot, or the rejected build, held is garbage
+		// now. Collected at the reload's pace, it is gone before the
+		// collector lets the heap grow to twice a live set that still
+		// counted it: left to the next collection at the normal pace,
+		// that growth was the reload's peak.
+		runtime.GC()
 	}
 	return st
 }
