@@ -13,7 +13,8 @@ import (
 // before it collects again: so a full rebuild's peak came to 1.85–1.98 times
 // the steady RSS, against a target of at most twice. Collecting twice as
 // often while a reload builds, and once more after the swap before the pace
-// goes back (Store.Reload), keeps the peak lower, at the cost of more
+// goes back when the reload rebuilt much (Store.Reload), keeps the peak
+// lower, at the cost of more
 // collections during the build, which since the rules' origins lost their
 // pointers cost half what they did (BenchmarkCollectGenerated). A collector
 // the operator switched off (GOGC=off, with a memory limit) is left off.

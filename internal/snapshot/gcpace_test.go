@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/testfs"
+	"github.com/celine-eu/governanced/internal/treegen"
 )
 
 // gcPercent reads the collector's GOGC setting, which only writing one can.
@@ -152,6 +153,51 @@ func TestReloadCollectsOften(t *testing.T) {
 			if !collected.Load() {
 				t.Errorf("%s: the replaced snapshot was not collected by the reload", s.name)
 			}
+		}
+	}
+}
+
+// TestReloadCollectsAfterLargeRebuilds: a reload that rebuilt a quarter of
+// the units or more forces a collection; one that rebuilt one app of five,
+// or nothing, leaves its small garbage to the collector's own pace.
+func TestReloadCollectsAfterLargeRebuilds(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 5, Sources: 100, Seed: 3})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy"}})
+	forced := func() uint32 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.NumForcedGC
+	}
+	edit := func(app string) func() {
+		return func() { testfs.Replace(t, dir, "apps/"+app+"/governance.yaml", "sources:", "# edited\nsources:") }
+	}
+	steps := []struct {
+		name    string
+		change  func()
+		built   int
+		collect bool
+	}{
+		{"first load", func() {}, 5, false}, // nothing served: no old snapshot
+		{"nothing changed", func() {}, 0, false},
+		{"one app of five", edit("app_001"), 1, false},
+		{"two apps of five", func() { edit("app_002")(); edit("app_003")() }, 2, true},
+		{"every owner edited", func() {
+			testfs.ReplaceAll(t, dir, "owners.yaml", "name: Organisation ", "name: Organization ")
+		}, 5, true},
+	}
+	for _, s := range steps {
+		s.change()
+		before := forced()
+		st := store.Reload(true)
+		if st.Outcome != Activated || st.UnitsBuilt != s.built {
+			t.Fatalf("%s: outcome %v (%v), %d units built, want activated and %d", s.name, st.Outcome, st.Err, st.UnitsBuilt, s.built)
+		}
+		if got := forced() > before; got != s.collect {
+			t.Errorf("%s: forced a collection: %v, want %v", s.name, got, s.collect)
 		}
 	}
 }

@@ -224,7 +224,7 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		t := snap.LoadedAt
 		s.lastSuccess.Store(&t)
 	}
-	if st.Previous != "" {
+	if st.Previous != "" && rebuiltMuch(st) {
 		// What the old snapshot, or the rejected build, held is garbage
 		// now. Collected at the reload's pace, it is gone before the
 		// collector lets the heap grow to twice a live set that still
@@ -233,6 +233,15 @@ func (s *Store) Reload(force bool) *ReloadStatus {
 		runtime.GC()
 	}
 	return st
+}
+
+// rebuiltMuch reports whether a reload built a quarter of the units or more:
+// enough that what the old snapshot alone held is worth a collection of its
+// own. A reload that changed one app of many, or nothing (SIGHUP), leaves
+// garbage the normal pace handles; a full collection for it was a heap's
+// worth of marking for a few megabytes.
+func rebuiltMuch(st *ReloadStatus) bool {
+	return st.UnitsBuilt > 0 && 4*st.UnitsBuilt >= st.UnitsBuilt+st.UnitsReused
 }
 
 // LastReload is the last reload's status, or nil before the first.
