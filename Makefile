@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 IMAGE ?= governanced:$(VERSION)
 
-.PHONY: run build test fuzz lint bench load image
+.PHONY: run build test fuzz lint bench load image testdata
 
 run:
 	$(GO) run ./cmd/governanced serve
@@ -37,3 +37,8 @@ load:
 # Needs a Docker engine (not available on every machine).
 image:
 	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
+# Refresh testdata/ from a specification directory: make testdata SRC=/path/to/shared
+testdata:
+	@test -n "$(SRC)" || { echo "usage: make testdata SRC=/path/to/shared" >&2; exit 2; }
+	./scripts/sync-testdata.sh "$(SRC)"

@@ -1,0 +1,91 @@
+// Package testcorpus finds the test data the project keeps under the
+// repository's top-level testdata/ directory, or a directory named by an
+// environment variable instead, for tests of every package.
+//
+// A corpus-driven test states how many inputs it expects: a missing directory
+// or a corpus much smaller than expected fails the test rather than letting it
+// pass on whatever is left.
+package testcorpus
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Root returns the absolute path of the repository's testdata/ directory,
+// found by walking up from the working directory to the directory holding
+// go.mod. It fails the test when there is none.
+func Root(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			root := filepath.Join(dir, "testdata")
+			if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+				tb.Fatalf("test data directory %s is missing: the repository's testdata/ holds every file the tests read", root)
+			}
+			return root
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("no go.mod above the working directory: cannot find the repository's testdata/")
+		}
+		dir = parent
+	}
+}
+
+// Path returns testdata/<rel> (rel slash-separated), failing the test when it
+// does not exist.
+func Path(tb testing.TB, rel string) string {
+	tb.Helper()
+	p := filepath.Join(Root(tb), filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("test data %s is missing (scripts/sync-testdata.sh refreshes testdata/): %v", p, err)
+	}
+	return p
+}
+
+// Dir returns the directory a corpus is read from: the value of the
+// environment variable env when it is set, else testdata/<rel>. It fails the
+// test when the directory does not exist.
+func Dir(tb testing.TB, env, rel string) string {
+	tb.Helper()
+	if d := os.Getenv(env); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			tb.Fatalf("%s=%s: not a directory", env, d)
+		}
+		return abs
+	}
+	return Path(tb, rel)
+}
+
+// Glob returns the files matching pattern (filepath.Glob syntax) under dir,
+// failing the test when fewer than min match: a corpus that shrank would
+// otherwise let the test pass on what is left.
+func Glob(tb testing.TB, dir, pattern string, min int) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(files) < min {
+		tb.Fatalf("%s: %d files match %s, expected at least %d: is the corpus missing or incomplete?", dir, len(files), pattern, min)
+	}
+	return files
+}
+
+// AtLeast fails the test when a corpus yielded fewer than min inputs.
+func AtLeast(tb testing.TB, what string, got, min int) {
+	tb.Helper()
+	if got < min {
+		tb.Fatalf("%s: %d inputs, expected at least %d: is the corpus missing or incomplete?", what, got, min)
+	}
+}
