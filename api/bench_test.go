@@ -4,13 +4,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // discard is a ResponseWriter that keeps nothing, so a benchmark measures
@@ -27,10 +27,7 @@ func (d *discard) WriteHeader(code int)        { d.status = code }
 // realServer serves the 17 reference apps with dataset-api's owners.
 func realServer(b *testing.B) http.Handler {
 	b.Helper()
-	ref := "../../shared/reference"
-	if _, err := os.Stat(filepath.Join(ref, "celine-pipelines", "apps")); err != nil {
-		b.Skip("the reference tree is not beside the checkout")
-	}
+	ref := testcorpus.Path(b, "reference")
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{filepath.Join(ref, "celine-pipelines")},
 		Owners: []string{filepath.Join(ref, "dataset-api", "owners.yaml")},

@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // FuzzStateless sends arbitrary text as the document of POST /resolve, a
 // block of POST /merge and the policy of POST /policy/evaluate: the answer is
 // always 200 or a client-error problem, never a 5xx, and always JSON.
 func FuzzStateless(f *testing.F) {
-	paths, _ := filepath.Glob("../../shared/reference/celine-pipelines/apps/*/governance.yaml")
-	paths = append(paths, "../../shared/reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b/example-policy.yml")
+	paths := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	paths = append(paths, testcorpus.Path(f, "reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b/example-policy.yml"))
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

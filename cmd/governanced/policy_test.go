@@ -13,12 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
-const (
-	policyCasesDir = "../../../shared/spec/policy-cases"
-	bouncerPairDir = "../../../shared/reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b"
-)
+// policyCases are the conformance cases of spec §9, one directory each.
+var policyCases = testcorpus.Corpus{Env: "GOVERNANCE_POLICY_CASES_DIR", Rel: "policy-cases", Count: 68}
+
+// bouncerPair is the real dbt base/head pair with its example policy.
+const bouncerPair = "reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b"
 
 type policyRun struct {
 	code           int
@@ -45,6 +47,7 @@ func (r policyRun) report(t *testing.T) map[string]any {
 // TestPolicyCheckConformanceCases runs every case of spec §9 through the
 // command line: policy file bytes, --changeset, --fail-on policy, JSON report.
 func TestPolicyCheckConformanceCases(t *testing.T) {
+	policyCasesDir := policyCases.Dir(t)
 	entries, err := os.ReadDir(policyCasesDir)
 	if err != nil {
 		t.Fatal(err)
@@ -114,9 +117,7 @@ func TestPolicyCheckConformanceCases(t *testing.T) {
 			}
 		})
 	}
-	if ran != 68 {
-		t.Errorf("ran %d cases, want 68", ran)
-	}
+	policyCases.Check(t, ran)
 }
 
 func writePolicyFile(t *testing.T, dir, name, content string) string {
@@ -209,7 +210,7 @@ func TestPolicyCheckResolutionAndExitCodes(t *testing.T) {
 // TestPolicyCheckFromDbtArtifacts drives the real dbt-bouncer pair through the
 // command line: artifacts → level-1 changeset → the verdict its folder states.
 func TestPolicyCheckFromDbtArtifacts(t *testing.T) {
-	pair, _ := filepath.Abs(bouncerPairDir)
+	pair := testcorpus.Path(t, bouncerPair)
 	r := runPolicyCheckT(t, t.TempDir(),
 		"--policy", filepath.Join(pair, "example-policy.yml"),
 		"--manifest", filepath.Join(pair, "head/manifest.json"), "--catalog", filepath.Join(pair, "head/catalog.json"),

@@ -24,9 +24,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
-
-const shared = "../../../shared"
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines to write while
 // a test reads.
@@ -165,11 +164,7 @@ func (s *server) status(t *testing.T) status {
 // temporary tree.
 func realTree(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join(shared, "reference", "celine-pipelines", "apps")
-	paths, _ := filepath.Glob(filepath.Join(src, "*", "governance.yaml"))
-	if len(paths) != 17 {
-		t.Skipf("want the 17 reference files under %s, found %d", src, len(paths))
-	}
+	paths := testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 	dir := t.TempDir()
 	copyFile := func(from, to string) {
 		b, err := os.ReadFile(from)
@@ -184,7 +179,7 @@ func realTree(t *testing.T) string {
 	for _, p := range paths {
 		copyFile(p, filepath.Join(dir, "apps", filepath.Base(filepath.Dir(p)), "governance.yaml"))
 	}
-	copyFile(filepath.Join(shared, "reference", "dataset-api", "owners.yaml"), filepath.Join(dir, "owners.yaml"))
+	copyFile(testcorpus.Path(t, "reference/dataset-api/owners.yaml"), filepath.Join(dir, "owners.yaml"))
 	return dir
 }
 
@@ -198,7 +193,7 @@ type confCase struct {
 // realCases are the conformance cases of the real files, with their app.
 func realCases(t *testing.T) map[string][]confCase {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(shared, "conformance", "real-*.json"))
+	paths := testcorpus.Glob(t, testcorpus.Path(t, "conformance"), "real-*.json", 18)
 	out := map[string][]confCase{}
 	for _, p := range paths {
 		app := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "real-"), ".json")

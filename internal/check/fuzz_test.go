@@ -8,10 +8,9 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
-
-const reference = "../../../shared/reference"
 
 // fuzzTree lays out one app (base and overlay), an owners registry and a
 // placeholder map in a fresh directory and runs the check on it with every
@@ -67,7 +66,7 @@ func holdReport(t *testing.T, rep *Report) {
 }
 
 func readReference(f *testing.F, rel string) []byte {
-	data, err := os.ReadFile(filepath.Join(reference, rel))
+	data, err := os.ReadFile(filepath.Join(testcorpus.Path(f, "reference"), rel))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // writes testdata/cases/<id>/case.json and testdata/cases/<id>/tree/.
 var regen = flag.Bool("regen", false, "regenerate testdata/cases from the check specification")
 
-const specPath = "../../../shared/spec/check.md"
+const specPath = "../../testdata/spec/check.md"
 
 // specCase is one worked case as case.json stores it. Summary and OK are
 // absent for a case the specification gives as "Findings: none".

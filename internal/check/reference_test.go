@@ -1,27 +1,21 @@
 package check
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
-// referenceRoot is the celine-pipelines checkout the specification's §12a
+// referenceDir is the celine-pipelines checkout the specification's §12a
 // was measured on, read in place.
-const referenceRoot = "../../../shared/reference/celine-pipelines"
-
 func referenceDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(referenceRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !isDir(filepath.Join(dir, "apps")) {
-		t.Skipf("the reference tree is not at %s", dir)
-	}
+	dir := testcorpus.Path(t, "reference/celine-pipelines")
+	testcorpus.Glob(t, dir, "apps/*/governance.yaml", 17)
 	return dir
 }
 

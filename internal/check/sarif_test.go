@@ -62,7 +62,7 @@ func TestSARIFValidates(t *testing.T) {
 		runs = append(runs, run{c.ID, filepath.Join("testdata/cases", c.ID, "tree"), inv.Options})
 	}
 	runs = append(runs,
-		run{"reference", referenceRoot, Options{Paths: []string{"apps/*"}}},
+		run{"reference", referenceDir(t), Options{Paths: []string{"apps/*"}}},
 		run{"awkward-paths", "testdata/cases/C01/tree", Options{Paths: []string{"apps/[ab] x/*", "apps/%zz", "apps/*"}}},
 	)
 	for _, r := range runs {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // caseFile is one conformance file (celine-governance-conformance/1).
@@ -123,19 +125,14 @@ func classify(err error) string {
 	return "unclassified"
 }
 
+// corpus is the conformance suite: testdata/conformance, or the directory
+// GOVERNANCE_CONFORMANCE_DIR names. The files a case refers to ("ref") are
+// read relative to the suite directory's parent, which holds reference/.
+var corpus = testcorpus.Corpus{Env: "GOVERNANCE_CONFORMANCE_DIR", Rel: "conformance", Count: 1194}
+
 func conformanceDir(t *testing.T) (casesDir, sharedDir string) {
-	if d := os.Getenv("GOVERNANCE_CONFORMANCE_DIR"); d != "" {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return abs, filepath.Dir(abs)
-	}
-	shared, err := filepath.Abs(filepath.Join("..", "..", "..", "shared"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(shared, "conformance"), shared
+	dir := corpus.Dir(t)
+	return dir, filepath.Dir(dir)
 }
 
 func loadCases(t *testing.T) []*Case {
@@ -146,7 +143,7 @@ func loadCases(t *testing.T) []*Case {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatalf("no conformance files in %s (set GOVERNANCE_CONFORMANCE_DIR)", dir)
+		t.Fatalf("no conformance files in %s", dir)
 	}
 	sort.Strings(files)
 	var all []*Case
@@ -167,6 +164,7 @@ func loadCases(t *testing.T) []*Case {
 			all = append(all, c)
 		}
 	}
+	corpus.Check(t, len(all))
 	return all
 }
 
@@ -189,7 +187,7 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	for op, n := range skippedOps {
-		t.Logf("skipped %d %q cases: operation not implemented yet", n, op)
+		t.Errorf("%d cases of operation %q: no operation of that name is implemented", n, op)
 	}
 	line := fmt.Sprintf("conformance: %d cases, %d passed, %d failed", len(cases), passed, failed)
 	if skipped > 0 {

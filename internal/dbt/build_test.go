@@ -11,8 +11,9 @@ import (
 	"github.com/celine-eu/governanced/internal/policy"
 )
 
-// referenceDir holds real dbt artifacts (shared/reference/dbt/dbt-bouncer).
-const referenceDir = "../../../shared/reference/dbt/dbt-bouncer"
+// referenceDir holds real dbt artifacts (testdata/reference/dbt/dbt-bouncer
+// at the repository's top).
+const referenceDir = "../../testdata/reference/dbt/dbt-bouncer"
 
 var pairDir = filepath.Join(referenceDir, "pair-a2094336-f5b6f07b")
 

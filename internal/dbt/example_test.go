@@ -9,7 +9,7 @@ import (
 )
 
 func ExampleBuild() {
-	dir := "../../../shared/reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b"
+	dir := "../../testdata/reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b"
 	read := func(name string) []byte {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

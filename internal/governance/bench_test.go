@@ -3,22 +3,17 @@ package governance_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
-const realApps = "../../../shared/reference/celine-pipelines/apps"
-
 func realFiles(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	paths, _ := filepath.Glob(filepath.Join(realApps, "*", "governance.yaml"))
-	if len(paths) != 17 {
-		tb.Skipf("want the 17 reference files under %s, found %d", realApps, len(paths))
-	}
+	paths := testcorpus.Glob(tb, testcorpus.Path(tb, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 	files := map[string][]byte{}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -16,7 +16,7 @@ import (
 // renders to valid JSON — alone, merged with itself as an overlay, and as a
 // facet. Seeded with the reference apps' governance.yaml files.
 func FuzzParse(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("../../../shared/reference/celine-pipelines/apps", "*", "governance.yaml"))
+	paths := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -4,15 +4,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // FuzzParse feeds the registry loader arbitrary documents: it must never panic,
 // and whatever it accepts must build into a registry whose lookups agree.
 func FuzzParse(f *testing.F) {
 	// dataset-api's registry as it is today, then the package's own cases.
-	if b, err := os.ReadFile("../../../shared/reference/dataset-api/owners.yaml"); err == nil {
-		f.Add(b)
+	b, err := os.ReadFile(testcorpus.Path(f, "reference/dataset-api/owners.yaml"))
+	if err != nil {
+		f.Fatal(err)
 	}
+	f.Add(b)
 	for _, name := range []string{"dataset-api-owners.yaml", "merged-base.yaml", "merged-deploy.yaml", "partial.yaml"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {

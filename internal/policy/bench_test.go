@@ -73,7 +73,7 @@ func BenchmarkSeedPolicies(b *testing.B) {
 	cs := benchChangeset()
 	var all []*Policy
 	for _, sp := range seedExamplePolicies {
-		data, err := os.ReadFile(filepath.Join(casesDir, sp.caseDir, "policy.yml"))
+		data, err := os.ReadFile(filepath.Join(policyCases.Dir(b), sp.caseDir, "policy.yml"))
 		if err != nil {
 			b.Fatal(err)
 		}

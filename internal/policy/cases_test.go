@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
-// casesDir holds the conformance cases of spec §9, read in place.
-const casesDir = "../../../shared/spec/policy-cases"
+// policyCases are the conformance cases of spec §9, one directory each.
+var policyCases = testcorpus.Corpus{Env: "GOVERNANCE_POLICY_CASES_DIR", Rel: "policy-cases", Count: 68}
 
 type caseExpectation struct {
 	PolicyVerdict json.RawMessage `json:"policy_verdict"`
@@ -32,6 +34,7 @@ type policyCase struct {
 
 func loadCases(t testing.TB) []policyCase {
 	t.Helper()
+	casesDir := policyCases.Dir(t)
 	entries, err := os.ReadDir(casesDir)
 	if err != nil {
 		t.Fatalf("reading the conformance cases: %v", err)
@@ -58,9 +61,7 @@ func loadCases(t testing.TB) []policyCase {
 		}
 		cases = append(cases, c)
 	}
-	if len(cases) != 68 {
-		t.Fatalf("found %d cases in %s, want 68", len(cases), casesDir)
-	}
+	policyCases.Check(t, len(cases))
 	return cases
 }
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 var knownCodes = map[string]bool{
@@ -20,10 +22,7 @@ var knownCodes = map[string]bool{
 
 // caseFiles returns the named file of every conformance case that has one.
 func caseFiles(f *testing.F, name string) [][]byte {
-	paths, err := filepath.Glob(filepath.Join(casesDir, "*", name))
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no %s under %s: %v", name, casesDir, err)
-	}
+	paths := testcorpus.Glob(f, policyCases.Dir(f), filepath.Join("*", name), 1)
 	var out [][]byte
 	for _, p := range paths {
 		data, err := os.ReadFile(p)

@@ -12,19 +12,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
-
-const shared = "../../../shared"
 
 // copyReal copies the 17 reference apps into a temporary tree.
 func copyReal(t testing.TB) string {
 	t.Helper()
-	src := filepath.Join(shared, "reference", "celine-pipelines", "apps")
-	paths, _ := filepath.Glob(filepath.Join(src, "*", "governance.yaml"))
-	if len(paths) != 17 {
-		t.Skipf("want the 17 reference files under %s, found %d", src, len(paths))
-	}
+	paths := testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 	files := map[string]string{}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -47,7 +42,7 @@ type conformanceCase struct {
 // realResolveCases are the resolve cases of the real files: app → cases.
 func realResolveCases(t testing.TB) map[string][]conformanceCase {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(shared, "conformance", "real-*.json"))
+	paths := testcorpus.Glob(t, testcorpus.Path(t, "conformance"), "real-*.json", 18)
 	out := map[string][]conformanceCase{}
 	for _, p := range paths {
 		var f struct {

@@ -89,3 +89,29 @@ func AtLeast(tb testing.TB, what string, got, min int) {
 		tb.Fatalf("%s: %d inputs, expected at least %d: is the corpus missing or incomplete?", what, got, min)
 	}
 }
+
+// A Corpus is a directory of test inputs that an environment variable can
+// replace, with the number of inputs the project's own copy holds.
+type Corpus struct {
+	Env   string // the variable naming another directory, e.g. GOVERNANCE_CONFORMANCE_DIR
+	Rel   string // the directory under testdata/, slash-separated
+	Count int    // how many inputs testdata/<Rel> holds
+}
+
+// Dir returns the corpus directory (see the package-level Dir).
+func (c Corpus) Dir(tb testing.TB) string {
+	tb.Helper()
+	return Dir(tb, c.Env, c.Rel)
+}
+
+// Check fails the test when a run found fewer inputs than expected: the
+// project's own copy must hold at least Count, a directory named by Env at
+// least one, since a held-back or updated set may be any size.
+func (c Corpus) Check(tb testing.TB, got int) {
+	tb.Helper()
+	min := c.Count
+	if os.Getenv(c.Env) != "" {
+		min = 1
+	}
+	AtLeast(tb, c.Dir(tb), got, min)
+}

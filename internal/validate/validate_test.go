@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/yaml11"
 	"github.com/celine-eu/governanced/schemas"
 )
@@ -528,7 +529,7 @@ func TestRealFiles(t *testing.T) {
 			t.Errorf("%s: %v %v", f, keys, err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(sharedDir(t), "reference", "dataset-api", "owners.yaml"))
+	data, err := os.ReadFile(testcorpus.Path(t, "reference/dataset-api/owners.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,21 +539,8 @@ func TestRealFiles(t *testing.T) {
 	}
 }
 
-// sharedDir is the shared/ directory beside the checkout, or the parent of
-// GOVERNANCE_CONFORMANCE_DIR, as the conformance harness finds it.
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("GOVERNANCE_CONFORMANCE_DIR"); d != "" {
-		return filepath.Dir(d)
-	}
-	return filepath.Join("..", "..", "..", "shared")
-}
-
 func realGovernanceFiles(t testing.TB) []string {
-	files, err := filepath.Glob(filepath.Join(sharedDir(t), "reference", "celine-pipelines", "apps", "*", "governance.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 }
 
 func BenchmarkSchemaErrorsRealFiles(b *testing.B) {

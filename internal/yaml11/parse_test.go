@@ -3,8 +3,9 @@ package yaml11
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 func TestParseScalars(t *testing.T) {
@@ -142,11 +143,13 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	// The real documents this reader exists for, and a bomb it must refuse.
-	refs, _ := filepath.Glob("../../../shared/reference/celine-pipelines/apps/*/governance.yaml")
-	for _, p := range append(refs, "../../../shared/reference/dataset-api/owners.yaml") {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data)
+	refs := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	for _, p := range append(refs, testcorpus.Path(f, "reference/dataset-api/owners.yaml")) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
 	f.Add([]byte(laughs(9)))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	upstream "go.yaml.in/yaml/v3"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // The fork must read every stream exactly as go.yaml.in/yaml/v3 does: the
@@ -72,7 +74,7 @@ func TestMatchesYAMLv3(t *testing.T) {
 	for i, s := range edgeCases {
 		inputs[fmt.Sprintf("edge case %d", i)] = []byte(s)
 	}
-	for _, root := range []string{"../..", "../../../shared/reference"} {
+	for _, root := range []string{"../..", testcorpus.Path(t, "reference")} {
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
 				if d != nil && d.IsDir() {
@@ -92,9 +94,9 @@ func TestMatchesYAMLv3(t *testing.T) {
 	for i, s := range strs {
 		inputs[fmt.Sprintf("conformance string %d", i)] = []byte(s)
 	}
-	if len(inputs) < len(edgeCases)+50 {
-		t.Fatalf("only %d inputs found; the repository's YAML files are missing", len(inputs))
-	}
+	// About 21,800: the repository's YAML files, the reference files and
+	// the conformance strings.
+	testcorpus.AtLeast(t, "yaml.v3 comparison", len(inputs), 20000)
 	t.Logf("%d inputs, %d of them strings of the conformance cases", len(inputs), len(strs))
 	for name, data := range inputs {
 		if diff := compareStreams(data); diff != "" {
@@ -107,11 +109,12 @@ func FuzzTree(f *testing.F) {
 	for _, s := range edgeCases {
 		f.Add([]byte(s))
 	}
-	refs, _ := filepath.Glob("../../../shared/reference/celine-pipelines/apps/*/governance.yaml")
-	for _, p := range refs {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data)
+	for _, p := range testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if diff := compareStreams(data); diff != "" {
@@ -245,7 +248,7 @@ func (c *comparison) walk(m *Node, t *upstream.Node, path string) string {
 // enough to be a document: inputs, expected outputs and messages alike. Any
 // text is a fair input for the comparison.
 func conformanceStrings(t *testing.T) []string {
-	files, _ := filepath.Glob("../../../shared/conformance/*.json")
+	files := testcorpus.Glob(t, testcorpus.Path(t, "conformance"), "*.json", 31)
 	var out []string
 	var collect func(v any)
 	collect = func(v any) {
