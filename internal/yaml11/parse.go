@@ -1,6 +1,7 @@
 package yaml11
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	yaml "github.com/celine-eu/governanced/internal/yamltree"
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Error is a document that PyYAML's safe loader would refuse: a syntax error, a
@@ -86,15 +87,16 @@ func ParseWithWarnings(data []byte, limits Limits) (*Node, []Warning, error) {
 	if len(data) > limits.MaxBytes {
 		return nil, nil, &Error{Msg: fmt.Sprintf("document is %d bytes, more than the limit of %d", len(data), limits.MaxBytes)}
 	}
-	dec := yaml.NewDecoder(data)
-	doc, err := dec.Decode()
-	if err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	doc := new(yaml.Node)
+	if err := dec.Decode(doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return &Node{Kind: Null, Pos: Pos{1, 1}}, nil, nil
 		}
 		return nil, nil, syntaxError(err)
 	}
-	if second, err := dec.Decode(); !errors.Is(err, io.EOF) {
+	var second yaml.Node
+	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
 		if err != nil {
 			return nil, nil, syntaxError(err)
 		}
