@@ -9,5 +9,5 @@
 // executable.
 //
 // This package only stores the documents. Validating a YAML document against
-// them, with positions and the reference's error wording, is internal/validate.
+// them, with positions and the reference's error wording, is internal/schema.
 package schemas

@@ -16,7 +16,7 @@ var domainPackages = []string{
 	"internal/yaml11",
 	"internal/governance",
 	"internal/owners",
-	"internal/validate",
+	"internal/schema",
 	"internal/check",
 	"internal/policy",
 	"internal/dbt",

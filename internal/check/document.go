@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/validate"
+	"github.com/celine-eu/governanced/internal/schema"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -42,7 +42,7 @@ func with(segs []string, more ...string) []string {
 // loaded is a YAML document read for the check, or the reason it was not.
 type loaded struct {
 	data []byte
-	root *yaml11.Node // validate.Document applied: an empty document is an empty mapping
+	root *yaml11.Node // schema.Document applied: an empty document is an empty mapping
 	dups []yaml11.Warning
 }
 
@@ -76,7 +76,7 @@ func parseYAML(data []byte, err error, disp string, fail func(Finding)) *loaded 
 		fail(f)
 		return nil
 	}
-	doc := validate.Document(root)
+	doc := schema.Document(root)
 	if doc.Kind != yaml11.Map {
 		fail(Finding{Severity: Error, Code: CodeNotAMapping, File: disp, Line: doc.Pos.Line, Column: doc.Pos.Column, Path: str(""),
 			Message: fmt.Sprintf("the document must be a mapping, not %s", yaml11.Describe(doc))})
@@ -215,7 +215,7 @@ func (c *checker) loadGovernance(f *govFile, schema string, data []byte, readErr
 	f.root = l.root
 	duplicateKeys(l, f.display, fail, sourceDataset)
 
-	for _, v := range mustSchemaErrors(l.root, schema, f.display) {
+	for _, v := range mustViolations(l.root, schema, f.display) {
 		fail(violationFinding(CodeSchemaViolation, f.display, v))
 	}
 	root := l.root
@@ -268,7 +268,7 @@ func (c *checker) blockRules(disp string, block *yaml11.Node, segs []string, ds 
 		}
 		// The published schema lets nested content through (validation.md
 		// §2.7); the gate validates it as the block it is (decision D18).
-		for _, v := range blockSchema().ErrorsAt(inner, disp, toPath(effSegs)) {
+		for _, v := range blockSchema().ViolationsAt(inner, disp, toPath(effSegs)) {
 			fail(violationFinding(CodeSchemaViolation, disp, v))
 		}
 		if inner.Kind != yaml11.Map {
@@ -324,16 +324,16 @@ func (c *checker) blockRules(disp string, block *yaml11.Node, segs []string, ds 
 	}
 }
 
-func toPath(segs []string) validate.Path {
-	p := make(validate.Path, len(segs))
+func toPath(segs []string) schema.Path {
+	p := make(schema.Path, len(segs))
 	for i, s := range segs {
-		p[i] = validate.Key(s)
+		p[i] = schema.Key(s)
 	}
 	return p
 }
 
 // violationFinding turns one schema error into a finding (check.md §6.1).
-func violationFinding(code, disp string, v validate.Violation) Finding {
+func violationFinding(code, disp string, v schema.Violation) Finding {
 	f := Finding{Severity: Error, Code: code, File: disp, Line: v.Pos.Line, Column: v.Pos.Column,
 		Path: str(v.Path.Pointer()), Subject: str(v.Subject()), Message: v.String()}
 	if code == CodeSchemaViolation && len(v.Path) >= 2 && !v.Path[0].IsIndex() && v.Path[0].Key() == "sources" && !v.Path[1].IsIndex() {
@@ -342,8 +342,8 @@ func violationFinding(code, disp string, v validate.Violation) Finding {
 	return f
 }
 
-func mustSchemaErrors(doc *yaml11.Node, name, disp string) []validate.Violation {
-	vs, err := validate.SchemaErrors(doc, name, disp)
+func mustViolations(doc *yaml11.Node, name, disp string) []schema.Violation {
+	vs, err := schema.Violations(doc, name, disp)
 	if err != nil {
 		// Only an unknown schema name fails, and the names are constants.
 		panic(fmt.Sprintf("check: schema %s: %v", name, err))
@@ -351,8 +351,8 @@ func mustSchemaErrors(doc *yaml11.Node, name, disp string) []validate.Violation 
 	return vs
 }
 
-func blockSchema() *validate.Schema {
-	s, err := validate.Load("governance#/$defs/governanceBlock")
+func blockSchema() *schema.Schema {
+	s, err := schema.Load("governance#/$defs/governanceBlock")
 	if err != nil {
 		panic(fmt.Sprintf("check: block schema: %v", err))
 	}

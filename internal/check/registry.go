@@ -33,7 +33,7 @@ func (c *checker) loadOwners() {
 			clean = false
 			continue
 		}
-		for _, v := range mustSchemaErrors(l.root, schemas.Owners, disp) {
+		for _, v := range mustViolations(l.root, schemas.Owners, disp) {
 			t.add(violationFinding(CodeOwnersSchemaViolation, disp, v))
 		}
 		if t.errors {

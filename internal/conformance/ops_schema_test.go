@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/celine-eu/governanced/internal/validate"
+	"github.com/celine-eu/governanced/internal/schema"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -17,7 +17,7 @@ func init() {
 // classifyValidate names the errors of internal/validate: a failed validation
 // (schema violations, or unknown keys under strict) is a validation_error.
 func classifyValidate(err error) string {
-	var ve *validate.Error
+	var ve *schema.Error
 	if errors.As(err, &ve) {
 		return "validation_error"
 	}
@@ -27,7 +27,7 @@ func classifyValidate(err error) string {
 type schemaErrorsResult struct {
 	Count     int             `json:"count"`
 	Locations []string        `json:"locations"`
-	Paths     []validate.Path `json:"paths"`
+	Paths     []schema.Path `json:"paths"`
 }
 
 func opSchemaErrors(t *testing.T, c *Case) (any, error) {
@@ -43,14 +43,14 @@ func opSchemaErrors(t *testing.T, c *Case) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	vs, err := validate.SchemaErrors(validate.Document(root), c.StringArg("schema"), name)
+	vs, err := schema.Violations(schema.Document(root), c.StringArg("schema"), name)
 	if err != nil {
 		return nil, err
 	}
-	res := schemaErrorsResult{Count: len(vs), Locations: []string{}, Paths: []validate.Path{}}
+	res := schemaErrorsResult{Count: len(vs), Locations: []string{}, Paths: []schema.Path{}}
 	for _, v := range vs {
 		res.Locations = append(res.Locations, v.Path.String())
-		res.Paths = append(res.Paths, append(validate.Path{}, v.Path...))
+		res.Paths = append(res.Paths, append(schema.Path{}, v.Path...))
 	}
 	return res, nil
 }

@@ -9,6 +9,6 @@
 // owners claim) come back as structured Warning values naming file and line, for
 // the caller to present.
 //
-// It is not the JSON Schema (see schemas and internal/validate) and it does not
+// It is not the JSON Schema (see schemas and internal/schema) and it does not
 // decide which datasets' owners must resolve — that is the tree check's rule.
 package owners

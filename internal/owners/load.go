@@ -6,7 +6,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/celine-eu/governanced/internal/validate"
+	"github.com/celine-eu/governanced/internal/schema"
 	"github.com/celine-eu/governanced/internal/yaml11"
 	"github.com/celine-eu/governanced/schemas"
 )
@@ -17,7 +17,7 @@ type Options struct {
 	// error. (The two historical loaders disagreed; the caller chooses.)
 	MissingOK bool
 	// Validate checks the document against the owners schema before parsing;
-	// any violation fails the load with every error listed (a *validate.Error).
+	// any violation fails the load with every error listed (a *schema.Error).
 	Validate bool
 }
 
@@ -32,7 +32,7 @@ type File struct {
 // Load reads and builds one registry file (owners.md §4.1). Errors: an
 // *Error of kind NotFound (missing file), Malformed (a non-mapping root) or
 // Invalid (a value that does not fit its field); a *yaml11.Error wrapped with
-// the path; a *validate.Error when Validate is set and the schema fails.
+// the path; a *schema.Error when Validate is set and the schema fails.
 func Load(path string, opts Options) (*Registry, error) {
 	f, err := ReadFile(path, opts)
 	if err != nil {
@@ -77,14 +77,14 @@ func Parse(data []byte, source string, opts Options) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	doc := validate.Document(root)
+	doc := schema.Document(root)
 	if opts.Validate {
-		vs, err := validate.SchemaErrors(doc, schemas.Owners, source)
+		vs, err := schema.Violations(doc, schemas.Owners, source)
 		if err != nil {
 			return nil, err
 		}
 		if len(vs) > 0 {
-			return nil, &validate.Error{Source: source, Violations: vs}
+			return nil, &schema.Error{Source: source, Violations: vs}
 		}
 	}
 	entries, err := parseDocument(doc, source)

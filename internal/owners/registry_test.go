@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/celine-eu/governanced/internal/validate"
+	"github.com/celine-eu/governanced/internal/schema"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -341,9 +341,9 @@ func TestValidateOption(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.src), "o.yaml", Options{Validate: true})
-		var ve *validate.Error
+		var ve *schema.Error
 		if !errors.As(err, &ve) {
-			t.Errorf("%q: %v, want a *validate.Error", tt.src, err)
+			t.Errorf("%q: %v, want a *schema.Error", tt.src, err)
 			continue
 		}
 		if diff := cmp.Diff(tt.want, ve.Lines()); diff != "" {
@@ -429,7 +429,7 @@ func TestMaterialise(t *testing.T) {
 
 	// Each file is validated strictly on its own: a partial file fails.
 	_, err = LoadAll(filepath.Join("testdata", "merged-base.yaml"), filepath.Join("testdata", "partial.yaml"))
-	var ve *validate.Error
+	var ve *schema.Error
 	if !errors.As(err, &ve) || !strings.HasSuffix(ve.Source, "partial.yaml") {
 		t.Errorf("partial file: %v", err)
 	}

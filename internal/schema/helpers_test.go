@@ -1,4 +1,4 @@
-package validate
+package schema
 
 import "encoding/json"
 

@@ -1,20 +1,20 @@
-package validate_test
+package schema_test
 
 import (
 	"fmt"
 
-	"github.com/celine-eu/governanced/internal/validate"
+	"github.com/celine-eu/governanced/internal/schema"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
-func ExampleSchemaErrors() {
+func ExampleViolations() {
 	root, _ := yaml11.Parse([]byte(`defaults:
   access_level: public
   dcat:
     temporal: {start: 2024-01-01}
 sources: {}
 `))
-	vs, _ := validate.SchemaErrors(validate.Document(root), "governance", "governance.yaml")
+	vs, _ := schema.Violations(schema.Document(root), "governance", "governance.yaml")
 	for _, v := range vs {
 		fmt.Printf("%d:%d %s\n", v.Pos.Line, v.Pos.Column, v)
 	}
@@ -23,14 +23,14 @@ sources: {}
 	// 4:5 defaults/dcat: {'temporal': {'start': datetime.date(2024, 1, 1)}} is not valid under any of the given schemas
 }
 
-func ExampleValidate() {
+func ExampleCheckDocument() {
 	root, _ := yaml11.Parse([]byte("defaults: {acces_level: open}\nsources: {}\n"))
-	unknown, err := validate.Validate(root, "governance.yaml", false)
+	unknown, err := schema.CheckDocument(root, "governance.yaml", false)
 	fmt.Println(err)
 	for _, k := range unknown {
-		fmt.Println(validate.UnknownKeyWarning("governance.yaml", k))
+		fmt.Println(schema.UnknownKeyWarning("governance.yaml", k))
 	}
-	_, err = validate.Validate(root, "governance.yaml", true)
+	_, err = schema.CheckDocument(root, "governance.yaml", true)
 	fmt.Println(err)
 	// Output:
 	// <nil>

@@ -1,4 +1,4 @@
-package validate
+package schema
 
 import (
 	"bytes"
@@ -141,18 +141,18 @@ func (s *Schema) keywords(schemaURL string) map[string]any {
 	return m
 }
 
-// Errors returns every violation of the schema by doc, the root of a parsed
+// Violations returns every violation of the schema by doc, the root of a parsed
 // document, ordered as the reference orders them (validation.md §2.3). file is
 // recorded on each violation. doc is validated as it is: an empty document is
 // a null root (see Document for the reference's reading of empty documents).
-func (s *Schema) Errors(doc *yaml11.Node, file string) []Violation {
-	return s.ErrorsAt(doc, file, nil)
+func (s *Schema) Violations(doc *yaml11.Node, file string) []Violation {
+	return s.ViolationsAt(doc, file, nil)
 }
 
-// ErrorsAt is Errors for a value that sits at base inside a larger document:
+// ViolationsAt is Violations for a value that sits at base inside a larger document:
 // every violation's path starts with base. The tree check validates the content
 // of a nested governance: block this way (check.md §6.1).
-func (s *Schema) ErrorsAt(n *yaml11.Node, file string, base Path) []Violation {
+func (s *Schema) ViolationsAt(n *yaml11.Node, file string, base Path) []Violation {
 	if n == nil {
 		n = &yaml11.Node{Kind: yaml11.Null}
 	}
@@ -173,15 +173,15 @@ func (s *Schema) ErrorsAt(n *yaml11.Node, file string, base Path) []Violation {
 	return vs
 }
 
-// SchemaErrors validates doc against the schema called name (see Load): the
+// Violations checks doc against the schema called name (see Load): the
 // reference's schema_errors, with positions. It fails only for an unknown
 // schema name.
-func SchemaErrors(doc *yaml11.Node, name, file string) ([]Violation, error) {
+func Violations(doc *yaml11.Node, name, file string) ([]Violation, error) {
 	s, err := Load(name)
 	if err != nil {
 		return nil, err
 	}
-	return s.Errors(doc, file), nil
+	return s.Violations(doc, file), nil
 }
 
 // Document is the root the reference validates for a parsed file: an empty

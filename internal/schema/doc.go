@@ -1,4 +1,4 @@
-// Package validate checks YAML documents against governanced's JSON Schemas
+// Package schema checks YAML documents against governanced's JSON Schemas
 // (package schemas) the way the reference library does (validation.md):
 // every violation, never just the first, each with the file, line and column
 // of the offending value, its path from the root (keys and indices), and the
@@ -11,10 +11,10 @@
 // are left out where Python's validator cannot take them. Formats are never
 // asserted. The library underneath is santhosh-tekuri/jsonschema/v6 (ADR 0002).
 //
-// Validate adds the unknown-key step for governance documents: schema
+// CheckDocument adds the unknown-key step for governance documents: schema
 // violations fail, unknown keys warn (returned as values) or fail under strict.
 //
 // It is not the tree check: pairing bases with overlays, owners rules and the
-// report formats live in internal/check, which builds on SchemaErrors and the
-// nested-block validation of Schema.ErrorsAt.
-package validate
+// report formats live in internal/check, which builds on Violations and the
+// nested-block check of Schema.ViolationsAt.
+package schema

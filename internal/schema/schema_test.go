@@ -1,4 +1,4 @@
-package validate
+package schema
 
 import (
 	"errors"
@@ -33,7 +33,7 @@ func strs(vs []Violation) []string {
 	return out
 }
 
-func TestSchemaErrorsMessages(t *testing.T) {
+func TestViolationsMessages(t *testing.T) {
 	const levels = "['open', 'internal', 'restricted', 'secret', None]"
 	tests := []struct {
 		name, schema, doc string
@@ -197,7 +197,7 @@ func TestSchemaErrorsMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vs, err := SchemaErrors(parse(t, tt.doc), tt.schema, "f.yaml")
+			vs, err := Violations(parse(t, tt.doc), tt.schema, "f.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func TestSchemaErrorsMessages(t *testing.T) {
 
 func TestViolationDetails(t *testing.T) {
 	doc := parse(t, "defaults:\n  access_level: 5\n  dcat: {bogus: 1}\nsources: {}\ndepends_on:\n  - {b: 1, a: 2}\n")
-	vs, err := SchemaErrors(doc, schemas.Governance, "g.yaml")
+	vs, err := Violations(doc, schemas.Governance, "g.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestErrorsAtNestedBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs := s.ErrorsAt(block, "f.yaml", Path{Key("sources"), Key("a"), Key("governance")})
+	vs := s.ViolationsAt(block, "f.yaml", Path{Key("sources"), Key("a"), Key("governance")})
 	if diff := cmp.Diff([]string{"sources/a/governance/tags: 'x' is not of type 'array'"}, strs(vs)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -279,7 +279,7 @@ func TestAliasBombIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := SchemaErrors(Document(bomb), schemas.Governance, "bomb.yaml")
+	vs, err := Violations(Document(bomb), schemas.Governance, "bomb.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,8 +297,8 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("Load(%q) succeeded", name)
 		}
 	}
-	if _, err := SchemaErrors(parse(t, "{}"), "nope", ""); err == nil {
-		t.Error("SchemaErrors with an unknown schema succeeded")
+	if _, err := Violations(parse(t, "{}"), "nope", ""); err == nil {
+		t.Error("Violations with an unknown schema succeeded")
 	}
 	a, err := Load("governance.schema.json")
 	if err != nil {
@@ -433,7 +433,7 @@ func TestPath(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
+func TestCheckDocument(t *testing.T) {
 	tests := []struct {
 		name    string
 		doc     string
@@ -452,7 +452,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Validate(parse(t, tt.doc), "f.yaml", tt.strict)
+			got, err := CheckDocument(parse(t, tt.doc), "f.yaml", tt.strict)
 			if tt.errText != "" {
 				var ve *Error
 				if !errors.As(err, &ve) {
@@ -484,7 +484,7 @@ func TestUnknownKeyWarning(t *testing.T) {
 	}
 }
 
-func TestValidateFile(t *testing.T) {
+func TestCheckFile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -493,24 +493,24 @@ func TestValidateFile(t *testing.T) {
 		}
 		return p
 	}
-	if _, err := ValidateFile(filepath.Join(dir, "missing.yaml"), false); governance.ErrorClass(err) != governance.ClassNotFound {
+	if _, err := CheckFile(filepath.Join(dir, "missing.yaml"), false); governance.ErrorClass(err) != governance.ClassNotFound {
 		t.Errorf("missing file: %v (class %q)", err, governance.ErrorClass(err))
 	}
-	if _, err := ValidateFile(write("bad.yaml", "a: [\n"), false); governance.ErrorClass(err) != governance.ClassYAML {
+	if _, err := CheckFile(write("bad.yaml", "a: [\n"), false); governance.ErrorClass(err) != governance.ClassYAML {
 		t.Errorf("bad YAML: %v", err)
 	}
 	empty := write("empty.yaml", "# nothing\n")
-	_, err := ValidateFile(empty, false)
+	_, err := CheckFile(empty, false)
 	want := empty + " failed governance validation:\n  - <root>: 'defaults' is a required property\n  - <root>: 'sources' is a required property"
 	if err == nil || err.Error() != want {
 		t.Errorf("empty file: %v", err)
 	}
-	_, err = ValidateFile(write("list.yaml", "- a\n"), false)
+	_, err = CheckFile(write("list.yaml", "- a\n"), false)
 	var ve *Error
 	if !errors.As(err, &ve) || len(ve.Violations) != 1 || ve.Violations[0].String() != "<root>: ['a'] is not of type 'object'" {
 		t.Errorf("list root: %v", err)
 	}
-	keys, err := ValidateFile(write("ok.yaml", "defaults: {x: 1}\nsources: {}\n"), false)
+	keys, err := CheckFile(write("ok.yaml", "defaults: {x: 1}\nsources: {}\n"), false)
 	if err != nil || len(keys) != 1 || keys[0].Pos != (yaml11.Pos{Line: 1, Column: 12}) {
 		t.Errorf("lenient: %v %v", keys, err)
 	}
@@ -524,7 +524,7 @@ func TestRealFiles(t *testing.T) {
 		t.Fatalf("found %d real governance files, want 17", len(files))
 	}
 	for _, f := range files {
-		keys, err := ValidateFile(f, true)
+		keys, err := CheckFile(f, true)
 		if err != nil || len(keys) != 0 {
 			t.Errorf("%s: %v %v", f, keys, err)
 		}
@@ -533,7 +533,7 @@ func TestRealFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := SchemaErrors(parse(t, string(data)), schemas.Owners, "owners.yaml")
+	vs, err := Violations(parse(t, string(data)), schemas.Owners, "owners.yaml")
 	if err != nil || len(vs) != 0 {
 		t.Errorf("owners.yaml: %v %v", strs(vs), err)
 	}
@@ -543,7 +543,7 @@ func realGovernanceFiles(t testing.TB) []string {
 	return testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 }
 
-func BenchmarkSchemaErrorsRealFiles(b *testing.B) {
+func BenchmarkViolationsRealFiles(b *testing.B) {
 	var docs []*yaml11.Node
 	for _, f := range realGovernanceFiles(b) {
 		data, err := os.ReadFile(f)
@@ -562,25 +562,25 @@ func BenchmarkSchemaErrorsRealFiles(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, d := range docs {
-			if vs := s.Errors(d, ""); len(vs) != 0 {
+			if vs := s.Violations(d, ""); len(vs) != 0 {
 				b.Fatal(strs(vs))
 			}
 		}
 	}
 }
 
-func BenchmarkValidateFileRealFiles(b *testing.B) {
+func BenchmarkCheckFileRealFiles(b *testing.B) {
 	files := realGovernanceFiles(b)
 	for b.Loop() {
 		for _, f := range files {
-			if _, err := ValidateFile(f, true); err != nil {
+			if _, err := CheckFile(f, true); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 }
 
-func FuzzSchemaErrors(f *testing.F) {
+func FuzzViolations(f *testing.F) {
 	for _, seed := range []string{
 		"defaults: {}\nsources: {}\n",
 		"defaults: {access_level: 5, dcat: {temporal: {start: 2024-01-01}}}\nsources: {a: , 1: x}\n",
@@ -595,7 +595,7 @@ func FuzzSchemaErrors(f *testing.F) {
 			return
 		}
 		for _, name := range schemas.Names() {
-			vs, err := SchemaErrors(Document(root), name, "fuzz.yaml")
+			vs, err := Violations(Document(root), name, "fuzz.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package validate
+package schema
 
 import (
 	"errors"
@@ -10,15 +10,15 @@ import (
 	"github.com/celine-eu/governanced/schemas"
 )
 
-// Validate checks a governance document (validation.md §5). Schema violations
+// CheckDocument checks a governance document (validation.md §5). Schema violations
 // fail with an *Error listing every one; unknown keys are then not examined.
 // Otherwise the document's unknown keys are returned: under strict a non-empty
 // list fails (an *Error whose Unknown holds them); without strict each is a
 // warning for the caller to present (see UnknownKeyWarning) and validation
 // succeeds. source names the document in the error ("<dict>" by convention
 // when there is no file).
-func Validate(doc *yaml11.Node, source string, strict bool) ([]governance.UnknownKey, error) {
-	vs, err := SchemaErrors(doc, schemas.Governance, source)
+func CheckDocument(doc *yaml11.Node, source string, strict bool) ([]governance.UnknownKey, error) {
+	vs, err := Violations(doc, schemas.Governance, source)
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +32,11 @@ func Validate(doc *yaml11.Node, source string, strict bool) ([]governance.Unknow
 	return unknown, nil
 }
 
-// ValidateFile reads the governance file at path and validates it with source
+// CheckFile reads the governance file at path and validates it with source
 // = path as given. An empty document is an empty mapping (so it fails the
 // root required). A missing file or unreadable YAML is a *governance.Error of
 // class not_found or yaml_error.
-func ValidateFile(path string, strict bool) ([]governance.UnknownKey, error) {
+func CheckFile(path string, strict bool) ([]governance.UnknownKey, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		class := governance.Class("")
@@ -54,7 +54,7 @@ func ValidateFile(path string, strict bool) ([]governance.UnknownKey, error) {
 		}
 		return nil, err
 	}
-	return Validate(Document(root), path, strict)
+	return CheckDocument(Document(root), path, strict)
 }
 
 // UnknownKeyWarning is the reference's warning for an unknown key under
