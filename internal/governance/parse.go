@@ -651,35 +651,47 @@ func parseDependsOn(v *yaml11.Node) ([]Dependency, error) {
 	}
 	out := make([]Dependency, 0, len(v.Items))
 	for i, it := range v.Items {
-		ip := fmt.Sprintf("depends_on/%d", i)
-		if it.Kind != yaml11.Map {
-			return nil, typeErr(it, ip, "a dependency mapping ({dataset, external, optional, description})")
-		}
-		var d Dependency
-		ds := it.Get("dataset")
-		if ds == nil {
-			return nil, errAt(ClassValidation, it, ip, "a dependency needs a dataset")
-		}
-		var err error
-		if d.Dataset, err = parseString(ds, ip+"/dataset"); err != nil {
+		d, err := ParseDependency(it, fmt.Sprintf("depends_on/%d", i))
+		if err != nil {
 			return nil, err
-		}
-		if x := it.Get("external"); x != nil {
-			if d.External, err = parseBool(x, ip+"/external"); err != nil {
-				return nil, err
-			}
-		}
-		if x := it.Get("optional"); x != nil {
-			if d.Optional, err = parseBool(x, ip+"/optional"); err != nil {
-				return nil, err
-			}
-		}
-		if x := it.Get("description"); x != nil {
-			if d.Description, err = parseOptString(x, ip+"/description"); err != nil {
-				return nil, err
-			}
 		}
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// ParseDependency reads one depends_on entry as the reference's Dependency
+// model does: a mapping with a string dataset, lax booleans external and
+// optional (CoerceBool), a string or null description; other keys ignored.
+// path names the entry in errors (depends_on/0). The dependency graph reads
+// entries with it so that the two never disagree on what an entry says.
+func ParseDependency(it *yaml11.Node, path string) (Dependency, error) {
+	var d Dependency
+	if it.Kind != yaml11.Map {
+		return d, typeErr(it, path, "a dependency mapping ({dataset, external, optional, description})")
+	}
+	ds := it.Get("dataset")
+	if ds == nil {
+		return d, errAt(ClassValidation, it, path, "a dependency needs a dataset")
+	}
+	var err error
+	if d.Dataset, err = parseString(ds, path+"/dataset"); err != nil {
+		return d, err
+	}
+	if x := it.Get("external"); x != nil {
+		if d.External, err = parseBool(x, path+"/external"); err != nil {
+			return d, err
+		}
+	}
+	if x := it.Get("optional"); x != nil {
+		if d.Optional, err = parseBool(x, path+"/optional"); err != nil {
+			return d, err
+		}
+	}
+	if x := it.Get("description"); x != nil {
+		if d.Description, err = parseOptString(x, path+"/description"); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
 }
