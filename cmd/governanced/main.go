@@ -1,5 +1,6 @@
 // Command governanced serves CELINE governance trees over HTTP, checks them in CI
-// (`governanced validate`) and gates dbt pull requests (`governanced policy check`).
+// (`governanced validate`), gates dbt pull requests (`governanced policy check`)
+// and shows the pipeline dependency graph (`governanced graph`).
 package main
 
 import (
@@ -69,6 +70,7 @@ commands:
   validate   check governance trees as they will be served (the CI gate)
   resolve    resolve one dataset name against a governance file
   policy     run the dbt pull-request policy gate ("policy check")
+  graph      show which pipelines feed which, from depends_on and sources
   version    print the version
 `
 
@@ -86,6 +88,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runResolve(ctx, args[1:], getenv, stdout, stderr)
 	case "policy":
 		return runPolicy(ctx, args[1:], getenv, stdout, stderr)
+	case "graph":
+		opts, err := parseGraphFlags(args[1:])
+		if err != nil {
+			return err
+		}
+		return runGraph(ctx, opts, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "governanced", version)
 		return nil
