@@ -1,0 +1,114 @@
+package graph
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// naiveLookup is what matchIndex.lookup must return: every entry Matches
+// accepts, by comparing the query with each.
+func naiveLookup(texts []string, q string) []int32 {
+	var out []int32
+	for i, t := range texts {
+		if Matches(q, t) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+func checkLookup(t *testing.T, texts []string, q string) {
+	t.Helper()
+	got := newMatchIndex(texts).lookup(q, nil)
+	if len(got) == 0 {
+		got = nil
+	}
+	if diff := cmp.Diff(naiveLookup(texts, q), got); diff != "" {
+		t.Fatalf("lookup(%q) in %q (-naive +index):\n%s", q, texts, diff)
+	}
+}
+
+// TestMatchIndexAgainstPairs compares the index with the comparison of every
+// pair on small random strings over an alphabet dense in metacharacters.
+func TestMatchIndexAgainstPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "ab.*?[]!-"
+	word := func() string {
+		var b strings.Builder
+		for range rng.IntN(7) {
+			b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 3000 {
+		texts := make([]string, rng.IntN(12))
+		for i := range texts {
+			texts[i] = word()
+		}
+		checkLookup(t, texts, word())
+	}
+}
+
+// FuzzMatch checks the dependency matcher: the index finds exactly the
+// entries that Matches accepts, and Matches is symmetric.
+func FuzzMatch(f *testing.F) {
+	f.Add("datasets.*_gold.x", "datasets.ds_dev_gold.x\ndatasets.ds_dev_*.x\ndatasets.ds_dev_gold.f_*")
+	f.Add("datasets.ds_dev_gold.f_one", "datasets.ds_dev_gold.f_*\ndatasets.ds_dev_gold.f_one")
+	f.Add("[a]", "[a]\na\n[!a]")
+	f.Add("a[", "a[\na[b]")
+	f.Add("*", "")
+	f.Add("\xff*", "\xff\xfe\n\xffa")
+	f.Fuzz(func(t *testing.T, q, entries string) {
+		if len(q) > 200 || len(entries) > 2000 {
+			return
+		}
+		texts := strings.Split(entries, "\n")
+		for _, e := range texts {
+			if Matches(q, e) != Matches(e, q) {
+				t.Fatalf("Matches(%q, %q) is not symmetric", q, e)
+			}
+		}
+		checkLookup(t, texts, q)
+	})
+}
+
+// FuzzParse checks the loader of a document's graph view (active,
+// depends_on entries, sources keys): it never panics, a failure is a
+// *LoadError naming the file, and an undeclared depends_on has no entries.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/cases/*/tree/apps/*/governance.yaml")
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		"", "depends_on:\n", "depends_on: {}\n", "depends_on: [{dataset: a, external: 'yes', optional: 0, description: ~}]\n",
+		"depends_on: [{dataset: 5}]\n", "depends_on: [a]\n", "sources: {1: {}}\n", "sources: []\n", "active: yes\n",
+		"- a\n", "a: [\n", "depends_on: &x [{dataset: a}]\nsources: {<<: {b: 1}}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "f.yaml")
+		if err != nil {
+			var le *LoadError
+			if !errors.As(err, &le) || le.File != "f.yaml" || !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Fatalf("error %v (%T) does not name the file", err, err)
+			}
+			return
+		}
+		if !p.Declared && p.DependsOn != nil {
+			t.Fatalf("undeclared depends_on with entries %v", p.DependsOn)
+		}
+		if p.Declared && p.DependsOn == nil {
+			t.Fatal("declared depends_on is nil, want empty")
+		}
+	})
+}
