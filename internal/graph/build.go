@@ -173,25 +173,35 @@ func (g *Graph) indexDeps() {
 // multipleProducers reports every key that two or more pipelines declare,
 // compared as exact text (§6 step 1), in key order.
 func (g *Graph) multipleProducers() []Finding {
-	claims := map[string][]string{}
+	// Most keys have one producer: remember the first, and list the owners
+	// only of keys declared again.
+	first := make(map[string]int32, len(g.keyOwner))
+	again := map[string][]string{}
 	for i := range g.Pipelines {
 		for _, key := range g.Pipelines[i].Produces {
-			claims[key] = append(claims[key], g.Pipelines[i].Name)
+			p, ok := first[key]
+			if !ok {
+				first[key] = int32(i)
+				continue
+			}
+			if again[key] == nil {
+				again[key] = []string{g.Pipelines[p].Name}
+			}
+			again[key] = append(again[key], g.Pipelines[i].Name)
 		}
 	}
 	var keys []string
-	for key, owners := range claims {
-		if len(sortedSet(slices.Clone(owners))) > 1 {
+	for key, owners := range again {
+		again[key] = sortedSet(owners)
+		if len(again[key]) > 1 {
 			keys = append(keys, key)
 		}
 	}
 	slices.Sort(keys)
 	out := make([]Finding, 0, len(keys))
 	for _, key := range keys {
-		owners := slices.Clone(claims[key])
-		slices.Sort(owners)
 		out = append(out, Finding{Kind: MultipleProducers, Dataset: key,
-			Detail: key + " is declared by " + strings.Join(owners, ", ") + " — two answers to who owns it, and an ambiguous producer for anything depending on it"})
+			Detail: key + " is declared by " + strings.Join(again[key], ", ") + " — two answers to who owns it, and an ambiguous producer for anything depending on it"})
 	}
 	return out
 }

@@ -38,22 +38,24 @@ func fnmatch(text, pattern string) bool {
 //     starts with: a few probes per query, however many entries.
 //   - The query as a pattern, the entries as text: a query without
 //     metacharacters matches only an entry equal to it (a map). A query with
-//     them matches only entries that start with its literal prefix and end
-//     with its literal suffix (the text after its last metacharacter or
-//     bracket). The entries are kept sorted by text and by reversed text, so
-//     each condition is a range found by binary search; only the narrower
-//     range is compared with the compiled query. The usual dependency,
-//     datasets.*_gold.weather__forecast_hourly, has a long literal suffix and
-//     so a range of the few keys ending with it.
+//     them matches only entries that end with its literal suffix (the text
+//     after its last metacharacter or bracket) and start with its literal
+//     prefix. When that suffix holds a dot, a matching entry's text after its
+//     own last dot is the suffix's text after its last dot (the table name of
+//     datasets.*_gold.weather__forecast_hourly): entries are grouped by that
+//     tail in a map, and only the query's group is compared. Otherwise the
+//     entries starting with the prefix are a range of the entries sorted by
+//     text, found by binary search. Either candidate set is then compared
+//     with the compiled query.
 //
-// A query whose literal prefix and suffix are both short (datasets.*) still
-// compares every entry in the range; that range is then mostly matches.
+// A query with neither a dotted suffix nor a long prefix (datasets.*) still
+// compares every entry its prefix allows; those are then mostly matches.
 type matchIndex struct {
 	texts  []string
-	exact  map[string][]int32
-	byText []int32  // entry ids by text
-	byRev  []int32  // entry ids by reversed text
-	rev    []string // reversed text, by entry id
+	first  map[string]int32 // the first entry of each text
+	next   []int32          // the next entry with the same text, or -1
+	byText []int32          // entry ids by text
+	byTail map[string][]int32
 	globs  *strindex.Buckets[globEntry]
 }
 
@@ -65,24 +67,31 @@ type globEntry struct {
 func newMatchIndex(texts []string) *matchIndex {
 	ix := &matchIndex{
 		texts:  texts,
-		exact:  make(map[string][]int32, len(texts)),
+		first:  make(map[string]int32, len(texts)),
+		next:   make([]int32, len(texts)),
 		byText: make([]int32, len(texts)),
-		byRev:  make([]int32, len(texts)),
-		rev:    make([]string, len(texts)),
+		byTail: map[string][]int32{},
 	}
 	var globs strindex.BucketsBuilder[globEntry]
+	last := make(map[string]int32, len(texts))
 	for i, t := range texts {
 		id := int32(i)
-		ix.exact[t] = append(ix.exact[t], id)
-		ix.byText[i], ix.byRev[i] = id, id
-		ix.rev[i] = reverse(t)
+		ix.next[i] = -1
+		if prev, ok := last[t]; ok {
+			ix.next[prev] = id
+		} else {
+			ix.first[t] = id
+		}
+		last[t] = id
+		ix.byText[i] = id
+		tail := t[strings.LastIndexByte(t, '.')+1:]
+		ix.byTail[tail] = append(ix.byTail[tail], id)
 		if governance.HasMeta(t) {
 			g := governance.CompileGlob(t)
 			globs.Add(g.Prefix(), globEntry{id: id, g: g})
 		}
 	}
 	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(texts[a], texts[b]) })
-	slices.SortFunc(ix.byRev, func(a, b int32) int { return strings.Compare(ix.rev[a], ix.rev[b]) })
 	ix.globs = globs.Build(func([]globEntry) {})
 	return ix
 }
@@ -92,7 +101,11 @@ func newMatchIndex(texts []string) *matchIndex {
 func (ix *matchIndex) lookup(q string, dst []int32) []int32 {
 	out := dst[:0]
 	if !governance.HasMeta(q) {
-		out = append(out, ix.exact[q]...)
+		if id, ok := ix.first[q]; ok {
+			for ; id >= 0; id = ix.next[id] {
+				out = append(out, id)
+			}
+		}
 	} else {
 		g := governance.CompileGlob(q)
 		for _, id := range ix.candidates(q) {
@@ -114,17 +127,19 @@ func (ix *matchIndex) lookup(q string, dst []int32) []int32 {
 }
 
 // candidates are the entries that a pattern q could match as text: those
-// sharing its literal prefix or its literal suffix, whichever are fewer.
-// Text that is not UTF-8 is compared byte by byte by the glob, so no
-// literal part is assumed of it and every entry is a candidate.
+// whose last dotted part is q's literal one, or else those sharing its
+// literal prefix, whichever are fewer. Text that is not UTF-8 is compared
+// byte by byte by the glob, so no literal part is assumed of it and every
+// entry is a candidate.
 func (ix *matchIndex) candidates(q string) []int32 {
 	if !utf8.ValidString(q) {
 		return ix.byText
 	}
 	byPrefix := prefixRange(ix.byText, ix.texts, governance.LiteralPrefix(q))
-	bySuffix := prefixRange(ix.byRev, ix.rev, reverse(literalSuffix(q)))
-	if len(bySuffix) < len(byPrefix) {
-		return bySuffix
+	if suffix := literalSuffix(q); strings.Contains(suffix, ".") {
+		if byTail := ix.byTail[suffix[strings.LastIndexByte(suffix, '.')+1:]]; len(byTail) < len(byPrefix) {
+			return byTail
+		}
 	}
 	return byPrefix
 }
@@ -156,12 +171,4 @@ func prefixRange(ids []int32, texts []string, prefix string) []int32 {
 func literalSuffix(p string) string {
 	i := strings.LastIndexAny(p, "*?[]")
 	return p[i+1:]
-}
-
-func reverse(s string) string {
-	b := make([]byte, len(s))
-	for i := range len(s) {
-		b[len(s)-1-i] = s[i]
-	}
-	return string(b)
 }

@@ -24,6 +24,14 @@ type Options struct {
 	// for every source (0: none). Real files describe their datasets in prose;
 	// about 225 brings a tree to the Python baseline's ~470 bytes per source.
 	Description int
+	// DependsOn is the number of depends_on entries each app declares (0:
+	// none, and the tree is the same as before the option existed). They name
+	// datasets of earlier apps, so the dependency graph is acyclic: literal
+	// keys, schema globs (datasets.*_app_003_gold.…) as real consumers write
+	// them, names only a glob key covers, globs matching a glob key's text,
+	// and a tenth external datasets nothing produces. They come from a random
+	// stream of their own, so the rest of the tree does not change with them.
+	DependsOn int
 }
 
 func (o Options) withDefaults() Options {
@@ -109,6 +117,11 @@ func Generate(opts Options) *Tree {
 
 	perApp := opts.Sources / opts.Apps
 	extra := opts.Sources % opts.Apps
+	var deps *rand.Rand
+	if opts.DependsOn > 0 {
+		deps = rand.New(rand.NewPCG(opts.Seed^0xdeb5, opts.Seed))
+	}
+	var appKeys []appRange // each earlier app's literal and glob keys
 	for a := 0; a < opts.Apps; a++ {
 		app := fmt.Sprintf("app_%03d", a)
 		n := perApp
@@ -122,7 +135,11 @@ func Generate(opts Options) *Tree {
 		fmt.Fprintf(&b, "  access_level: %s\n  classification: %s\n  tags: [%s]\n  retention_days: %d\n", levels[rng.IntN(len(levels))], classes[rng.IntN(len(classes))], tagWords[rng.IntN(len(tagWords))], 30+rng.IntN(700))
 		b.WriteString("  dcat:\n    themes:\n      - http://publications.europa.eu/resource/authority/data-theme/ENER\n    accrual_periodicity: http://publications.europa.eu/resource/authority/frequency/IRREG\n")
 		b.WriteString("  dataspace:\n    odrl_action: use\n    purpose:\n      - EnergyCommunityOperation\n")
+		if deps != nil {
+			writeDependsOn(&b, deps, opts.DependsOn, t, appKeys)
+		}
 		b.WriteString("sources:\n")
+		appKeys = append(appKeys, appRange{app: app, exact: len(t.ExactNames), glob: len(t.GlobNames)})
 		globs := int(float64(n) * opts.GlobShare)
 		for s := 0; s < n; s++ {
 			layer := layers[s%len(layers)]
@@ -142,12 +159,62 @@ func Generate(opts Options) *Tree {
 			t.MissNames = append(t.MissNames, key+"_unlisted")
 		}
 		t.Files["apps/"+app+"/governance.yaml"] = []byte(b.String())
+		appKeys[len(appKeys)-1].exactEnd, appKeys[len(appKeys)-1].globEnd = len(t.ExactNames), len(t.GlobNames)
 
 		if rng.Float64() < opts.OverlayShare {
 			t.Files["apps/"+app+"/governance."+opts.OverlayName+".yaml"] = overlayFile(rng, t.ExactNames[len(t.ExactNames)-min(3, len(t.ExactNames)):])
 		}
 	}
 	return t
+}
+
+// appRange locates one app's keys in Tree.ExactNames and Tree.GlobNames.
+type appRange struct {
+	app             string
+	exact, exactEnd int
+	glob, globEnd   int
+}
+
+// writeDependsOn writes n depends_on entries naming datasets of earlier apps
+// (an app with none before it declares only external ones).
+func writeDependsOn(b *strings.Builder, rng *rand.Rand, n int, t *Tree, earlier []appRange) {
+	b.WriteString("depends_on:\n")
+	for range n {
+		r := rng.Float64()
+		var from appRange
+		if len(earlier) > 0 {
+			from = earlier[rng.IntN(len(earlier))]
+		}
+		hasExact := from.exactEnd > from.exact
+		hasGlob := from.globEnd > from.glob
+		var dataset string
+		external := false
+		switch {
+		case r < 0.1 || (!hasExact && !hasGlob):
+			dataset = fmt.Sprintf("datasets.*_gold.external_%d", rng.IntN(1000))
+			external = true
+		case r < 0.5 && hasExact, !hasGlob:
+			dataset = t.ExactNames[from.exact+rng.IntN(from.exactEnd-from.exact)]
+		case r < 0.8 && hasExact:
+			// datasets.ds_<app>_<layer>.<table> as datasets.*_<app>_<layer>.<table>
+			key := t.ExactNames[from.exact+rng.IntN(from.exactEnd-from.exact)]
+			dataset = "datasets.*_" + strings.TrimPrefix(key, "datasets.ds_")
+		case r < 0.9:
+			// a name only the app's glob key covers
+			dataset = t.GlobNames[from.glob+rng.IntN(from.globEnd-from.glob)]
+		default:
+			// a glob that matches a glob key's text: its last underscore-separated part as *
+			name := t.GlobNames[from.glob+rng.IntN(from.globEnd-from.glob)]
+			dataset = name[:strings.LastIndexByte(name, '_')+1] + "*"
+		}
+		fmt.Fprintf(b, "  - dataset: %s\n", dataset)
+		if external {
+			b.WriteString("    external: true\n")
+		}
+		if rng.IntN(10) == 0 {
+			b.WriteString("    optional: true\n")
+		}
+	}
 }
 
 func writeBlock(b *strings.Builder, rng *rand.Rand, opts Options, owners []string, literal bool) {

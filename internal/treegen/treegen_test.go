@@ -84,3 +84,37 @@ func cmpInt(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// TestDependsOnLeavesTheRestAlone checks that DependsOn adds depends_on
+// blocks and changes nothing else, so benchmarks of trees without it keep
+// measuring the same files.
+func TestDependsOnLeavesTheRestAlone(t *testing.T) {
+	plain := Generate(Options{Apps: 5, Sources: 300, Seed: 3})
+	withDeps := Generate(Options{Apps: 5, Sources: 300, Seed: 3, DependsOn: 4})
+	if len(plain.Files) != len(withDeps.Files) {
+		t.Fatalf("%d files, want %d", len(withDeps.Files), len(plain.Files))
+	}
+	for p, data := range withDeps.Files {
+		cfg, err := governance.Parse(data, p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if p == "owners.yaml" || bytes.Contains([]byte(p), []byte(".deploy.")) {
+			if !bytes.Equal(data, plain.Files[p]) {
+				t.Errorf("%s changed", p)
+			}
+			continue
+		}
+		if len(cfg.DependsOn) != 4 {
+			t.Errorf("%s: %d dependencies, want 4", p, len(cfg.DependsOn))
+		}
+		start := bytes.Index(data, []byte("depends_on:\n"))
+		end := bytes.Index(data, []byte("sources:\n"))
+		if start < 0 || end < start {
+			t.Fatalf("%s: no depends_on block before sources", p)
+		}
+		if without := append(slices.Clone(data[:start]), data[end:]...); !bytes.Equal(without, plain.Files[p]) {
+			t.Errorf("%s differs beyond its depends_on block", p)
+		}
+	}
+}
