@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/graph/graphcases"
 )
 
 // TestRun holds the compatibility entry point: `celine-governance validate …`
-// behaves exactly as `governanced validate …`, and nothing else is offered.
+// behaves exactly as `governanced validate …`, and only validate and graph
+// are offered.
 func TestRun(t *testing.T) {
 	t.Chdir("../../internal/check/testdata/cases/C21/tree")
 	for _, tc := range []struct {
@@ -19,7 +22,8 @@ func TestRun(t *testing.T) {
 		{[]string{"validate", "apps/*", "--strict"}, 1, "apps/a/governance.yaml:3:3: warning: row-policy-undeclared"},
 		{[]string{"validate", "apps/*", "--format", "sarif"}, 0, "{\n  \"$schema\": "},
 		{[]string{"validate", "apps/*", "--dataspace"}, 2, ""},
-		{[]string{"graph"}, 2, ""},
+		{[]string{"lineage"}, 2, ""},
+		{[]string{"graph", "--bogus"}, 2, ""},
 		{nil, 2, ""},
 		{[]string{"--help"}, 0, "usage: celine-governance validate"},
 	} {
@@ -29,6 +33,26 @@ func TestRun(t *testing.T) {
 		}
 		if !strings.HasPrefix(stdout.String(), tc.stdout) {
 			t.Errorf("%q: stdout %q, want prefix %q", tc.args, stdout.String(), tc.stdout)
+		}
+	}
+}
+
+// TestGraphCases runs the graph cases (graph.md §10, §12.1, and
+// GOVERNANCE_GRAPH_CASES_DIR when set) through `celine-governance graph`, so
+// that a CI job written for the Python CLI keeps working.
+func TestGraphCases(t *testing.T) {
+	for _, dir := range graphcases.Dirs() {
+		cases, err := graphcases.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			t.Run(c.Name, func(t *testing.T) {
+				t.Chdir(c.WorkDir(t))
+				var stdout, stderr bytes.Buffer
+				code := run(append([]string{"graph"}, c.Args...), &stdout, &stderr)
+				c.Check(t, stdout.String(), stderr.String(), code)
+			})
 		}
 	}
 }

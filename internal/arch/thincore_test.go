@@ -20,6 +20,7 @@ var domainPackages = []string{
 	"internal/check",
 	"internal/policy",
 	"internal/dbt",
+	"internal/graph",
 	"schemas",
 }
 

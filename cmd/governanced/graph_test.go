@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/celine-eu/governanced/internal/graph/graphcases"
+)
+
+// TestGraphCases runs every command-level graph case (graph.md §10, §12.1,
+// and GOVERNANCE_GRAPH_CASES_DIR when set) through `governanced graph`:
+// standard output, standard error and exit status compared exactly.
+func TestGraphCases(t *testing.T) {
+	n := 0
+	for _, dir := range graphcases.Dirs() {
+		cases, err := graphcases.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			n++
+			t.Run(c.Name, func(t *testing.T) {
+				t.Chdir(c.WorkDir(t))
+				var stdout, stderr bytes.Buffer
+				err := run(context.Background(), append([]string{"graph"}, c.Args...), func(string) string { return "" }, &stdout, &stderr)
+				code := exitCode(err, &stderr)
+				c.Check(t, stdout.String(), stderr.String(), code)
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no graph cases found")
+	}
+}
+
+func TestGraphUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"graph", "--bogus"}, 2, "", "governanced: graph: No such option: --bogus\nusage: graph"},
+		{[]string{"graph", "--format"}, 2, "", "governanced: graph: Option '--format' requires an argument.\n"},
+		{[]string{"graph", "--strict=yes"}, 2, "", "governanced: graph: Option '--strict' does not take a value.\n"},
+		{[]string{"graph", "--overlay-name", "x"}, 2, "", "governanced: graph: --overlay-name needs --overlays\n"},
+		{[]string{"graph", "--help"}, 0, "usage: graph [PATH...]", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tc.args, func(string) string { return "" }, &stdout, &stderr)
+		if code := exitCode(err, &stderr); code != tc.code {
+			t.Errorf("%q: exit %d, want %d", tc.args, code, tc.code)
+		}
+		if !strings.HasPrefix(stdout.String(), tc.stdout) || !strings.HasPrefix(stderr.String(), tc.stderr) {
+			t.Errorf("%q: stdout %q, stderr %q; want prefixes %q, %q", tc.args, stdout.String(), stderr.String(), tc.stdout, tc.stderr)
+		}
+	}
+}
