@@ -52,7 +52,7 @@ func governanced(t testing.TB) string {
 			return
 		}
 		built.path = filepath.Join(dir, "governanced")
-		cmd := exec.Command("go", "build", "-o", built.path, "./cmd/governanced")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", built.path, "./cmd/governanced")
 		cmd.Dir = moduleRoot(t)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
