@@ -443,10 +443,17 @@ func celineRepository(t *testing.T) string {
 }
 
 // dbtRepository lays a workspace out as a dbt project's CI job: the base
-// branch's artifacts in base/, the pull request's in head/, and a policy.
+// branch's artifacts in base/, the pull request's in head/, and a policy
+// (the example policy when policy is "").
 func dbtRepository(t *testing.T, policy string) string {
 	t.Helper()
 	ws := t.TempDir()
+	addDbt(t, ws, policy)
+	return ws
+}
+
+func addDbt(t *testing.T, ws, policy string) {
+	t.Helper()
 	pair := testcorpus.Path(t, "reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b")
 	for _, side := range []string{"base", "head"} {
 		if err := os.CopyFS(filepath.Join(ws, side), os.DirFS(filepath.Join(pair, side))); err != nil {
@@ -463,7 +470,6 @@ func dbtRepository(t *testing.T, policy string) string {
 	if err := os.WriteFile(filepath.Join(ws, "policy.yml"), []byte(policy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return ws
 }
 
 var dbtInputs = map[string]string{
@@ -576,7 +582,7 @@ func TestActionOnDbtRepository(t *testing.T) {
 			in["fail-on"] = c.failOn
 		}
 		r := runAction(t, shared(t), ws, in)
-		if r.ok != c.ok || (!r.ok && r.failed != "Policy gate") {
+		if r.ok != c.ok || (!r.ok && r.failed != "Apply fail-on") {
 			t.Errorf("fail-on %q: ok = %v (failed at %q), want %v\n%s", c.failOn, r.ok, r.failed, c.ok, r.log)
 		}
 		if n := strings.Count(r.log, "paths is empty: the governance check is skipped.\n"); n != 1 {
@@ -621,10 +627,10 @@ rules:
 	}
 }
 
-// TestActionFailOn: a tree with an error fails the job at the check unless
-// fail-on is never; a clean tree with warnings fails only under fail-on
-// warning or strict; an unknown fail-on is refused. Globs in paths reach the
-// CLI as written.
+// TestActionFailOn: a tree with an error fails the job unless fail-on is
+// never; a clean tree with warnings fails only under fail-on warning or
+// strict; the job fails in its last step, after both gates have reported; an
+// unknown fail-on is refused at once. Globs in paths reach the CLI as written.
 func TestActionFailOn(t *testing.T) {
 	broken := celineRepository(t)
 	if err := os.MkdirAll(filepath.Join(broken, "apps", "broken"), 0o755); err != nil {
@@ -633,20 +639,27 @@ func TestActionFailOn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "apps", "broken", "governance.yaml"), []byte("sources: [1, 2]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	addDbt(t, broken, "")
 	clean := celineRepository(t)
+	glob := map[string]string{"paths": "apps/*"}
+	brokenAndBlocked := withInputs(dbtInputs, "paths", "apps/*")
 	cases := []struct {
-		name   string
-		ws     string
-		with   map[string]string
-		ok     bool
-		failed string
+		name     string
+		ws       string
+		with     map[string]string
+		ok       bool
+		failed   string
+		decision string
 	}{
-		{"an error, by default", broken, map[string]string{"paths": "apps/*"}, false, "Validate governance"},
-		{"an error, fail-on never", broken, map[string]string{"paths": "apps/*", "fail-on": "never"}, true, ""},
-		{"warnings, fail-on warning", clean, map[string]string{"paths": "apps/*", "fail-on": "warning"}, false, "Validate governance"},
-		{"warnings, strict", clean, map[string]string{"paths": "apps/*", "strict": "true"}, false, "Validate governance"},
-		{"warnings, strict, fail-on never", clean, map[string]string{"paths": "apps/*", "strict": "true", "fail-on": "never"}, true, ""},
-		{"an unknown fail-on", clean, map[string]string{"fail-on": "sometimes"}, false, "Validate governance"},
+		{"an error, by default", broken, glob, false, "Apply fail-on", ""},
+		{"an error, fail-on never", broken, withInputs(glob, "fail-on", "never"), true, "", ""},
+		{"an error and a block: both gates report", broken, brokenAndBlocked, false, "Apply fail-on", "block"},
+		{"an error and a block, fail-on never", broken, withInputs(brokenAndBlocked, "fail-on", "never"), true, "", "block"},
+		{"warnings, by default", clean, glob, true, "", ""},
+		{"warnings, fail-on warning", clean, withInputs(glob, "fail-on", "warning"), false, "Apply fail-on", ""},
+		{"warnings, strict", clean, withInputs(glob, "strict", "true"), false, "Apply fail-on", ""},
+		{"warnings, strict, fail-on never", clean, withInputs(glob, "strict", "true", "fail-on", "never"), true, "", ""},
+		{"an unknown fail-on", clean, map[string]string{"fail-on": "sometimes"}, false, "Validate governance", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -654,7 +667,10 @@ func TestActionFailOn(t *testing.T) {
 			if r.ok != c.ok || r.failed != c.failed {
 				t.Fatalf("ok = %v, failed at %q; want ok = %v, failed at %q\n%s", r.ok, r.failed, c.ok, c.failed, r.log)
 			}
-			if c.ws == broken && c.name != "an unknown fail-on" {
+			if r.outputs["policy_decision"] != c.decision {
+				t.Errorf("policy_decision = %q, want %q", r.outputs["policy_decision"], c.decision)
+			}
+			if c.ws == broken {
 				if r.outputs["errors"] == "0" || r.outputs["errors"] == "" {
 					t.Errorf("errors = %q for a tree with an error", r.outputs["errors"])
 				}
