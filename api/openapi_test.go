@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -335,5 +336,100 @@ func TestRejectedStatusMatchesOpenAPI(t *testing.T) {
 	// (net/http drops a HEAD response's body; the recorder keeps it.)
 	if head := do(t, h, "HEAD", "/apps", nil); head.status != 200 || head.header.Get("ETag") == "" {
 		t.Errorf("HEAD /apps: %d, ETag %q", head.status, head.header.Get("ETag"))
+	}
+}
+
+// TestOpenAPIDescriptionsAreWhole: in a YAML flow mapping a plain scalar ends
+// at its first comma, so `{description: A sentence, cut.}` reads as the
+// description "A sentence" and a key "cut." with no value. Every description
+// must be a string, and no key may be left without a value (example payloads
+// aside, where null is data).
+func TestOpenAPIDescriptionsAreWhole(t *testing.T) {
+	var walk func(ptr string, v any, propertyNames bool)
+	walk = func(ptr string, v any, propertyNames bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				p := ptr + "/" + escapePointer(k)
+				if !propertyNames && (k == "example" || k == "examples" || k == "default" || k == "const" || k == "enum") {
+					continue // data, not document
+				}
+				if x == nil {
+					t.Errorf("%s: key %q has no value: a description cut short at a comma?", p, k)
+				}
+				if k == "description" && !propertyNames {
+					if _, ok := x.(string); !ok {
+						t.Errorf("%s: the description is a %T, not a string", p, x)
+					}
+				}
+				// The keys of properties are names; a property may be called
+				// "description".
+				walk(p, x, !propertyNames && (k == "properties" || k == "patternProperties"))
+			}
+		case []any:
+			for i, x := range v {
+				walk(ptr+"/"+strconv.Itoa(i), x, false)
+			}
+		}
+	}
+	walk("", loadOpenAPI(t), false)
+}
+
+// TestOpenAPISecurityMatchesServer holds the document's security to the
+// server with authentication on: an operation answers 401 without a token
+// exactly when the document (the operation's own security, else the root's)
+// asks for the bearer token; the open routes say `security: []`.
+func TestOpenAPISecurityMatchesServer(t *testing.T) {
+	doc := loadOpenAPI(t)
+	root, ok := doc["security"].([]any)
+	if !ok || len(root) == 0 {
+		t.Fatal("openapi.yaml declares no root-level security")
+	}
+	schemes, _ := doc["components"].(map[string]any)["securitySchemes"].(map[string]any)
+	if s, _ := schemes["bearerAuth"].(map[string]any); s["type"] != "http" || s["scheme"] != "bearer" {
+		t.Fatalf("components.securitySchemes.bearerAuth is not an http bearer scheme: %v", s)
+	}
+	// needsToken reads a security requirement list: the token is needed when
+	// every alternative names bearerAuth (an empty list or an empty
+	// alternative means anonymous access).
+	needsToken := func(reqs []any) bool {
+		if len(reqs) == 0 {
+			return false
+		}
+		for _, r := range reqs {
+			if _, ok := r.(map[string]any)["bearerAuth"]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if !needsToken(root) {
+		t.Errorf("root security %v does not require the bearer token", root)
+	}
+
+	_, store := testServer(t)
+	srv, _ := newServer(Deps{Store: store, Tokens: NewTokens([]string{"a-token-long-enough-to-be-accepted"})})
+	params := regexp.MustCompile(`\{[^}]+\}`)
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			op := op.(map[string]any)
+			reqs := root
+			if own, ok := op["security"]; ok {
+				if _, isList := own.([]any); !isList && own != nil {
+					t.Errorf("%s %s: security is a %T, not a list", method, path, own)
+					continue
+				}
+				reqs, _ = own.([]any)
+			}
+			want := needsToken(reqs)
+			got := do(t, srv, strings.ToUpper(method), params.ReplaceAllString(path, "x"), strings.NewReader("{}"),
+				"Content-Type", "application/json").status == http.StatusUnauthorized
+			if got != want {
+				t.Errorf("%s %s: without a token the server answers 401 = %v, the document says the token is needed = %v", method, path, got, want)
+			}
+			if _, documented := op["responses"].(map[string]any)["401"]; documented != want {
+				t.Errorf("%s %s: documents a 401 = %v, needs the token = %v", method, path, documented, want)
+			}
+		}
 	}
 }
