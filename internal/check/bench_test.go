@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ func BenchmarkReferenceTree(b *testing.B) {
 	dir := referenceDir(b)
 	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"../dataset-api/owners.yaml"}, Dir: dir}
 	for b.Loop() {
-		rep, err := CheckGovernance(opts)
+		rep, err := Run(context.Background(), opts)
 		if err != nil || rep.Summary.Datasets != 174 {
 			b.Fatalf("err %v, summary %+v", err, rep.Summary)
 		}
@@ -55,7 +56,7 @@ func BenchmarkGeneratedTree(b *testing.B) {
 	opts := Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy"), Owners: []string{"owners.yaml"}, Dataspace: true, Dir: dir}
 	b.ResetTimer()
 	for b.Loop() {
-		rep, err := CheckGovernance(opts)
+		rep, err := Run(context.Background(), opts)
 		if err != nil || rep.Summary.Datasets != apps*(perApp+1) || !rep.OK {
 			b.Fatalf("err %v, summary %+v, findings %v", err, rep.Summary, briefs(rep)[:min(5, len(rep.Findings))])
 		}

@@ -2,12 +2,16 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
+	"slices"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -47,7 +51,7 @@ func asSpec(f Finding) specFinding {
 }
 
 // TestWorkedCases runs every worked case of check.md §12 through the command
-// line parser and CheckGovernance, and compares the whole report: every
+// line parser and Run, and compares the whole report: every
 // finding's severity, code, file, position, path, dataset and subject, their
 // order, the summary and the exit code.
 func TestWorkedCases(t *testing.T) {
@@ -61,7 +65,7 @@ func TestWorkedCases(t *testing.T) {
 			var rep *Report
 			if err == nil {
 				inv.Options.Dir = tree
-				rep, err = CheckGovernance(inv.Options)
+				rep, err = Run(context.Background(), inv.Options)
 			}
 			var stdout, stderr bytes.Buffer
 			code := runCLI(c.Args, tree, &stdout, &stderr)
@@ -79,7 +83,7 @@ func TestWorkedCases(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("CheckGovernance: %v", err)
+				t.Fatalf("Run: %v", err)
 			}
 			got := make([]specFinding, len(rep.Findings))
 			for i, f := range rep.Findings {
@@ -117,32 +121,25 @@ func TestWorkedCases(t *testing.T) {
 			if rep.OK != wantOK || rep.ExitCode != c.Exit {
 				t.Errorf("%s: ok=%v exit_code=%d, want ok=%v exit_code=%d", c.ID, rep.OK, rep.ExitCode, wantOK, c.Exit)
 			}
-			sameWithOnUnit(t, inv.Options, rep)
-			sameWithMemo(t, inv.Options, rep)
+			sameInMemory(t, inv.Options, rep)
 		})
 	}
 }
 
-// sameWithOnUnit runs the check again as a server does, letting go of each
-// unit's documents once OnUnit has seen them, and holds it to the same
-// report: the hook changes what is kept, never what is found. Every
-// materialised unit reaches the hook once, with its documents, and leaves it
-// without them.
-func sameWithOnUnit(t *testing.T, opts Options, want *Report) {
+// sameInMemory runs the check again on a copy of its tree in memory, as an
+// upload or the embedded demo is checked, and holds it to the same report.
+func sameInMemory(t *testing.T, opts Options, want *Report) {
 	t.Helper()
-	seen := map[string]int{}
-	var mu sync.Mutex
-	opts.OnUnit = func(u *Unit) {
-		mu.Lock()
-		defer mu.Unlock()
-		seen[u.Base]++
-		if !u.Materialized || u.Config == nil || u.BaseRoot == nil || (u.Overlay != "" && u.OverlayRoot == nil) {
-			t.Errorf("OnUnit(%s): materialised %v, base document %v, overlay %q document %v", u.Base, u.Materialized, u.BaseRoot != nil, u.Overlay, u.OverlayRoot != nil)
+	for _, p := range append(slices.Clone(opts.Paths), opts.Owners...) {
+		if strings.HasPrefix(p, "../") {
+			return // outside the tree a copy holds
 		}
 	}
-	got, err := CheckGovernance(opts)
+	fsys := memTree(t, opts.Dir)
+	opts.FS, opts.Dir = fsys, ""
+	got, err := Run(context.Background(), opts)
 	if err != nil {
-		t.Fatalf("with OnUnit: %v", err)
+		t.Fatalf("in memory: %v", err)
 	}
 	var a, b bytes.Buffer
 	if err := want.WriteJSON(&a); err != nil {
@@ -152,14 +149,39 @@ func sameWithOnUnit(t *testing.T, opts Options, want *Report) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(a.String(), b.String()); diff != "" {
-		t.Errorf("the report with OnUnit differs (-without +with):\n%s", diff)
+		t.Errorf("the report in memory differs (-on disk +in memory):\n%s", diff)
 	}
-	for _, u := range got.Units {
-		if n := seen[u.Base]; u.Materialized != (n == 1) {
-			t.Errorf("%s: materialised %v, seen by OnUnit %d times", u.Base, u.Materialized, n)
+}
+
+// memTree copies the regular files and directories under dir into memory.
+func memTree(t *testing.T, dir string) fstest.MapFS {
+	t.Helper()
+	out := fstest.MapFS{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		if u.BaseRoot != nil || u.OverlayRoot != nil {
-			t.Errorf("%s: documents still held after OnUnit", u.Base)
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." {
+			return err
 		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if info.IsDir() {
+			out[filepath.ToSlash(rel)] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = &fstest.MapFile{Data: data, Mode: 0o644}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }

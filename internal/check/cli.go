@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,7 +72,7 @@ func lookupOption(name string) (cliOption, error) {
 
 // ParseArgs reads the arguments that follow "validate". Errors are
 // *UsageError. Checks that depend on several options together (an owners file
-// for --dataspace, at least one PATH) are CheckGovernance's.
+// for --dataspace, at least one PATH) are NewPlan's.
 func ParseArgs(args []string) (Invocation, error) {
 	inv := Invocation{Format: "text"}
 	seen := map[string]bool{}
@@ -168,10 +169,7 @@ func runCLI(args []string, dir string, stdout, stderr io.Writer) int {
 	var rep *Report
 	if err == nil {
 		inv.Options.Dir = dir
-		// Only the report is written: each unit's documents can go as soon
-		// as the unit is materialised, instead of the whole tree's at once.
-		inv.Options.OnUnit = func(*Unit) {}
-		rep, err = CheckGovernance(inv.Options)
+		rep, err = Run(context.Background(), inv.Options)
 	}
 	if err != nil {
 		var ue *UsageError

@@ -46,15 +46,9 @@ type loaded struct {
 	dups []yaml11.Warning
 }
 
-// readYAML applies check.md §5 items 1–3 and 5 to one file, emitting
-// load-error or not-a-mapping through fail. It returns nil when the file has
-// no document.
-func readYAML(p, disp string, fail func(Finding)) *loaded {
-	data, err := os.ReadFile(p)
-	return parseYAML(data, err, disp, fail)
-}
-
-// parseYAML is readYAML on bytes already read (err: why they could not be).
+// parseYAML applies check.md §5 items 1–3 and 5 to one file's bytes (err:
+// why they could not be read), emitting load-error or not-a-mapping through
+// fail. It returns nil when the file has no document.
 func parseYAML(data []byte, err error, disp string, fail func(Finding)) *loaded {
 	if err != nil {
 		fail(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: "cannot read the file: " + errMsg(err)})
@@ -196,37 +190,23 @@ var dataspaceKeys = map[string]bool{
 	"odrl_action": true, "purpose": true, "asset": true, "data_address": true, "contract": true,
 }
 
-// loadGovernance reads one base or overlay and applies the document rules
-// (check.md §5, §6). Any error finding marks the file as not servable.
-// It touches nothing but f and what it returns, so files load concurrently.
-func (c *checker) loadGovernance(f *govFile, schema string, data []byte, readErr error) []Finding {
-	var out []Finding
-	fail := func(fd Finding) {
-		if fd.Severity == Error {
-			f.hasError = true
-		}
-		out = append(out, fd)
-	}
-	l := parseYAML(data, readErr, f.display, fail)
-	if l == nil {
-		f.hasError = true
-		return out
-	}
-	f.root = l.root
-	duplicateKeys(l, f.display, fail, sourceDataset)
-
-	for _, v := range mustViolations(l.root, schema, f.display) {
-		fail(violationFinding(CodeSchemaViolation, f.display, v))
+// documentRules applies the rules of check.md §5 item 4 and §6 to a loaded
+// governance document: duplicate keys, the schema, unknown root keys and
+// the per-block rules.
+func documentRules(l *loaded, disp, schema string, fail func(Finding)) {
+	duplicateKeys(l, disp, fail, sourceDataset)
+	for _, v := range mustViolations(l.root, schema, disp) {
+		fail(violationFinding(CodeSchemaViolation, disp, v))
 	}
 	root := l.root
 	for _, p := range root.Pairs {
 		if p.Key.Kind != yaml11.String || !governance.RootKeys[p.Key.Str] {
 			t := keyText(p.Key)
-			fail(Finding{Severity: Warning, Code: CodeUnknownKey, File: f.display, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
+			fail(Finding{Severity: Warning, Code: CodeUnknownKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
 				Path: ptr(t), Subject: str(t), Message: fmt.Sprintf("unknown root key %q is ignored", t)})
 		}
 	}
-	c.blockRules(f.display, root.Get("defaults"), []string{"defaults"}, nil, fail)
+	blockRules(disp, root.Get("defaults"), []string{"defaults"}, nil, fail)
 	if srcs := root.Get("sources"); srcs != nil && srcs.Kind == yaml11.Map {
 		for _, p := range srcs.Pairs {
 			t := keyText(p.Key)
@@ -234,19 +214,18 @@ func (c *checker) loadGovernance(f *govFile, schema string, data []byte, readErr
 			if p.Key.Kind == yaml11.String {
 				ds = str(p.Key.Str)
 			} else {
-				fail(Finding{Severity: Error, Code: CodeNonStringKey, File: f.display, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
+				fail(Finding{Severity: Error, Code: CodeNonStringKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
 					Path: ptr("sources", t), Subject: str(t),
 					Message: fmt.Sprintf("sources key %s is not a string: consumers refuse the file (quote it)", yaml11.PyRepr(p.Key))})
 			}
-			c.blockRules(f.display, p.Value, []string{"sources", t}, ds, fail)
+			blockRules(disp, p.Value, []string{"sources", t}, ds, fail)
 		}
 	}
-	return out
 }
 
 // blockRules applies the per-block rules of check.md §6.1 (nested content),
 // §6.2–§6.6 to the defaults or one sources entry.
-func (c *checker) blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail func(Finding)) {
+func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail func(Finding)) {
 	if block == nil || block.Kind != yaml11.Map {
 		return
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -313,7 +314,7 @@ sources:
 				t.Fatal(err)
 			}
 			inv.Options.Dir = dir
-			rep, err := CheckGovernance(inv.Options)
+			rep, err := Run(context.Background(), inv.Options)
 			if err != nil {
 				t.Fatal(err)
 			}

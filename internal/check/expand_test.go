@@ -70,7 +70,10 @@ func TestGlob(t *testing.T) {
 		"apps/a/governance.grid.yaml": "",
 		"apps/README.md":              "",
 	})
-	r := resolver{dir: dir}
+	r, err := newTree(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		pattern string
 		want    []string

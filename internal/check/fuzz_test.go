@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ func fuzzTree(t *testing.T, base, overlay, owners, placeholders []byte) *Report 
 		}
 	}
 	ph := "placeholders.yaml"
-	rep, err := CheckGovernance(Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, PlaceholdersFile: &ph, Dir: dir, Dataspace: true})
+	rep, err := Run(context.Background(), Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, PlaceholdersFile: &ph, Dir: dir, Dataspace: true})
 	if err != nil {
 		t.Fatalf("the check refused its options: %v", err)
 	}

@@ -54,10 +54,8 @@ func TestReferenceTree(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Dir = dir
-			rep, err := CheckGovernance(tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, results := checked(t, tc.opts)
+			rep := p.Report(results)
 			wantSummary := Summary{Warnings: 42, Bases: 17, Datasets: 174, OwnersFiles: tc.owners}
 			if diff := cmp.Diff(wantSummary, rep.Summary); diff != "" {
 				t.Errorf("summary (-want +got):\n%s", diff)
@@ -65,8 +63,7 @@ func TestReferenceTree(t *testing.T) {
 			if rep.OK != tc.ok || rep.ExitCode != tc.exit {
 				t.Errorf("ok=%v exit=%d, want ok=%v exit=%d", rep.OK, rep.ExitCode, tc.ok, tc.exit)
 			}
-			sameWithOnUnit(t, tc.opts, rep)
-			sameWithMemo(t, tc.opts, rep)
+			sameInMemory(t, tc.opts, rep)
 			got := map[string][]string{}
 			for _, f := range rep.Findings {
 				if f.Code != CodeRowPolicyUndeclared || f.Severity != Warning || f.Dataset == nil || f.Line == 0 {
@@ -83,16 +80,16 @@ func TestReferenceTree(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("row-policy-undeclared by app (-spec +got):\n%s", diff)
 			}
-			if len(rep.Units) != 17 {
-				t.Fatalf("%d units, want 17", len(rep.Units))
+			if len(results) != 17 {
+				t.Fatalf("%d units, want 17", len(results))
 			}
-			for _, u := range rep.Units {
-				if !u.Materialized || u.Config == nil || u.App == "" || u.Overlay != "" {
-					t.Errorf("unit %+v: want a materialised base without overlay", u)
+			for i, res := range results {
+				if res.Config == nil || p.Units[i].App == "" || res.Overlay != "" {
+					t.Errorf("unit %s: want a materialised base without overlay", p.Units[i].Base.Display)
 				}
 			}
-			if (rep.Owners != nil) != (tc.owners > 0) {
-				t.Errorf("registry built = %v with %d owners files", rep.Owners != nil, tc.owners)
+			if (p.Registry != nil) != (tc.owners > 0) {
+				t.Errorf("registry built = %v with %d owners files", p.Registry != nil, tc.owners)
 			}
 		})
 	}

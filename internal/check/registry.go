@@ -20,15 +20,15 @@ type ownersArg struct {
 // loadOwners examines every --owners file and the placeholder map, and builds
 // the merged registry only when all of them are clean (check.md §9.6, §9.7):
 // resolving names against part of a registry would report owners that exist.
-func (c *checker) loadOwners() {
-	if len(c.opts.Owners) == 0 {
+func (p *planner) loadOwners() {
+	if len(p.opts.Owners) == 0 {
 		return
 	}
 	clean := true
 	var args []ownersArg
-	for i, arg := range c.opts.Owners {
+	for i, arg := range p.opts.Owners {
 		disp := displayPath(arg)
-		l, t := c.readInput(disp, "owners", CodeOwnersFileNotFound)
+		l, t := p.readInput(disp, "owners", CodeOwnersFileNotFound)
 		if l == nil {
 			clean = false
 			continue
@@ -49,12 +49,12 @@ func (c *checker) loadOwners() {
 		}
 		args = append(args, ownersArg{arg: i, disp: disp, doc: l.root, file: f})
 	}
-	if !c.loadPlaceholders() {
+	if !p.loadPlaceholders() {
 		clean = false
 	}
 	if !clean {
-		c.placeholders = nil
-		c.add(Finding{Severity: Info, Code: CodeOwnersNotLoaded,
+		p.placeholders = nil
+		p.add(Finding{Severity: Info, Code: CodeOwnersNotLoaded,
 			Message: "the owners registry was not built because an owners or placeholders input failed: ownership names were not checked"})
 		return
 	}
@@ -62,14 +62,14 @@ func (c *checker) loadOwners() {
 	for i, a := range args {
 		files[i] = a.file
 	}
-	c.registry = owners.Materialise(files...)
-	c.registryDiagnostics(args)
+	p.registry = owners.Materialise(files...)
+	p.registryDiagnostics(args)
 }
 
 // registryDiagnostics reports what merging the files did (check.md §9.7):
 // replacements within one argument and across files, and aliases the
 // registry ignored.
-func (c *checker) registryDiagnostics(args []ownersArg) {
+func (p *planner) registryDiagnostics(args []ownersArg) {
 	type holder struct {
 		arg  int
 		disp string
@@ -83,11 +83,11 @@ func (c *checker) registryDiagnostics(args []ownersArg) {
 				switch {
 				case h.arg == a.arg:
 					idv := entry.Get("id")
-					c.add(Finding{Severity: Warning, Code: CodeOwnersDuplicateID, File: a.disp, Line: idv.Pos.Line, Column: idv.Pos.Column,
+					p.add(Finding{Severity: Warning, Code: CodeOwnersDuplicateID, File: a.disp, Line: idv.Pos.Line, Column: idv.Pos.Column,
 						Path: ptr("owners", strconv.Itoa(i), "id"), Subject: str(e.ID),
 						Message: fmt.Sprintf("owner id %q is written twice in this file: the later entry replaces the earlier one whole", e.ID)})
 				case h.disp != a.disp:
-					c.add(Finding{Severity: Info, Code: CodeOwnersShadowed, File: a.disp, Line: entry.Pos.Line, Column: entry.Pos.Column,
+					p.add(Finding{Severity: Info, Code: CodeOwnersShadowed, File: a.disp, Line: entry.Pos.Line, Column: entry.Pos.Column,
 						Path: ptr("owners", strconv.Itoa(i)), Subject: str(e.ID),
 						Message: fmt.Sprintf("owner %q of %s is replaced whole by this entry (no field-by-field merge)", e.ID, h.disp)})
 				}
@@ -113,7 +113,7 @@ func (c *checker) registryDiagnostics(args []ownersArg) {
 			}
 		}
 	}
-	for _, w := range c.registry.Warnings() {
+	for _, w := range p.registry.Warnings() {
 		var code string
 		switch w.Code {
 		case owners.WarnAliasShadowsID:
@@ -133,22 +133,22 @@ func (c *checker) registryDiagnostics(args []ownersArg) {
 				}
 			}
 		}
-		c.add(f)
+		p.add(f)
 	}
 }
 
 // loadPlaceholders reads the placeholder map, when one is given, and reports
 // whether it is usable.
-func (c *checker) loadPlaceholders() bool {
-	if c.opts.Placeholders != nil {
-		c.placeholders = c.opts.Placeholders
+func (p *planner) loadPlaceholders() bool {
+	if p.opts.Placeholders != nil {
+		p.placeholders = p.opts.Placeholders
 		return true
 	}
-	if c.opts.PlaceholdersFile == nil {
+	if p.opts.PlaceholdersFile == nil {
 		return true
 	}
-	disp := displayPath(*c.opts.PlaceholdersFile)
-	l, t := c.readInput(disp, "placeholders", CodePlaceholdersInvalid)
+	disp := displayPath(*p.opts.PlaceholdersFile)
+	l, t := p.readInput(disp, "placeholders", CodePlaceholdersInvalid)
 	if l == nil {
 		return false
 	}
@@ -164,7 +164,7 @@ func (c *checker) loadPlaceholders() bool {
 		m[pr.Key.Str] = pr.Value.Str
 	}
 	if !t.errors {
-		c.placeholders = m
+		p.placeholders = m
 	}
 	return !t.errors
 }
@@ -172,7 +172,7 @@ func (c *checker) loadPlaceholders() bool {
 // tally passes findings about one input file on to the report and remembers
 // whether any of them was an error.
 type tally struct {
-	c      *checker
+	p      *planner
 	errors bool
 }
 
@@ -180,21 +180,21 @@ func (t *tally) add(f Finding) {
 	if f.Severity == Error {
 		t.errors = true
 	}
-	t.c.add(f)
+	t.p.add(f)
 }
 
 // readInput reads an owners or placeholders file: a missing file is a finding
 // under missingCode, YAML problems and duplicate keys are findings too. The
 // document is nil when there is nothing to read.
-func (c *checker) readInput(disp, what, missingCode string) (*loaded, *tally) {
-	t := &tally{c: c}
-	p := c.fs.abs(disp)
-	if !isRegular(p) {
+func (p *planner) readInput(disp, what, missingCode string) (*loaded, *tally) {
+	t := &tally{p: p}
+	f := p.readFile(disp)
+	if !p.tree.isRegular(disp) {
 		t.add(Finding{Severity: Error, Code: missingCode, File: disp,
 			Message: fmt.Sprintf("%s file %q does not exist or is not a regular file", what, disp)})
 		return nil, t
 	}
-	l := readYAML(p, disp, t.add)
+	l := parseYAML(f.Data, f.Err, disp, t.add)
 	if l != nil {
 		duplicateKeys(l, disp, t.add, nil)
 	}

@@ -4,10 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-
-	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/owners"
-	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // Severity is how much a finding weighs (check.md §10).
@@ -148,9 +144,7 @@ type Summary struct {
 	Datasets    int `json:"datasets"`
 }
 
-// Report is the result of a check (check.md §11.1). The JSON members are the
-// report every client sees; Units, Owners and Placeholders are what a server
-// serves after the check passed, and are never serialised.
+// Report is the result of a check (check.md §11.1), as every client sees it.
 type Report struct {
 	ReportVersion int       `json:"report_version"`
 	OK            bool      `json:"ok"`
@@ -159,48 +153,6 @@ type Report struct {
 	Inputs        Inputs    `json:"inputs"`
 	Summary       Summary   `json:"summary"`
 	Findings      []Finding `json:"findings"`
-
-	// Units holds one unit per base file, in the order the bases were found.
-	Units []Unit `json:"-"`
-	// Owners is the merged registry the owner rules used; nil when no owners
-	// file was given or the registry could not be built (owners-not-loaded).
-	Owners *owners.Registry `json:"-"`
-	// Placeholders is the deployment's placeholder map the names were resolved
-	// with; nil when none was given or it did not load.
-	Placeholders map[string]string `json:"-"`
-}
-
-// Unit is a base file with the overlay paired with it: what is served.
-type Unit struct {
-	App     string // the app name (the base's directory name); "" when it has none
-	Base    string // display path of the base
-	Overlay string // display path of the paired overlay; "" for none
-
-	// BaseFile and OverlayFile are the paths the files were read from (Dir
-	// joined with the display path, or the absolute path given).
-	BaseFile, OverlayFile string
-
-	// Materialized is false when the base or its overlay has an error finding,
-	// or two overlays claim the base (semantic-skipped); Config is then nil.
-	Materialized bool
-	// Config is the base merged with its overlay by the resolver merge, with
-	// ownership names resolved against Report.Owners (leniently: a name that
-	// resolves to nothing is kept as written and reported by the check only on
-	// dataspace offers).
-	Config *governance.Config
-	// BaseRoot and OverlayRoot are the documents the check loaded for a
-	// materialised unit, so a server can tell where each value was written
-	// without reading and parsing the files again. A holder that keeps the
-	// report should drop them once used: they are the whole parsed files.
-	// With Options.OnUnit they are set only while the hook runs.
-	BaseRoot, OverlayRoot *yaml11.Node
-
-	// Reused is a unit taken from Options.Memo: its bytes were those of a
-	// unit of the previous check, whose findings and Config it carries.
-	Reused bool
-	// Served is whatever Options.OnUnit attached to the unit (a server's
-	// encoded app); a reused unit brings the value attached to it before.
-	Served any
 }
 
 // HasErrors reports whether the report holds an error finding, whatever

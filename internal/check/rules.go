@@ -45,7 +45,7 @@ func set(keys ...string) map[string]bool {
 // rules read the merged rules, and locate what they find in the file that
 // wrote it.
 type unitView struct {
-	base, overlay       *govFile
+	base, overlay       *loadedFile
 	baseCfg, overlayCfg *governance.Config // overlayCfg nil without overlay
 	cfg                 *governance.Config // the merge: what is served
 }
@@ -88,7 +88,7 @@ func rowFilterList(block *yaml11.Node) []*yaml11.Node {
 	return nil
 }
 
-func (c *checker) unitRules(u *unitView) {
+func (c *unitChecker) unitRules(u *unitView) {
 	var ovRoot *yaml11.Node
 	if u.overlay != nil {
 		ovRoot = u.overlay.root
@@ -108,7 +108,7 @@ func (c *checker) unitRules(u *unitView) {
 // filterEntries checks every row_filters entry that survives the merge in one
 // block. The list is the overlay's when the overlay supplied a non-empty one
 // (a list it replaced is not served and not checked), else the base's.
-func (c *checker) filterEntries(u *unitView, ovRoot *yaml11.Node, baseSources, ovSources map[string]*yaml11.Node, defaults bool, key string, ds *string) {
+func (c *unitChecker) filterEntries(u *unitView, ovRoot *yaml11.Node, baseSources, ovSources map[string]*yaml11.Node, defaults bool, key string, ds *string) {
 	file := u.base.display
 	block, segs := effective(u.base.root, baseSources, defaults, key)
 	if ob, osegs := effective(ovRoot, ovSources, defaults, key); len(rowFilterList(ob)) > 0 {
@@ -119,7 +119,7 @@ func (c *checker) filterEntries(u *unitView, ovRoot *yaml11.Node, baseSources, o
 	}
 }
 
-func (c *checker) filterEntry(file string, segs []string, entry *yaml11.Node, ds *string) {
+func (c *unitChecker) filterEntry(file string, segs []string, entry *yaml11.Node, ds *string) {
 	at := func(n *yaml11.Node, sev Severity, code string, path []string, subject, msg string) {
 		c.add(Finding{Severity: sev, Code: code, File: file, Line: n.Pos.Line, Column: n.Pos.Column,
 			Path: ptr(path...), Dataset: ds, Subject: str(subject), Message: msg})
@@ -201,7 +201,7 @@ func contains(list []string, s string) bool {
 
 // servedRules applies check.md §9.4, §9.5 and §9.8 to one source key through
 // its resolved rule.
-func (c *checker) servedRules(u *unitView, src *governance.Source) {
+func (c *unitChecker) servedRules(u *unitView, src *governance.Source) {
 	c.datasets++
 	key := src.Key
 	r := governance.MergeRules(u.cfg.Defaults, src.Rule)
@@ -265,7 +265,7 @@ func (c *checker) servedRules(u *unitView, src *governance.Source) {
 
 // declaresRowPolicy is check.md §9.4's test: a surviving filter, the legacy
 // column, or row_filters stated — even as [] — in any of the four layers.
-func (c *checker) declaresRowPolicy(u *unitView, key string, r *governance.Rule) bool {
+func (c *unitChecker) declaresRowPolicy(u *unitView, key string, r *governance.Rule) bool {
 	if len(r.RowFilters) > 0 || (r.UserFilterColumn != nil && *r.UserFilterColumn != "") {
 		return true
 	}
@@ -284,7 +284,7 @@ func (c *checker) declaresRowPolicy(u *unitView, key string, r *governance.Rule)
 
 // ownerRules checks the ownership names of a dataspace offer against the
 // registry (check.md §9.8).
-func (c *checker) ownerRules(r *governance.Rule, at func(Severity, string, *string, string)) {
+func (c *unitChecker) ownerRules(r *governance.Rule, at func(Severity, string, *string, string)) {
 	orgFilter := false
 	for _, e := range r.RowFilters {
 		if e.Handler == organizationMatch {
@@ -298,13 +298,13 @@ func (c *checker) ownerRules(r *governance.Rule, at func(Severity, string, *stri
 			continue
 		}
 		seenName[o.Name] = true
-		id, ok := owners.ResolveName(o.Name, c.owners, c.placeholders)
+		id, ok := owners.ResolveName(o.Name, c.owners, c.env.Placeholders)
 		if !ok {
 			at(Error, CodeOwnerUnresolved, str(o.Name),
 				fmt.Sprintf("ownership name %q resolves to no owner of the registry (by id, placeholder or alias): a dataspace offer must name a dataspace party", o.Name))
 			continue
 		}
-		if !c.opts.Dataspace || !orgFilter || seenID[id] {
+		if !c.env.Dataspace || !orgFilter || seenID[id] {
 			continue
 		}
 		seenID[id] = true

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestSARIFValidates(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.opts.Dir = dir
-			rep, err := CheckGovernance(r.opts)
+			rep, err := Run(context.Background(), r.opts)
 			if err != nil {
 				t.Fatal(err)
 			}

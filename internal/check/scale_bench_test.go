@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -23,7 +24,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 			b.SetBytes(int64(tree.Bytes()))
 			b.ReportAllocs()
 			for b.Loop() {
-				rep, err := CheckGovernance(opts)
+				rep, err := Run(context.Background(), opts)
 				if err != nil || !rep.OK || rep.Summary.Datasets != n {
 					b.Fatalf("err %v, summary %+v", err, rep.Summary)
 				}

@@ -1,14 +1,15 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/testfs"
-	"github.com/celine-eu/governanced/internal/yaml11"
-	"github.com/google/go-cmp/cmp"
 )
 
 func caseDir(t *testing.T, id string) string {
@@ -20,34 +21,38 @@ func caseDir(t *testing.T, id string) string {
 	return dir
 }
 
-// TestUnitsAreWhatIsServed holds the contract with the server: the report
-// carries each base's materialised configuration — overlay merged by the
-// resolver merge, ownership names resolved after the merge — and the merged
-// registry, so that what is served is exactly what was checked.
+// checked is a plan with its units checked, as a server builds from them.
+func checked(t *testing.T, opts Options) (*Plan, []UnitResult) {
+	t.Helper()
+	p, err := NewPlan(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := CheckUnits(context.Background(), p.Units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, results
+}
+
+// TestUnitsAreWhatIsServed holds the contract with the server: each unit's
+// result carries its materialised configuration — overlay merged by the
+// resolver merge, ownership names resolved after the merge — and the plan
+// the merged registry, so that what is served is exactly what was checked.
 func TestUnitsAreWhatIsServed(t *testing.T) {
 	t.Run("merged with its overlay", func(t *testing.T) {
-		dir := caseDir(t, "C10")
-		rep, err := CheckGovernance(Options{Paths: []string{"apps/grid"}, Dir: dir})
-		if err != nil {
-			t.Fatal(err)
+		p, results := checked(t, Options{Paths: []string{"apps/grid"}, Dir: caseDir(t, "C10")})
+		if len(p.Units) != 1 || len(results) != 1 {
+			t.Fatalf("%d units, %d results", len(p.Units), len(results))
 		}
-		if len(rep.Units) != 1 {
-			t.Fatalf("%d units", len(rep.Units))
+		u, res := p.Units[0], results[0]
+		if u.App != "grid" || u.Base.Display != "apps/grid/governance.yaml" || len(u.Overlays) != 1 || res.Overlay != "apps/grid/governance.grid.yaml" {
+			t.Errorf("unit %s %s with %d overlays, paired with %q", u.App, u.Base.Display, len(u.Overlays), res.Overlay)
 		}
-		u := rep.Units[0]
-		want := Unit{App: "grid", Base: "apps/grid/governance.yaml", Overlay: "apps/grid/governance.grid.yaml",
-			BaseFile: filepath.Join(dir, "apps/grid/governance.yaml"), OverlayFile: filepath.Join(dir, "apps/grid/governance.grid.yaml"),
-			Materialized: true, Config: u.Config, BaseRoot: u.BaseRoot, OverlayRoot: u.OverlayRoot}
-		if diff := cmp.Diff(want, u, cmp.Comparer(func(a, b *governance.Config) bool { return a == b }),
-			cmp.Comparer(func(a, b *yaml11.Node) bool { return a == b })); diff != "" {
-			t.Errorf("unit (-want +got):\n%s", diff)
+		if res.Config == nil {
+			t.Fatal("not materialised")
 		}
-		// The loaded documents travel with the unit, so a server reads provenance
-		// from the bytes that were checked.
-		if u.BaseRoot.Get("sources") == nil || u.OverlayRoot.Get("sources") == nil {
-			t.Errorf("unit documents: base %v, overlay %v; want both loaded", u.BaseRoot, u.OverlayRoot)
-		}
-		rule, m := u.Config.Resolve("datasets.gold.x")
+		rule, m := res.Config.Resolve("datasets.gold.x")
 		if m.Kind != governance.MatchExact || rule.Expose == nil || *rule.Expose || !governance.DataspaceExpose(rule) {
 			t.Errorf("resolved rule: expose %v, dataspace %v; want the overlay's expose: false over the base's offer", rule.Expose, rule.Dataspace)
 		}
@@ -57,7 +62,7 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 		if got := rule.Origin(governance.FieldDataspace).Layer; got == nil || got.Kind != "base" {
 			t.Errorf("dataspace provenance %+v, want the base", got)
 		}
-		if diff := cmp.Diff([]string{"apps/grid/governance.yaml", "apps/grid/governance.grid.yaml"}, u.Config.Files); diff != "" {
+		if diff := cmp.Diff([]string{"apps/grid/governance.yaml", "apps/grid/governance.grid.yaml"}, res.Config.Files); diff != "" {
 			t.Errorf("files (-want +got):\n%s", diff)
 		}
 	})
@@ -68,23 +73,24 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 			{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, PlaceholdersFile: str("deploy/placeholders.yaml"), Dir: dir},
 			{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, Placeholders: map[string]string{"operator": "example-dso", "community": "example-community"}, Dir: dir},
 		} {
-			rep, err := CheckGovernance(opts)
-			if err != nil {
-				t.Fatal(err)
+			p, results := checked(t, opts)
+			if p.Registry == nil || p.Registry.Len() != 2 {
+				t.Fatalf("registry %v, want the two owners of owners.yaml", p.Registry)
 			}
-			if rep.Owners == nil || rep.Owners.Len() != 2 {
-				t.Fatalf("registry %v, want the two owners of owners.yaml", rep.Owners)
-			}
-			if diff := cmp.Diff(map[string]string{"operator": "example-dso", "community": "example-community"}, rep.Placeholders); diff != "" {
+			if diff := cmp.Diff(map[string]string{"operator": "example-dso", "community": "example-community"}, p.Placeholders); diff != "" {
 				t.Errorf("placeholders (-want +got):\n%s", diff)
 			}
-			cfg := rep.Units[0].Config
+			cfg := results[0].Config
 			for key, want := range map[string]string{"datasets.gold.grid": "example-dso", "datasets.gold.community": "community"} {
 				r, _ := cfg.Resolve(key)
 				if len(r.Ownership) != 1 || r.Ownership[0].Name != want {
 					t.Errorf("%s: ownership %+v, want %s", key, r.Ownership, want)
 				}
 			}
+			if diff := cmp.Diff([]string{"operator", "example-dso", "community", "example-community"}, results[0].OwnersAsked); diff != "" {
+				t.Errorf("owners asked (-want +got):\n%s", diff)
+			}
+			rep := p.Report(results)
 			if len(rep.Findings) != 1 || rep.Findings[0].Code != CodeOwnerUnresolved {
 				t.Errorf("findings %v, want the one owner-unresolved of C48", briefs(rep))
 			}
@@ -92,14 +98,11 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 	})
 
 	t.Run("not materialised", func(t *testing.T) {
-		rep, err := CheckGovernance(Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy/overlays"), Dir: caseDir(t, "C13")})
-		if err != nil {
-			t.Fatal(err)
+		p, results := checked(t, Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy/overlays"), Dir: caseDir(t, "C13")})
+		if res := results[0]; res.Config != nil || p.Units[0].App != "grid" || res.Overlay != "" {
+			t.Errorf("unit %+v: an overlay conflict is not served", res)
 		}
-		if u := rep.Units[0]; u.Materialized || u.Config != nil || u.App != "grid" {
-			t.Errorf("unit %+v: an overlay conflict is not served", u)
-		}
-		if !rep.HasErrors() {
+		if !p.Report(results).HasErrors() {
 			t.Error("HasErrors is false for a report with an error")
 		}
 	})
@@ -124,7 +127,7 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Dir = dir
-			rep, err := CheckGovernance(tc.opts)
+			rep, err := Run(context.Background(), tc.opts)
 			var ue *UsageError
 			if !errors.As(err, &ue) || rep != nil {
 				t.Errorf("got report %v, err %v; want a usage error and no report", rep != nil, err)
@@ -132,33 +135,40 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 	// Anything about the files is a finding, never an error.
-	rep, err := CheckGovernance(Options{Paths: []string{"nope"}, Owners: []string{"nope.yaml"}, Dataspace: true, OverlayDir: str("nope"), Dir: dir})
+	rep, err := Run(context.Background(), Options{Paths: []string{"nope"}, Owners: []string{"nope.yaml"}, Dataspace: true, OverlayDir: str("nope"), Dir: dir})
 	if err != nil || rep.OK {
 		t.Fatalf("missing inputs: err %v, ok %v; want a failing report", err, rep != nil && rep.OK)
 	}
 }
 
-// TestOnUnitSharedOverlay: an overlay in the overlay directory serves every
-// base of its app name; letting go of documents (OnUnit) must wait for the
-// last of them, and the report must not change.
-func TestOnUnitSharedOverlay(t *testing.T) {
+// TestSharedOverlay: an overlay in the overlay directory serves every base
+// of its app name; each unit checks it, and the report names each of its
+// findings once.
+func TestSharedOverlay(t *testing.T) {
 	base := "defaults: {row_filters: []}\nsources:\n  datasets.gold.x: {expose: true, row_filters: [{handler: rec_registry, args: {column: device_id}}]}\n"
 	dir := testfs.Tree(t, map[string]string{
 		"one/apps/grid/governance.yaml": base,
 		"two/apps/grid/governance.yaml": base,
 		"overlays/governance.grid.yaml": "sources:\n  datasets.gold.x: {row_filters: [{handler: nosuch}]}\n",
 	})
-	overlays := "overlays"
-	for _, workers := range []int{1, 2} {
-		opts := Options{Paths: []string{"one/apps/grid", "two/apps/grid"}, OverlayDir: &overlays, Dir: dir, Workers: workers}
-		rep, err := CheckGovernance(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rep.Units) != 2 || rep.Units[0].Overlay != "overlays/governance.grid.yaml" || rep.Units[1].Overlay != rep.Units[0].Overlay {
-			t.Fatalf("units %+v, want both bases paired with the one overlay", rep.Units)
-		}
-		sameWithOnUnit(t, opts, rep)
-		sameWithMemo(t, opts, rep)
+	opts := Options{Paths: []string{"one/apps/grid", "two/apps/grid"}, OverlayDir: str("overlays"), Dir: dir}
+	p, results := checked(t, opts)
+	if len(results) != 2 || results[0].Overlay != "overlays/governance.grid.yaml" || results[1].Overlay != results[0].Overlay {
+		t.Fatalf("results %+v, want both bases paired with the one overlay", results)
+	}
+	rep := p.Report(results)
+	if diff := cmp.Diff([]string{"error row-filter-unknown-handler overlays/governance.grid.yaml 2:45 /sources/datasets.gold.x/row_filters/0/handler datasets.gold.x nosuch"}, briefs(rep)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	sameInMemory(t, opts, rep)
+}
+
+// TestContextEndsTheCheck: a check whose context ends stops taking units
+// and says why.
+func TestContextEndsTheCheck(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, Options{Paths: []string{"apps/*"}, Dir: caseDir(t, "C01")}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
 	}
 }

@@ -57,9 +57,12 @@ type Limits struct {
 	MaxAliasValues int
 }
 
+// MaxDocumentBytes is the default limit on a document's size.
+const MaxDocumentBytes = 64 << 20
+
 func (l Limits) withDefaults() Limits {
 	if l.MaxBytes <= 0 {
-		l.MaxBytes = 64 << 20
+		l.MaxBytes = MaxDocumentBytes
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = 1000

@@ -1,0 +1,402 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/owners"
+)
+
+// ReportVersion is the version of the report's JSON shape.
+const ReportVersion = 1
+
+// Options are the inputs of a check (check.md §2.2). Optional strings are
+// pointers because "given as empty" and "not given" differ: an empty
+// --overlay-dir is the working directory, an empty --overlay-name is a usage
+// error.
+type Options struct {
+	// Paths are files, directories or glob patterns (check.md §3); at least one.
+	Paths []string
+	// OverlayDir is a directory of deployer overlays, paired by app name.
+	OverlayDir *string
+	// OverlayName is the overlay name to look for beside each base instead of
+	// the app name.
+	OverlayName *string
+	// Owners are owners registry files, merged in order (later files shadow
+	// earlier ones by id).
+	Owners []string
+	// PlaceholdersFile is the deployment's placeholder map as a YAML file.
+	PlaceholdersFile *string
+	// Placeholders is the same map already parsed (a server that read it from
+	// its own configuration). At most one of the two may be given.
+	Placeholders map[string]string
+	// Dataspace also requires a DID for every owner of a dataspace offer
+	// narrowed by an organization filter.
+	Dataspace bool
+	// Strict makes warnings fail the run.
+	Strict bool
+
+	// FS holds the files the check reads: an upload read into memory, the
+	// demo tree embedded in the binary. Nil is the operating system's files,
+	// where absolute paths work too.
+	FS fs.FS
+	// Dir is the working directory: relative paths are read from it and
+	// display paths are relative to it. With FS nil, a directory of the
+	// operating system ("" is the process's); with FS, a name in it ("" is
+	// its top).
+	Dir string
+}
+
+// UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,
+// a server answers with a client error. Nothing was checked.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ValidOverlayName reports whether name can name an overlay beside a base:
+// an overlay never lives outside the base's directory.
+func ValidOverlayName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`)
+}
+
+// File is one governance document as the check read it: how a report names
+// it, and its bytes or why they could not be read.
+type File struct {
+	Display string // as reported (check.md §3.4)
+	Name    string // the name it was read from in the check's file system; "" when it names nothing there
+	Data    []byte // nil when Err is set
+	Err     error  // why the file could not be read
+}
+
+// Input is a file the plan read, with what it was when read: a caller that
+// remembers files by identity (size, modification time, inode) can tell
+// an unchanged file without hashing it again. Units never see Info.
+type Input struct {
+	File
+	Info fs.FileInfo // nil when the file could not be found
+}
+
+// OwnerLookup is how a unit asks the owners registry about an owner id: the
+// only question a unit may ask of it.
+type OwnerLookup interface {
+	ByID(id string) *owners.Entry
+}
+
+// Env is what every unit of a check shares: the registry, the placeholder
+// map and the --dataspace option.
+type Env struct {
+	Owners       OwnerLookup       // nil when no registry was built
+	Placeholders map[string]string // nil when none was given or it did not load
+	Dataspace    bool
+}
+
+// Unit is everything one base is checked from: the base, every overlay that
+// applies to it (check.md §4.2: none, one, or several in conflict), and the
+// shared inputs. CheckUnit reads nothing else, so a unit whose inputs are
+// the same gives the same result.
+type Unit struct {
+	App      string // the app name (the base's directory name); "" when it has none
+	Base     File
+	Overlays []File // the overlay candidates, in the order first met
+	Env      Env
+}
+
+// Plan is a check's inputs read and sorted into units: which bases the
+// paths name, which overlays apply to each, the owners registry and the
+// placeholder map, and what was found on the way. NewPlan reads every file;
+// checking the units reads none.
+type Plan struct {
+	Units []Unit
+	// Unpaired are the overlays no base takes: checked alone, for their own
+	// findings (overlay-unused).
+	Unpaired []File
+
+	// Registry is the merged owners registry, nil when no owners file was
+	// given or one of them (or the placeholder map) did not load.
+	Registry *owners.Registry
+	// Placeholders is the placeholder map in use; nil without one.
+	Placeholders map[string]string
+	// Inputs are every file the plan read, each once, in the order read:
+	// the bases and overlays, the owners files and the placeholder map. A
+	// revision of the inputs is a hash of exactly these.
+	Inputs []Input
+
+	inputs   Inputs
+	strict   bool
+	owners   int       // how many owners files were named
+	overlays int       // overlays found, paired or not
+	findings []Finding // about the paths, the overlay directory, the owners and placeholders
+}
+
+// NewPlan reads the inputs of a check. The error is only ever a
+// *UsageError, for options that cannot describe a check, or the context's
+// error; every problem found in the files is a finding of the report.
+func NewPlan(ctx context.Context, opts Options) (*Plan, error) {
+	if len(opts.Paths) == 0 {
+		return nil, usagef("at least one PATH is required")
+	}
+	if opts.OverlayName != nil && !ValidOverlayName(*opts.OverlayName) {
+		return nil, usagef("invalid overlay name %q: it must be non-empty, not . or .., and contain no / or \\", *opts.OverlayName)
+	}
+	if opts.PlaceholdersFile != nil && opts.Placeholders != nil {
+		return nil, usagef("give the placeholder map as a file or as a map, not both")
+	}
+	if len(opts.Owners) == 0 {
+		if opts.Dataspace {
+			return nil, usagef("--dataspace needs at least one --owners file")
+		}
+		if opts.PlaceholdersFile != nil || opts.Placeholders != nil {
+			return nil, usagef("--placeholders needs at least one --owners file")
+		}
+	}
+	t, err := newTree(opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &planner{opts: opts, tree: t, baseByID: map[string]*planFile{}, poolByID: map[string]*planFile{}}
+	p.expand()
+	p.collectOverlays()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.loadOwners()
+	return p.plan(ctx)
+}
+
+// planFile is a base or an overlay the paths name.
+type planFile struct {
+	display string
+	id      string // symlinks resolved: the identity of the file
+	dirID   string // the directory holding it, symlinks resolved
+	name    string // the overlay name; "" for a base
+	paired  bool   // an overlay that is some base's candidate
+	file    *File  // read by plan
+}
+
+type planner struct {
+	opts     Options
+	tree     tree
+	findings []Finding
+
+	bases    []*planFile
+	baseByID map[string]*planFile
+	pool     []*planFile // overlays, in the order first met
+	poolByID map[string]*planFile
+
+	overlayDirID string // the overlay directory, symlinks resolved; "" when none
+
+	registry     *owners.Registry
+	placeholders map[string]string
+	files        []Input // every file read, in order
+}
+
+func (p *planner) add(f Finding) { p.findings = append(p.findings, f) }
+
+// expand turns the PATH arguments into bases and argument overlays
+// (check.md §3).
+func (p *planner) expand() {
+	for _, arg := range p.opts.Paths {
+		contributed := false
+		if hasMeta(arg) {
+			for _, m := range p.tree.glob(arg) {
+				if p.contribute(m.display, true) {
+					contributed = true
+				}
+			}
+		} else {
+			disp := displayPath(arg)
+			if _, err := p.tree.stat(disp); err == nil && p.contribute(disp, false) {
+				contributed = true
+			}
+		}
+		if !contributed {
+			p.add(Finding{Severity: Error, Code: CodePathNoMatch, File: arg,
+				Message: fmt.Sprintf("%q matches no governance file: nothing was checked for it", arg)})
+		}
+	}
+}
+
+// contribute adds what one matched path stands for (check.md §3.2) and
+// reports whether that was a base or an overlay.
+func (p *planner) contribute(disp string, pattern bool) bool {
+	info, err := p.tree.stat(disp)
+	if err != nil {
+		return false
+	}
+	if info.IsDir() {
+		gov := joinDisplay(disp, "governance.yaml")
+		if p.tree.isRegular(gov) {
+			p.addBase(gov)
+			return true
+		}
+		if pattern {
+			p.add(Finding{Severity: Info, Code: CodeNoGovernanceInDir, File: disp,
+				Message: "the directory holds no governance.yaml"})
+		}
+		return false
+	}
+	if !info.Mode().IsRegular() {
+		return false
+	}
+	name := path.Base(disp)
+	switch {
+	case name == "governance.yaml":
+		p.addBase(disp)
+	case overlayName(name) != "":
+		p.addOverlay(disp)
+	case pattern:
+		return false
+	default:
+		p.addBase(disp) // naming a file is a statement that it is one
+	}
+	return true
+}
+
+func (p *planner) file(disp string) *planFile {
+	return &planFile{display: disp, id: p.tree.identity(disp), dirID: p.tree.identity(path.Dir(disp))}
+}
+
+func (p *planner) addBase(disp string) {
+	f := p.file(disp)
+	if _, dup := p.baseByID[f.id]; dup {
+		return
+	}
+	p.baseByID[f.id] = f
+	p.bases = append(p.bases, f)
+}
+
+func (p *planner) addOverlay(disp string) {
+	f := p.file(disp)
+	if _, dup := p.poolByID[f.id]; dup {
+		return
+	}
+	f.name = overlayName(path.Base(disp))
+	p.poolByID[f.id] = f
+	p.pool = append(p.pool, f)
+}
+
+// collectOverlays completes the overlay pool (check.md §4.1): the overlays
+// beside each base, then those in the overlay directory.
+func (p *planner) collectOverlays() {
+	for _, b := range p.bases {
+		dir := path.Dir(b.display)
+		for _, name := range p.tree.overlaysIn(dir) {
+			p.addOverlay(joinDisplay(dir, name))
+		}
+	}
+	if p.opts.OverlayDir == nil {
+		return
+	}
+	disp := displayPath(*p.opts.OverlayDir)
+	if !p.tree.isDir(disp) {
+		p.add(Finding{Severity: Error, Code: CodeOverlayDirNotFound, File: disp,
+			Message: fmt.Sprintf("overlay directory %q does not exist or is not a directory: no deployer overlay was checked", disp)})
+		return
+	}
+	p.overlayDirID = p.tree.identity(disp)
+	for _, name := range p.tree.overlaysIn(disp) {
+		p.addOverlay(joinDisplay(disp, name))
+	}
+}
+
+// candidates finds the overlays that apply to a base (check.md §4.2) by
+// their names and directories alone; whether the unit is then skipped
+// depends on how its files load (CheckUnit).
+func (p *planner) candidates(b *planFile) []*planFile {
+	app := appName(b.display)
+	var out []*planFile
+	for _, o := range p.pool {
+		beside := o.dirID == b.dirID
+		if p.opts.OverlayName != nil {
+			beside = beside && o.name == *p.opts.OverlayName
+		} else {
+			beside = beside && app != "" && o.name == app
+		}
+		inDir := p.overlayDirID != "" && o.dirID == p.overlayDirID && app != "" && o.name == app
+		if beside || inDir {
+			out = append(out, o)
+			o.paired = true
+		}
+	}
+	return out
+}
+
+// read reads a governance file once, however many units take it.
+func (p *planner) read(f *planFile) *File {
+	if f.file == nil {
+		rf := p.readFile(f.display)
+		f.file = &rf
+	}
+	return f.file
+}
+
+// readFile reads one input and records it among the plan's files.
+func (p *planner) readFile(display string) File {
+	f := File{Display: display}
+	if n, ok := p.tree.name(display); ok {
+		f.Name = n
+	}
+	var info fs.FileInfo
+	f.Data, info, f.Err = p.tree.readFile(display)
+	p.files = append(p.files, Input{File: f, Info: info})
+	return f
+}
+
+func (p *planner) plan(ctx context.Context) (*Plan, error) {
+	out := &Plan{
+		Registry:     p.registry,
+		Placeholders: p.placeholders,
+		inputs:       p.inputs(),
+		strict:       p.opts.Strict,
+		owners:       len(p.opts.Owners),
+		overlays:     len(p.pool),
+		findings:     p.findings,
+	}
+	env := Env{Placeholders: p.placeholders, Dataspace: p.opts.Dataspace}
+	if p.registry != nil {
+		env.Owners = p.registry
+	}
+	out.Units = make([]Unit, len(p.bases))
+	for i, b := range p.bases {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		u := Unit{App: appName(b.display), Base: *p.read(b), Env: env}
+		for _, o := range p.candidates(b) {
+			u.Overlays = append(u.Overlays, *p.read(o))
+		}
+		out.Units[i] = u
+	}
+	for _, o := range p.pool {
+		if !o.paired {
+			out.Unpaired = append(out.Unpaired, *p.read(o))
+		}
+	}
+	out.Inputs = p.files
+	return out, nil
+}
+
+func (p *planner) inputs() Inputs {
+	in := Inputs{
+		Paths:       slices.Clone(p.opts.Paths),
+		OverlayDir:  p.opts.OverlayDir,
+		OverlayName: p.opts.OverlayName,
+		Owners:      slices.Clone(p.opts.Owners),
+		Dataspace:   p.opts.Dataspace,
+	}
+	if in.Owners == nil {
+		in.Owners = []string{}
+	}
+	in.Placeholders = p.opts.PlaceholdersFile
+	return in
+}

@@ -1,0 +1,419 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// displayPath normalises path text as check.md §3.4 says: segments joined with
+// "/", empty and "." segments dropped, ".." kept, a leading "/" kept, "." for
+// nothing. It is lexical on purpose: a report names files as the user wrote
+// them, not as the file system resolves them.
+func displayPath(p string) string {
+	abs := strings.HasPrefix(p, "/")
+	var segs []string
+	for _, s := range strings.Split(p, "/") {
+		if s == "" || s == "." {
+			continue
+		}
+		segs = append(segs, s)
+	}
+	out := strings.Join(segs, "/")
+	if abs {
+		return "/" + out
+	}
+	if out == "" {
+		return "."
+	}
+	return out
+}
+
+// joinDisplay appends a name to a display path.
+func joinDisplay(dir, name string) string {
+	switch dir {
+	case ".", "":
+		return name
+	case "/":
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// hasMeta reports whether an argument is a pattern (check.md §3.1).
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// overlayName returns NAME for a file called governance.<NAME>.yaml, or "".
+func overlayName(base string) string {
+	const pre, suf = "governance.", ".yaml"
+	if len(base) <= len(pre)+len(suf) || !strings.HasPrefix(base, pre) || !strings.HasSuffix(base, suf) {
+		return ""
+	}
+	return base[len(pre) : len(base)-len(suf)]
+}
+
+// appName is the base's app name, taken lexically from its display path by
+// the resolver's own inference so the check and the exporter always agree on
+// which overlay a base gets (check.md decision D4). The environment is never
+// consulted: a gate whose verdict depends on it is not reproducible.
+func appName(display string) string {
+	return governance.OverlayName(display, governance.OverlayOptions{
+		InferFromDir: true,
+		Getenv:       func(string) string { return "" },
+	})
+}
+
+// tree is the file system a check reads, with the working directory relative
+// paths start from. Argument text and display paths are turned into names of
+// the file system here, and nowhere else.
+type tree struct {
+	fsys fs.FS
+	// rooted: fsys is the operating system's root directory, so an absolute
+	// path names a file in it. In any other file system (an upload, the demo
+	// tree) an absolute path names nothing.
+	rooted bool
+	dir    string // the working directory, as a name in fsys
+}
+
+// newTree makes the tree an Options describes.
+func newTree(opts Options) (tree, error) {
+	if opts.FS != nil {
+		dir := opts.Dir
+		if dir == "" {
+			dir = "."
+		}
+		if !fs.ValidPath(dir) {
+			return tree{}, usagef("invalid working directory %q in the file system", opts.Dir)
+		}
+		return tree{fsys: opts.FS, dir: dir}, nil
+	}
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return tree{}, usagef("cannot determine the working directory: %v", err)
+		}
+		dir = wd
+	} else if !path.IsAbs(dir) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return tree{}, usagef("cannot determine the working directory: %v", err)
+		}
+		dir = path.Join(wd, dir)
+	}
+	return tree{fsys: os.DirFS("/"), rooted: true, dir: rootedName(dir)}, nil
+}
+
+// rootedName is the name of an absolute path in the root file system.
+func rootedName(abs string) string {
+	n := strings.TrimLeft(path.Clean(abs), "/")
+	if n == "" {
+		return "."
+	}
+	return n
+}
+
+// name is the file system name of a display path, and false when the path
+// names nothing this tree can reach (an absolute path outside the operating
+// system's files, or ".." above the top of an upload).
+func (t tree) name(display string) (string, bool) {
+	if path.IsAbs(display) {
+		if !t.rooted {
+			return "", false
+		}
+		return rootedName(display), true
+	}
+	n := path.Join(t.dir, display)
+	if !fs.ValidPath(n) {
+		return "", false
+	}
+	return n, true
+}
+
+func (t tree) stat(display string) (fs.FileInfo, error) {
+	n, ok := t.name(display)
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return fs.Stat(t.fsys, n)
+}
+
+func (t tree) lexists(n string) bool {
+	if rl, ok := t.fsys.(fs.ReadLinkFS); ok {
+		_, err := rl.Lstat(n)
+		return err == nil
+	}
+	_, err := fs.Stat(t.fsys, n)
+	return err == nil
+}
+
+func (t tree) isRegular(display string) bool {
+	info, err := t.stat(display)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func (t tree) isDir(display string) bool {
+	info, err := t.stat(display)
+	return err == nil && info.IsDir()
+}
+
+func (t tree) readDirNamed(n string) []fs.DirEntry {
+	es, _ := fs.ReadDir(t.fsys, n) // an unreadable directory matches nothing, as in Python
+	return es
+}
+
+func (t tree) isDirNamed(n string) bool {
+	info, err := fs.Stat(t.fsys, n)
+	return err == nil && info.IsDir()
+}
+
+// identity is what makes two spellings of one file one file (check.md
+// §3.4): its name with symbolic links resolved, where the file system can
+// read them; a path that cannot be resolved stands for itself.
+func (t tree) identity(display string) string {
+	n, ok := t.name(display)
+	if !ok {
+		return display
+	}
+	return t.resolve(n)
+}
+
+// maxLinks bounds the symbolic links one resolution follows, as the
+// operating system's own limit does for a loop.
+const maxLinks = 255
+
+// resolve follows the symbolic links of every component of name, as
+// filepath.EvalSymlinks does, within the file system: a link out of it (an
+// absolute target in a file system that is not the root) leaves name as it
+// is.
+func (t tree) resolve(name string) string {
+	rl, ok := t.fsys.(fs.ReadLinkFS)
+	if !ok {
+		return name
+	}
+	var done []string
+	todo := splitName(name)
+	for hops := 0; len(todo) > 0; {
+		seg := todo[0]
+		todo = todo[1:]
+		if seg == ".." {
+			if len(done) == 0 {
+				return name
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cand := path.Join(append(slices.Clone(done), seg)...)
+		info, err := rl.Lstat(cand)
+		if err != nil {
+			return name
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, seg)
+			continue
+		}
+		if hops++; hops > maxLinks {
+			return name
+		}
+		target, err := rl.ReadLink(cand)
+		if err != nil {
+			return name
+		}
+		if path.IsAbs(target) {
+			if !t.rooted {
+				return name
+			}
+			done = nil
+		}
+		todo = append(splitName(target), todo...)
+	}
+	if len(done) == 0 {
+		return "."
+	}
+	return path.Join(done...)
+}
+
+func splitName(n string) []string {
+	var out []string
+	for _, s := range strings.Split(n, "/") {
+		if s != "" && s != "." {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// globMatch is one path a pattern matched.
+type globMatch struct {
+	display string
+	name    string // in the file system; "" when the tree cannot reach it
+}
+
+// glob expands a pattern with the semantics of Python's glob(recursive=True)
+// (check.md §3.1): per segment, fnmatch against directory entries; "**" for
+// zero or more directory levels; hidden entries only for a segment that itself
+// starts with "."; matches in code-point order of their display paths.
+func (t tree) glob(pattern string) []globMatch {
+	var start globMatch
+	if strings.HasPrefix(pattern, "/") {
+		if !t.rooted {
+			return nil
+		}
+		start = globMatch{display: "/", name: "."}
+	} else {
+		start = globMatch{display: ".", name: t.dir}
+	}
+	segs := strings.Split(pattern, "/")
+	dirOnly := strings.HasSuffix(pattern, "/")
+	var out []globMatch
+	var walk func(at globMatch, segs []string)
+	walk = func(at globMatch, segs []string) {
+		for len(segs) > 0 && (segs[0] == "" || segs[0] == ".") {
+			segs = segs[1:]
+		}
+		if len(segs) == 0 {
+			if !dirOnly || t.isDirNamed(at.name) {
+				out = append(out, at)
+			}
+			return
+		}
+		seg, rest := segs[0], segs[1:]
+		switch {
+		case seg == "**":
+			for _, m := range t.descend(at) {
+				walk(m, rest)
+			}
+		case !hasMeta(seg):
+			next := globMatch{display: joinDisplay(at.display, seg), name: path.Join(at.name, seg)}
+			if fs.ValidPath(next.name) && t.lexists(next.name) {
+				walk(next, rest)
+			}
+		default:
+			g := governance.CompileGlob(seg)
+			for _, e := range t.readDirNamed(at.name) {
+				name := e.Name()
+				if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
+					continue
+				}
+				if g.Match(name) {
+					walk(globMatch{display: joinDisplay(at.display, name), name: path.Join(at.name, name)}, rest)
+				}
+			}
+		}
+	}
+	walk(start, segs)
+	for i := range out {
+		out[i].display = displayPath(out[i].display)
+	}
+	slices.SortStableFunc(out, func(a, b globMatch) int { return strings.Compare(a.display, b.display) })
+	return out
+}
+
+// descend lists what "**" stands for at a directory: the directory itself and
+// every non-hidden entry below it, directories entered only when not hidden.
+// Python yields files too when "**" ends the pattern; a later segment simply
+// finds nothing under a file. Directories already visited (a symlink loop)
+// are not entered twice.
+func (t tree) descend(at globMatch) []globMatch {
+	if !t.isDirNamed(at.name) {
+		return nil
+	}
+	out := []globMatch{at}
+	seen := map[string]bool{t.resolve(at.name): true}
+	var rec func(d globMatch)
+	rec = func(d globMatch) {
+		for _, e := range t.readDirNamed(d.name) {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") {
+				continue
+			}
+			m := globMatch{display: joinDisplay(d.display, name), name: path.Join(d.name, name)}
+			out = append(out, m)
+			if t.isDirNamed(m.name) {
+				id := t.resolve(m.name)
+				if !seen[id] {
+					seen[id] = true
+					rec(m)
+				}
+			}
+		}
+	}
+	rec(at)
+	return out
+}
+
+// overlaysIn lists the overlay-named regular files directly inside a
+// directory (a display path), in name order.
+func (t tree) overlaysIn(dir string) []string {
+	n, ok := t.name(dir)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, e := range t.readDirNamed(n) {
+		if overlayName(e.Name()) != "" && t.isRegular(joinDisplay(dir, e.Name())) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// ErrNotRegular is an input that is not a regular file: a directory, a
+// device, a FIFO or a socket where a document belongs. Such a file is never
+// opened: a FIFO would block the read, a device never end it.
+var ErrNotRegular = errors.New("not a regular file")
+
+// readFile reads one input: a regular file, read through the document size
+// limit so that a larger one is refused after reading at most the limit.
+func (t tree) readFile(display string) ([]byte, fs.FileInfo, error) {
+	n, ok := t.name(display)
+	if !ok {
+		return nil, nil, fs.ErrNotExist
+	}
+	return ReadFile(t.fsys, n, yaml11.MaxDocumentBytes)
+}
+
+// ReadFile reads the file name of fsys when it is a regular file of at most
+// limit bytes: the type is checked before the file is opened, and the read
+// stops one byte past the limit. info is what the file was when its type was
+// checked.
+func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo, err error) {
+	info, err = fs.Stat(fsys, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, info, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+	}
+	if info.Size() > int64(limit) {
+		return nil, info, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, info.Size(), limit)}
+	}
+	data, err = readLimited(fsys, name, limit)
+	if err != nil {
+		return nil, info, err
+	}
+	if len(data) > limit {
+		return nil, info, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than the limit of %d bytes", ErrTooLarge, limit)}
+	}
+	return data, info, nil
+}
+
+func readLimited(fsys fs.FS, name string, limit int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
+
+// ErrTooLarge is an input over the document size limit.
+var ErrTooLarge = errors.New("the file is too large")

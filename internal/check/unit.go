@@ -1,0 +1,207 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/schemas"
+)
+
+// UnitResult is what checking one unit found and built.
+type UnitResult struct {
+	// Findings are every finding about the unit's files and what it serves,
+	// in no particular order: the report sorts and collapses them.
+	Findings []Finding
+	// Overlay is the display path of the overlay paired with the base; ""
+	// for none or for several in conflict.
+	Overlay string
+	// Config is the base merged with its overlay (the resolver's merge),
+	// ownership names resolved against the registry (leniently: a name that
+	// resolves to nothing is kept as written, and reported only on dataspace
+	// offers). Nil when the base or its overlay has an error finding, or two
+	// overlays claim the base (semantic-skipped): the unit is not served.
+	Config *governance.Config
+	// Datasets counts the served source keys, Offers the dataspace offers
+	// among them.
+	Datasets, Offers int
+	// OwnersAsked are the owner ids the unit asked the registry about, in
+	// the order first asked: the unit's result depends on the registry only
+	// through the answers to these.
+	OwnersAsked []string
+}
+
+// CheckUnit checks one unit as it will be served (check.md §5–§9): each of
+// its files alone, then the base merged with its overlay and the rules that
+// read the merged result, and materialises what is served. It reads nothing
+// but u, so equal units give equal results.
+func CheckUnit(u *Unit) UnitResult {
+	c := &unitChecker{env: u.Env}
+	if u.Env.Owners != nil {
+		c.owners = &ownersView{registry: u.Env.Owners}
+	}
+	base := c.load(u.Base, schemas.Governance, false)
+	overlays := make([]*loadedFile, len(u.Overlays))
+	for i, o := range u.Overlays {
+		overlays[i] = c.load(o, schemas.GovernanceOverlay, true)
+	}
+	res := UnitResult{}
+	if len(u.Overlays) == 1 {
+		res.Overlay = u.Overlays[0].Display
+	}
+	if len(u.Overlays) > 1 {
+		names := make([]string, len(u.Overlays))
+		for i, o := range u.Overlays {
+			names[i] = o.Display
+		}
+		slices.Sort(names)
+		c.add(Finding{Severity: Error, Code: CodeOverlayConflict, File: u.Base.Display, Subject: str(u.App),
+			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(u.Overlays), strings.Join(names, ", "))})
+	}
+	if cfg := c.unit(base, overlays); cfg != nil {
+		res.Config = cfg
+	} else {
+		c.add(Finding{Severity: Info, Code: CodeSemanticSkipped, File: u.Base.Display,
+			Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
+	}
+	res.Findings, res.Datasets, res.Offers = c.findings, c.datasets, c.offers
+	if c.owners != nil {
+		res.OwnersAsked = c.owners.asked
+	}
+	return res
+}
+
+// CheckOverlay checks an overlay no base takes, alone (check.md §5, §6).
+func CheckOverlay(f File) []Finding {
+	c := &unitChecker{}
+	c.load(f, schemas.GovernanceOverlay, true)
+	return c.findings
+}
+
+// unitChecker collects what one unit's check finds.
+type unitChecker struct {
+	env      Env
+	owners   *ownersView // nil without a registry
+	findings []Finding
+	datasets int
+	offers   int
+}
+
+func (c *unitChecker) add(f Finding) { c.findings = append(c.findings, f) }
+
+// loadedFile is a governance document as the unit's check loaded it.
+type loadedFile struct {
+	display  string
+	overlay  bool
+	root     *yaml11.Node // nil when the file did not load
+	hasError bool         // an error finding of §5 or §6: the file is not served
+}
+
+// load reads one base or overlay and applies the document rules (check.md
+// §5, §6). Any error finding marks the file as not servable.
+func (c *unitChecker) load(f File, schema string, overlay bool) *loadedFile {
+	lf := &loadedFile{display: f.Display, overlay: overlay}
+	fail := func(fd Finding) {
+		if fd.Severity == Error {
+			lf.hasError = true
+		}
+		c.add(fd)
+	}
+	l := parseYAML(f.Data, f.Err, f.Display, fail)
+	if l == nil {
+		lf.hasError = true
+		return lf
+	}
+	lf.root = l.root
+	documentRules(l, f.Display, schema, fail)
+	return lf
+}
+
+// unit pairs, parses and materialises a loaded unit; nil when it is
+// skipped (check.md §4.2).
+func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) *governance.Config {
+	if base.hasError || len(overlays) > 1 || len(overlays) == 1 && overlays[0].hasError {
+		return nil
+	}
+	var ov *loadedFile
+	if len(overlays) == 1 {
+		ov = overlays[0]
+	}
+	baseCfg := c.parse(base)
+	var ovCfg *governance.Config
+	if ov != nil {
+		ovCfg = c.parse(ov)
+	}
+	if baseCfg == nil || ov != nil && ovCfg == nil {
+		return nil
+	}
+	cfg := baseCfg
+	if ovCfg != nil {
+		cfg = governance.MergeConfigs(baseCfg, ovCfg)
+	}
+	c.unitRules(&unitView{base: base, overlay: ov, baseCfg: baseCfg, overlayCfg: ovCfg, cfg: cfg})
+	if c.owners != nil {
+		// Resolved after the merge, never per file, and leniently: which names
+		// must resolve is the check's rule (dataspace offers only), already
+		// reported above; a catalogue attribution stays as written.
+		if resolved, _, err := owners.ResolveConfigOwnership(cfg, c.owners, false, c.env.Placeholders); err == nil {
+			cfg = resolved
+		}
+	}
+	return cfg
+}
+
+// parse reads a loaded document into the rule model.
+func (c *unitChecker) parse(f *loadedFile) *governance.Config {
+	parse := governance.ParseDocument
+	if f.overlay {
+		parse = governance.ParseOverlayDocument
+	}
+	cfg, err := parse(f.root, f.display)
+	if err != nil {
+		// The document rules are meant to catch everything the parser
+		// refuses; should one slip through it is still a loud failure,
+		// never a skip.
+		fd := Finding{Severity: Error, Code: CodeLoadError, File: f.display, Message: err.Error()}
+		if ge, ok := err.(*governance.Error); ok {
+			fd.Line, fd.Column, fd.Message = ge.Line, ge.Column, ge.Msg
+			if ge.Path != "" {
+				fd.Message = ge.Path + ": " + ge.Msg
+			}
+		}
+		c.add(fd)
+		return nil
+	}
+	return cfg
+}
+
+// ownersView is the registry as one unit sees it: every id it asks for is
+// noted, so that a caller can tell whether a changed registry answers this
+// unit as before. An answer is what the entry says (Entry.Unplaced), not
+// where it says it: the view hands out the unplaced copy, so a unit cannot
+// read the position a comparison of answers would leave out. An id asked
+// twice is noted once.
+type ownersView struct {
+	registry OwnerLookup
+	asked    []string
+	answers  map[string]*owners.Entry // nil for an id the registry does not know
+}
+
+func (v *ownersView) ByID(key string) *owners.Entry {
+	if e, ok := v.answers[key]; ok {
+		return e
+	}
+	if v.answers == nil {
+		v.answers = map[string]*owners.Entry{}
+	}
+	var e *owners.Entry
+	if found := v.registry.ByID(key); found != nil {
+		e = found.Unplaced()
+	}
+	v.answers[key] = e
+	v.asked = append(v.asked, key)
+	return e
+}
