@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -308,7 +309,7 @@ func TestStatelessOperations(t *testing.T) {
 
 func TestBodyLimit(t *testing.T) {
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})
-	store.Reload(true)
+	store.Reload(context.Background(), true)
 	h, _ := newServer(Deps{Store: store, Limits: Limits{MaxBodyBytes: 64}})
 	big := `{"document": "` + strings.Repeat("#", 200) + `", "dataset": "x"}`
 	if r := do(t, h, "POST", "/resolve", strings.NewReader(big), "Content-Type", "application/json"); r.status != http.StatusRequestEntityTooLarge {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +33,7 @@ func realServer(b *testing.B) http.Handler {
 		Trees:  []string{filepath.Join(ref, "celine-pipelines")},
 		Owners: []string{filepath.Join(ref, "dataset-api", "owners.yaml")},
 	}})
-	if st := store.Reload(true); st.Outcome != snapshot.Activated {
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
 		b.Fatal(st.Err)
 	}
 	// The log is written as in production (one line a request, with a

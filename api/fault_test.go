@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -49,7 +50,7 @@ func faultStore(t testing.TB, dir string) *snapshot.Store {
 		Trees:  []string{dir},
 		Owners: []string{filepath.Join(dir, "owners.yaml")},
 	}})
-	if st := store.Reload(true); st.Outcome != snapshot.Activated {
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
 		t.Fatalf("the good tree: %v", st.Err)
 	}
 	return store
@@ -193,7 +194,7 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 			h, _ := newServer(Deps{Store: store})
 
 			tt.break_(t, dir)
-			st := store.Reload(false)
+			st := store.Reload(context.Background(), false)
 			if st.Outcome != tt.outcome {
 				t.Fatalf("outcome %v (%v), want %v", st.Outcome, st.Err, tt.outcome)
 			}
@@ -201,7 +202,7 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 				t.Fatal("a failed reload replaced the snapshot")
 			}
 			// A rescan of the same broken inputs changes nothing either.
-			if st := store.Reload(false); st.OK() || store.Current() != good {
+			if st := store.Reload(context.Background(), false); st.OK() || store.Current() != good {
 				t.Fatalf("a second look at the broken inputs: %v", st.Outcome)
 			}
 
@@ -236,7 +237,7 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 			os.RemoveAll(filepath.Join(dir, "apps"))
 			os.RemoveAll(filepath.Join(dir, "owners.yaml"))
 			testfs.Write(t, dir, faultTree)
-			if st := store.Reload(false); st.Outcome != snapshot.Activated || store.Current().Revision != good.Revision {
+			if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Activated || store.Current().Revision != good.Revision {
 				t.Fatalf("after the repair: %v (%v), revision %s", st.Outcome, st.Err, store.Current().Revision)
 			}
 			// The broken inputs were never served, so the repair finds every
@@ -264,7 +265,7 @@ func TestDeletedAppIsAChange(t *testing.T) {
 	dir := t.TempDir()
 	store := faultStore(t, dir)
 	os.RemoveAll(filepath.Join(dir, "apps", "b"))
-	if st := store.Reload(false); st.Outcome != snapshot.Activated {
+	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Activated {
 		t.Fatalf("outcome %v: %v", st.Outcome, st.Err)
 	}
 	if diff := cmp.Diff([]string{"ds.a.*", "ds.a.one", "ds.a.two"}, servedDatasets(store.Current())); diff != "" {
@@ -295,7 +296,7 @@ func TestRewritesDuringReloads(t *testing.T) {
 			loader := &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
 			for v := range versions {
 				os.WriteFile(gov, []byte(markerTree(v)), 0o644)
-				rev, _, err := loader.Fingerprint()
+				rev, _, err := loader.Revision(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -359,7 +360,7 @@ func TestRewritesDuringReloads(t *testing.T) {
 					}
 					f.Write(content[:cut])
 					for range 3 {
-						store.Reload(false) // a reload meets the half-written file
+						store.Reload(context.Background(), false) // a reload meets the half-written file
 					}
 					f.Write(content[cut:])
 					f.Close()
@@ -369,7 +370,7 @@ func TestRewritesDuringReloads(t *testing.T) {
 			go func() { // the reloader
 				defer wg.Done()
 				for !stop.Load() {
-					if st := store.Reload(false); st.Outcome == snapshot.Activated {
+					if st := store.Reload(context.Background(), false); st.Outcome == snapshot.Activated {
 						activated.Add(1)
 					}
 					reloads.Add(1)
@@ -398,7 +399,7 @@ func TestRewritesDuringReloads(t *testing.T) {
 				t.Error(err)
 			}
 			// Quiet now: the last version is served.
-			store.Reload(false)
+			store.Reload(context.Background(), false)
 			if err := verify(store.Current()); err != nil {
 				t.Error(err)
 			}

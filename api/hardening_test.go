@@ -3,6 +3,7 @@ package api
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -216,7 +217,7 @@ func TestHostileTreeIsNeverServed(t *testing.T) {
 	good := "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"
 	os.WriteFile(gov, []byte(good), 0o644)
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	if st := store.Reload(true); st.Outcome != snapshot.Activated {
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
 		t.Fatal(st.Err)
 	}
 	rev := store.Current().Revision
@@ -225,7 +226,7 @@ func TestHostileTreeIsNeverServed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			os.WriteFile(gov, []byte(tt.doc), 0o644)
 			var st *snapshot.ReloadStatus
-			within(t, "the reload", func() { st = store.Reload(false) })
+			within(t, "the reload", func() { st = store.Reload(context.Background(), false) })
 			if st.Outcome != snapshot.Rejected || store.Current().Revision != rev {
 				t.Fatalf("outcome %v, serving %s: %v", st.Outcome, store.Current().Revision, st.Err)
 			}
@@ -355,16 +356,16 @@ func holdCheck(t *testing.T) (started <-chan struct{}, release func()) {
 	s := make(chan struct{}, 16)
 	gate := make(chan struct{})
 	var once sync.Once
-	orig := checkGovernance
-	checkGovernance = func(o check.Options) (*check.Report, error) {
+	orig := runCheck
+	runCheck = func(ctx context.Context, o check.Options) (*check.Report, error) {
 		s <- struct{}{}
 		<-gate
-		return orig(o)
+		return orig(ctx, o)
 	}
 	rel := func() { once.Do(func() { close(gate) }) }
 	t.Cleanup(func() {
 		rel()
-		checkGovernance = orig
+		runCheck = orig
 	})
 	return s, rel
 }
@@ -600,7 +601,7 @@ func TestDocumentSizeLimit(t *testing.T) {
 	store := faultStore(t, dir)
 	good := store.Current()
 	testfs.Write(t, dir, map[string]string{"apps/b/governance.yaml": big})
-	if st := store.Reload(false); st.Outcome != snapshot.Rejected || store.Current() != good || !strings.Contains(st.Err.Error(), msg) {
+	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Rejected || store.Current() != good || !strings.Contains(st.Err.Error(), msg) {
 		t.Errorf("a 65 MiB file in the served tree: %v (%v)", st.Outcome, st.Err)
 	}
 }

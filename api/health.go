@@ -1,10 +1,10 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
+	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -51,10 +51,10 @@ type lastReload struct {
 	DurationMS float64   `json:"duration_ms"`
 	// The apps the reload took unchanged from the last activated one, and
 	// the apps it checked and built; both 0 when nothing was built.
-	UnitsReused int             `json:"units_reused"`
-	UnitsBuilt  int             `json:"units_built"`
-	Problems    []string        `json:"problems,omitempty"`
-	Report      json.RawMessage `json:"report,omitempty"`
+	UnitsReused int           `json:"units_reused"`
+	UnitsBuilt  int           `json:"units_built"`
+	Problems    []string      `json:"problems,omitempty"`
+	Report      *check.Report `json:"report,omitempty"`
 }
 
 // status is operational state, not tree content: it changes when a reload is

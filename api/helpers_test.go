@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,7 @@ func testServer(t testing.TB) (http.Handler, *snapshot.Store) {
 		Trees:  []string{testTree},
 		Owners: []string{testTree + "/owners.yaml"},
 	}})
-	if st := store.Reload(true); st.Outcome != snapshot.Activated {
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
 		t.Fatalf("loading %s: %v", testTree, st.Err)
 	}
 	h, _ := newServer(Deps{Store: store})

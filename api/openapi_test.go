@@ -3,6 +3,7 @@ package api
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"encoding/json"
 	"mime"
 	"net/http"
@@ -315,9 +316,9 @@ func TestRejectedStatusMatchesOpenAPI(t *testing.T) {
 	os.MkdirAll(dir+"/apps/a", 0o755)
 	os.WriteFile(gov, []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	store.Reload(true)
+	store.Reload(context.Background(), true)
 	os.WriteFile(gov, []byte("sources: ["), 0o644)
-	if st := store.Reload(false); st.Outcome != snapshot.Rejected {
+	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Rejected {
 		t.Fatalf("outcome %v", st.Outcome)
 	}
 	h, _ := newServer(Deps{Store: store})

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +27,7 @@ func BenchmarkRuleHandlerGenerated(b *testing.B) {
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy",
 	}})
-	if st := store.Reload(true); st.Outcome != snapshot.Activated {
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
 		b.Fatal(st.Err)
 	}
 	h, _ := newServer(Deps{Store: store})

@@ -11,17 +11,18 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/memfs"
 )
 
 // An upload is a tree sent to POST /validate: a tar, a gzip-compressed tar, or
 // multipart/form-data whose parts' filenames are relative paths. It is
-// extracted into a fresh temporary directory with nothing but regular files and
+// read into a file system in memory with nothing but regular files and
 // directories: no absolute path, no "..", no symlink, hard link or device, and
 // at most maxFiles entries and maxBytes of content. Anything else refuses the
 // whole upload — the check must see exactly the tree the client meant.
+// Nothing is written to disk, so nothing outlives the request.
 
 // uploadKind is how a body is encoded.
 type uploadKind int
@@ -35,9 +36,9 @@ const (
 // errUploadTooLarge is an upload over the extraction limits (413).
 var errUploadTooLarge = errors.New("upload too large")
 
-// extractor writes an upload's entries under dir within limits.
+// extractor reads an upload's entries into tree within limits.
 type extractor struct {
-	dir      string
+	tree     memfs.FS
 	maxFiles int
 	maxBytes int64
 	entries  int
@@ -93,7 +94,10 @@ func (x *extractor) mkdir(name string) error {
 	if err := x.count(); err != nil {
 		return err
 	}
-	return os.MkdirAll(filepath.Join(x.dir, filepath.FromSlash(rel)), 0o755)
+	if err := x.tree.AddDir(rel); err != nil {
+		return fmt.Errorf("entry %q: %w", name, memfs.ErrExist)
+	}
+	return nil
 }
 
 func (x *extractor) file(name string, r io.Reader) error {
@@ -107,41 +111,23 @@ func (x *extractor) file(name string, r io.Reader) error {
 	if err := x.count(); err != nil {
 		return err
 	}
-	p := filepath.Join(x.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("entry %q: %v", name, pathConflict(err))
-	}
-	// O_EXCL: a name given twice is refused rather than one copy silently winning.
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("entry %q appears twice", name)
-		}
-		return fmt.Errorf("entry %q: %v", name, pathConflict(err))
-	}
 	left := x.maxBytes - x.written
-	n, err := io.Copy(f, io.LimitReader(r, left+1))
-	x.written += n
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	data, err := io.ReadAll(io.LimitReader(r, left+1))
+	x.written += int64(len(data))
 	if err != nil {
 		return fmt.Errorf("entry %q: %w", name, err)
 	}
-	if n > left {
+	if int64(len(data)) > left {
 		return fmt.Errorf("%w: more than %d bytes of files", errUploadTooLarge, x.maxBytes)
 	}
-	return nil
-}
-
-// pathConflict hides the temporary directory from messages: a file named like
-// a directory (or below a file) is the client's mistake, not a server detail.
-func pathConflict(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("the path collides with another entry (%v)", pe.Err)
+	if info, err := x.tree.Stat(rel); err == nil && !info.IsDir() {
+		// A name given twice is refused rather than one copy silently winning.
+		return fmt.Errorf("entry %q appears twice", name)
 	}
-	return err
+	if err := x.tree.Add(rel, data); err != nil {
+		return fmt.Errorf("entry %q: %w", name, memfs.ErrExist)
+	}
+	return nil
 }
 
 // extractTar reads a tar stream.

@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -110,10 +108,7 @@ func TestExtract(t *testing.T) {
 				name += "/gzip"
 			}
 			t.Run(name, func(t *testing.T) {
-				parent := t.TempDir()
-				dir := filepath.Join(parent, "root")
-				os.Mkdir(dir, 0o755)
-				x := &extractor{dir: dir, maxFiles: 100, maxBytes: 1 << 20}
+				x := &extractor{maxFiles: 100, maxBytes: 1 << 20}
 				if tt.maxFiles > 0 {
 					x.maxFiles = tt.maxFiles
 				}
@@ -139,30 +134,40 @@ func TestExtract(t *testing.T) {
 				case err != nil:
 					t.Fatal(err)
 				}
-				assertContained(t, parent)
+				assertContained(t, x)
 			})
 		}
 	}
 }
 
-// assertContained checks that extraction wrote nothing outside parent/root and
-// left no link behind.
-func assertContained(t testing.TB, parent string) {
+// assertContained checks that extraction kept within its limits and holds
+// nothing but regular files and directories with valid names.
+func assertContained(t testing.TB, x *extractor) {
 	t.Helper()
-	top, _ := os.ReadDir(parent)
-	if len(top) != 1 || top[0].Name() != "root" {
-		var names []string
-		for _, e := range top {
-			names = append(names, e.Name())
+	files, size := 0, int64(0)
+	err := fs.WalkDir(&x.tree, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		t.Fatalf("extraction wrote beside its root: %v", names)
-	}
-	filepath.WalkDir(parent, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type()&(fs.ModeSymlink|fs.ModeDevice|fs.ModeNamedPipe) != 0 {
-			t.Errorf("%s is not a regular file or directory", p)
+		if !fs.ValidPath(p) || d.Type()&^fs.ModeDir != 0 {
+			t.Errorf("%s: not a regular file or directory with a valid name (%v)", p, d.Type())
+		}
+		if !d.IsDir() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			files++
+			size += info.Size()
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files > x.maxFiles || size > x.maxBytes {
+		t.Errorf("%d files, %d bytes: over the limits %d, %d", files, size, x.maxFiles, x.maxBytes)
+	}
 }
 
 func multipartOf(t testing.TB, files map[string]string) (string, []byte) {
@@ -184,20 +189,19 @@ func multipartOf(t testing.TB, files map[string]string) (string, []byte) {
 
 func TestExtractMultipartKeepsDirectories(t *testing.T) {
 	ct, body := multipartOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {}\n", "owners.yaml": "owners: []\n"})
-	dir := t.TempDir()
 	req := httptest.NewRequest("POST", "/validate", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
-	x := &extractor{dir: dir, maxFiles: 10, maxBytes: 1 << 20}
+	x := &extractor{maxFiles: 10, maxBytes: 1 << 20}
 	if err := readUpload(req, bufio.NewReader(req.Body), x); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "apps", "a", "governance.yaml")); err != nil {
+	if _, err := fs.Stat(&x.tree, "apps/a/governance.yaml"); err != nil {
 		t.Errorf("the part's directories were not kept: %v", err)
 	}
 	ct, body = multipartOf(t, map[string]string{"../x.yaml": "x"})
 	req = httptest.NewRequest("POST", "/validate", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ct)
-	err := readUpload(req, bufio.NewReader(req.Body), &extractor{dir: t.TempDir(), maxFiles: 10, maxBytes: 1 << 20})
+	err := readUpload(req, bufio.NewReader(req.Body), &extractor{maxFiles: 10, maxBytes: 1 << 20})
 	var re *requestError
 	if !errors.As(err, &re) || re.status != http.StatusBadRequest {
 		t.Errorf("traversal in a part: err = %v, want 400", err)
@@ -269,8 +273,8 @@ func TestValidateUploadLimits(t *testing.T) {
 	}
 }
 
-// FuzzExtractTar: whatever the bytes, extraction never panics, never writes
-// outside its root and never leaves a link or device behind.
+// FuzzExtractTar: whatever the bytes, extraction never panics, keeps within
+// its limits and holds no link or device.
 func FuzzExtractTar(f *testing.F) {
 	f.Add(tarOf(f, entry{name: "apps/a/governance.yaml", typeflag: tar.TypeReg, body: "defaults: {}\n"}))
 	f.Add(tarOf(f, entry{name: "../x", typeflag: tar.TypeReg, body: "x"}))
@@ -278,18 +282,13 @@ func FuzzExtractTar(f *testing.F) {
 	f.Add(gzipOf(tarOf(f, entry{name: "d/", typeflag: tar.TypeDir}, entry{name: "d/f", typeflag: tar.TypeReg, body: "y"})))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		parent := t.TempDir()
-		dir := filepath.Join(parent, "root")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		x := &extractor{dir: dir, maxFiles: 64, maxBytes: 1 << 16}
+		x := &extractor{maxFiles: 64, maxBytes: 1 << 16}
 		if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
 			_ = x.extractGzip(bytes.NewReader(data))
 		} else {
 			_ = x.extractTar(bytes.NewReader(data))
 		}
-		assertContained(t, parent)
+		assertContained(t, x)
 	})
 }
 
@@ -300,12 +299,7 @@ func FuzzExtractMultipart(f *testing.F) {
 	_, body = multipartOf(f, map[string]string{"../../x": "x"})
 	f.Add(body)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		parent := t.TempDir()
-		dir := filepath.Join(parent, "root")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		x := &extractor{dir: dir, maxFiles: 64, maxBytes: 1 << 16}
+		x := &extractor{maxFiles: 64, maxBytes: 1 << 16}
 		// multipartOf's writer picks a random boundary; read the body with the
 		// boundary it starts with.
 		boundary := ""
@@ -316,6 +310,6 @@ func FuzzExtractMultipart(f *testing.F) {
 			return
 		}
 		_ = x.extractMultipart(multipart.NewReader(bytes.NewReader(data), boundary))
-		assertContained(t, parent)
+		assertContained(t, x)
 	})
 }

@@ -5,9 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 
 	"github.com/celine-eu/governanced/internal/check"
 )
@@ -18,12 +17,13 @@ const retryAfterSeconds = 2
 
 // checkGovernance is the tree check; a test replaces it to hold a validation
 // in progress.
-var checkGovernance = check.CheckGovernance
+var runCheck = check.Run
 
-// validate runs the tree check on an uploaded tree (check.md via
-// check.CheckGovernance, the function `governanced validate` runs) and answers
-// the report, 200 whatever it finds. A malformed upload or options the check
-// refuses are 400, an upload over the limits 413.
+// validate runs the tree check on an uploaded tree (check.md via check.Run,
+// the function `governanced validate` runs) and answers the report, 200
+// whatever it finds. A malformed upload or options the check refuses are
+// 400, an upload over the limits 413. The tree is read into memory and the
+// check ends with the request.
 func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	opts, format, err := validateOptions(r)
 	if err != nil {
@@ -50,44 +50,32 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() { release() }()
 
-	dir, err := os.MkdirTemp("", "governanced-upload-")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	cleanup := func() { _ = os.RemoveAll(dir) }
-
 	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	x := &extractor{dir: dir, maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes}
+	x := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes}
 	if err := readUpload(r, body, x); err != nil {
-		cleanup()
 		s.metrics.validations.WithLabelValues("rejected").Inc()
 		writeError(w, r, err)
 		return
 	}
 	if len(opts.Paths) == 0 {
-		opts.Paths = defaultPaths(dir)
+		opts.Paths = defaultPaths(&x.tree)
 	}
-	opts.Dir = dir
-
+	opts.FS = &x.tree
 	type outcome struct {
 		rep *check.Report
 		err error
 	}
 	done := make(chan outcome, 1)
 	s.metrics.validating.Inc()
-	released = true // the goroutine owns the slot and the directory now
-	run := checkGovernance
-	// Only the report is answered: each unit's documents can go as soon as
-	// the unit is materialised, instead of the whole upload's at once.
-	opts.OnUnit = func(*check.Unit) {}
+	released = true // the goroutine owns the slot now
+	run := runCheck
+	ctx := r.Context()
 	go func() {
 		defer func() {
 			<-s.validations
 			s.metrics.validating.Dec()
-			cleanup()
 		}()
-		rep, err := run(opts)
+		rep, err := run(ctx, opts)
 		done <- outcome{rep, err}
 	}()
 	var out outcome
@@ -149,8 +137,8 @@ func readUpload(r *http.Request, body *bufio.Reader, x *extractor) error {
 
 // defaultPaths is what to check when the client names no path: the apps of a
 // tree root, else a lone governance.yaml at the top.
-func defaultPaths(dir string) []string {
-	if info, err := os.Stat(filepath.Join(dir, "apps")); err == nil && info.IsDir() {
+func defaultPaths(tree fs.FS) []string {
+	if info, err := fs.Stat(tree, "apps"); err == nil && info.IsDir() {
 		return []string{"apps/*"}
 	}
 	return []string{"governance.yaml"}

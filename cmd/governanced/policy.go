@@ -39,8 +39,8 @@ const noPolicyGateWarning = "--fail-on policy given but no policy resolved; the 
 // governanceFromTrees loads the governance trees named by --governance into a
 // lookup, through the same snapshot the service serves: the tree is checked,
 // and a tree with errors is refused rather than evaluated without governance.
-var governanceFromTrees = func(_ context.Context, trees []string) (policy.GovernanceLookup, error) {
-	snap, err := (&snapshot.Loader{Inputs: snapshot.Inputs{Trees: trees}}).Build()
+var governanceFromTrees = func(ctx context.Context, trees []string) (policy.GovernanceLookup, error) {
+	snap, err := (&snapshot.Loader{Inputs: snapshot.Inputs{Trees: trees}}).Build(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--governance: %w", err)
 	}

@@ -25,7 +25,7 @@ Exit status: 0 resolved, 1 not found, ambiguous or the tree failed its check,
 flags:
 `
 
-func runResolve(_ context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func runResolve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("resolve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -66,13 +66,11 @@ func runResolve(_ context.Context, args []string, getenv func(string) string, st
 		in.Trees = []string{"."}
 	}
 
-	snap, err := (&snapshot.Loader{Inputs: in}).Build()
+	snap, err := (&snapshot.Loader{Inputs: in}).Build(ctx)
 	var rej *snapshot.Rejection
 	switch {
 	case errors.As(err, &rej):
-		if rej.Full != nil {
-			_ = rej.Full.WriteText(stderr)
-		}
+		_ = rej.Report.WriteText(stderr)
 		return &exitError{code: 1, err: fmt.Errorf("resolve: %w", err)}
 	case err != nil:
 		return &exitError{code: 1, err: fmt.Errorf("resolve: %w", err)}

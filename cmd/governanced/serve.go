@@ -261,20 +261,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer flushLog()
 	log := newLogger(c, logOut)
 
+	loader := &snapshot.Loader{Inputs: c.inputs}
 	demoMode := len(c.inputs.Trees) == 0
 	if demoMode {
-		dir, err := os.MkdirTemp("", "governanced-demo-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		if err := demo.WriteTo(dir); err != nil {
-			return fmt.Errorf("writing the demo tree: %w", err)
-		}
 		if len(c.inputs.Owners) > 0 || c.inputs.OverlayDir != "" || c.inputs.Placeholders != "" {
 			log.Warn().Msg("no --tree given: serving the demo tree and ignoring --owners, --overlay-dir and --placeholders")
 		}
-		c.inputs = snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}, Dir: dir}
+		loader = &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()}
 		log.Info().Msg("no --tree given: serving the demo tree built into the binary")
 	}
 
@@ -284,7 +277,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	signal.Notify(signals, syscall.SIGHUP)
 	defer signal.Stop(signals)
 
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: c.inputs})
+	store := snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
 	logAuth(log, c.auth)
 	tokens := api.NewTokens(c.auth.tokens)
 	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version, Tokens: tokens})
@@ -347,14 +340,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	// The listener is up before the first load so liveness probes pass while
 	// a large tree loads; /readyz says 503 until it is served.
-	first := store.Reload(true)
+	first := store.Reload(ctx, true)
 	logReload(log, first, watch.Trigger{Reason: "start-up"})
 	if first.Outcome != snapshot.Activated {
 		shutdown()
-		if first.Rejected != nil && first.Rejected.Full != nil {
+		if first.Rejected != nil {
 			flushLog() // the log lines before the report, as they happened
 			fmt.Fprintln(stderr, "governanced: the tree failed its check; nothing is served. The report:")
-			_ = first.Rejected.Full.WriteText(stderr)
+			_ = first.Rejected.Report.WriteText(stderr)
 		}
 		return &exitError{code: 1, err: fmt.Errorf("serve: %w", first.Err)}
 	}
@@ -371,7 +364,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			cfg.Rescan = c.rescan
 		}
 		err := watch.Run(wctx, cfg, func(t watch.Trigger) {
-			logReload(log, store.Reload(t.Force), t)
+			logReload(log, store.Reload(wctx, t.Force), t)
 		})
 		if err != nil {
 			log.Error().Err(err).Msg("file watching is off; reload with SIGHUP or rely on the rescan")

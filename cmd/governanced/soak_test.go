@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -233,7 +234,7 @@ func TestSoak(t *testing.T) {
 		for app, content := range st.files {
 			os.WriteFile(gov(app), []byte(content), 0o644)
 		}
-		rev, _, err := (&snapshot.Loader{Inputs: inputs}).Fingerprint()
+		rev, _, err := (&snapshot.Loader{Inputs: inputs}).Revision(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

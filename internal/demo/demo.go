@@ -3,8 +3,6 @@ package demo
 import (
 	"embed"
 	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 //go:embed tree
@@ -22,22 +20,3 @@ func FS() fs.FS {
 
 // OwnersFile is the registry's path inside the tree.
 const OwnersFile = "owners.yaml"
-
-// WriteTo copies the demo tree into dir, which must exist. The server checks
-// and serves it from there with the same code as any tree on disk.
-func WriteTo(dir string) error {
-	return fs.WalkDir(FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(FS(), p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-}

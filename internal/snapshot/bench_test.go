@@ -2,12 +2,13 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"testing"
 )
 
 func realSnapshot(b *testing.B) *Snapshot {
 	b.Helper()
-	s, err := (&Loader{Inputs: Inputs{Trees: []string{copyReal(b)}}}).Build()
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{copyReal(b)}}}).Build(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func BenchmarkBuild(b *testing.B) {
 	l := &Loader{Inputs: Inputs{Trees: []string{copyReal(b)}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := l.Build(); err != nil {
+		if _, err := l.Build(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}

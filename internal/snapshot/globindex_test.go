@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -95,7 +96,7 @@ func TestGlobIndexAnswersAsEveryApp(t *testing.T) {
 			}
 			files[fmt.Sprintf("apps/app%d/governance.yaml", a)] = b.String()
 		}
-		s, err := (&Loader{Inputs: Inputs{Trees: []string{testfs.Tree(t, files)}}}).Build()
+		s, err := (&Loader{Inputs: Inputs{Trees: []string{testfs.Tree(t, files)}}}).Build(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

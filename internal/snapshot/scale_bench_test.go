@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,13 +54,13 @@ func BenchmarkBuildGenerated(b *testing.B) {
 			for b.Loop() {
 				// Nothing keeps the built revision: it is garbage before the next
 				// build, as in a reload's steady state.
-				if _, err := l.Build(); err != nil {
+				if _, err := l.Build(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
 			base := heapInUse()
-			s, _ := l.Build()
+			s, _ := l.Build(context.Background())
 			retained := heapInUse() - base
 			runtime.KeepAlive(s)
 			b.ReportMetric(float64(retained), "retained-B")
@@ -76,7 +77,7 @@ func BenchmarkBuildGenerated(b *testing.B) {
 func BenchmarkGlobalResolve(b *testing.B) {
 	for _, n := range scaleSizes {
 		l, tree := genTree(b, n)
-		s, err := l.Build()
+		s, err := l.Build(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -117,7 +118,7 @@ func BenchmarkReload(b *testing.B) {
 				l, tree := genTree(b, n)
 				base := heapInUse()
 				store := NewStore(l)
-				if st := store.Reload(true); st.Outcome != Activated {
+				if st := store.Reload(context.Background(), true); st.Outcome != Activated {
 					b.Fatal(st.Err)
 				}
 				file, wantBuilt := "apps/app_000/governance.yaml", 1
@@ -142,7 +143,7 @@ func BenchmarkReload(b *testing.B) {
 					if err := os.WriteFile(p, edited, 0o644); err != nil {
 						b.Fatal(err)
 					}
-					if st := store.Reload(false); st.Outcome != Activated || st.UnitsBuilt != wantBuilt {
+					if st := store.Reload(context.Background(), false); st.Outcome != Activated || st.UnitsBuilt != wantBuilt {
 						b.Fatalf("%v (%v): %d built, want %d", st.Outcome, st.Err, st.UnitsBuilt, wantBuilt)
 					}
 				}
@@ -164,7 +165,7 @@ func BenchmarkCollectGenerated(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			l, _ := genTree(b, n)
-			s, err := l.Build()
+			s, err := l.Build(context.Background())
 			if err != nil {
 				b.Fatal(err)
 			}

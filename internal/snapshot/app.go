@@ -1,0 +1,41 @@
+package snapshot
+
+import (
+	"path"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// newApp is one served app, from a unit the check materialised: a dataset
+// per sources key, with what the listing filters read worked out once.
+// An app holds nothing of the snapshot it is built for (not even its
+// revision), so a reload that reuses the unit serves the same app.
+func newApp(u *check.Unit, res *check.UnitResult) (*App, error) {
+	cfg := res.Config
+	name := u.App
+	if name == "" {
+		// A tree root named as "." holds its governance.yaml with no
+		// directory in its display path; the directory's own name serves.
+		name = path.Base(path.Dir("/" + u.Base.Name))
+	}
+	a := &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg,
+		nameJSON: yaml11.AppendJSONString(nil, name)}
+	// Resolution builds the config's index lazily; build it now, while the
+	// snapshot is still private, so concurrent readers never write.
+	cfg.Source("")
+	n := len(cfg.Sources)
+	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
+	a.Datasets = make([]*Dataset, n)
+	for i, src := range cfg.Sources {
+		// Not Config.Resolve: it would cache every merged rule for the
+		// snapshot's lifetime.
+		rule := governance.MergeRules(cfg.Defaults, src.Rule)
+		initDataset(&all[i], a, i, src.Key, rule, governance.HasMeta(src.Key))
+		a.Datasets[i] = &all[i]
+	}
+	a.defaults = &all[n]
+	initDataset(a.defaults, a, -1, "", cfg.Defaults, false)
+	return a, nil
+}

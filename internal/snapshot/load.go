@@ -1,0 +1,215 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/celine-eu/governanced/internal/check"
+)
+
+// Loader builds snapshots from a fixed set of inputs.
+type Loader struct {
+	Inputs Inputs
+	// FS is the file system the inputs are read from; nil is the operating
+	// system's files.
+	FS fs.FS
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Rejection is a revision whose check found errors: it is never served.
+type Rejection struct {
+	Revision string
+	Report   *check.Report
+	Problems []string // the error findings, one line each: "file:line:col: code: message"
+
+	reused, built int // units taken from the snapshot being served, and checked afresh
+}
+
+func (r *Rejection) Error() string {
+	if len(r.Problems) == 0 {
+		return "the tree check failed"
+	}
+	msg := r.Problems[0]
+	if n := len(r.Problems) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	return "the tree check failed: " + msg
+}
+
+// Build checks the inputs and, when the check passes, assembles a snapshot
+// from exactly the units it checked, every unit afresh and on every
+// processor. A failing check is a *Rejection.
+func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
+	r, err := l.read(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	g, err := l.build(ctx, r, nil, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	return g.snap, nil
+}
+
+// read is the first half of a build: every input read and sorted into
+// units (check.NewPlan), and the revision of what was read. Files whose
+// identity is the one prev recorded are not hashed again.
+func (l *Loader) read(ctx context.Context, prev digests) (*reading, error) {
+	if l.FS == nil {
+		if err := l.Inputs.readable(); err != nil {
+			return nil, err // integrity.go: never serve a tree missing what it cannot read
+		}
+	}
+	opts := l.Inputs.checkOptions(l.FS)
+	plan, err := check.NewPlan(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs))}
+	for _, in := range plan.Inputs {
+		r.digests[in.Name] = prev.digest(in)
+	}
+	r.revision, r.files = l.Inputs.revision(plan.Inputs, r.digests)
+	return r, nil
+}
+
+// reading is a plan of the inputs and the revision they make.
+type reading struct {
+	plan     *check.Plan
+	digests  digests
+	revision string
+	files    []InputFile
+}
+
+// generation is a built snapshot with what the next build may reuse: the
+// units it built, keyed by their inputs, and the digests of its files.
+type generation struct {
+	snap    *Snapshot
+	units   units
+	digests digests
+}
+
+// build checks every unit of r that prev did not build from the same
+// inputs, on up to workers goroutines, and assembles the snapshot. A check
+// that finds an error is a *Rejection.
+func (l *Loader) build(ctx context.Context, r *reading, prev *generation, workers int) (*generation, error) {
+	now := time.Now
+	if l.Now != nil {
+		now = l.Now
+	}
+	var known units
+	if prev != nil {
+		known = prev.units
+	}
+	plan := r.plan
+	answers := newOwnerAnswers(plan.Registry)
+	built := make([]*builtUnit, len(plan.Units))
+	err := check.Parallel(ctx, workers, len(plan.Units), func(i int) {
+		u := &plan.Units[i]
+		key := unitKey(u, r.digests)
+		if b := known[key]; b != nil && answers.same(b) {
+			built[i] = b.reused()
+			return
+		}
+		built[i] = buildUnit(key, u, answers)
+	})
+	if err != nil {
+		return nil, err
+	}
+	results := make([]check.UnitResult, len(built))
+	next := make(units, len(built))
+	for i, b := range built {
+		results[i] = b.result
+		next[b.key] = b
+	}
+	rep := plan.Report(results)
+	if rep.HasErrors() {
+		rej := &Rejection{Revision: r.revision, Report: rep}
+		rej.reused, rej.built = countReuse(built)
+		for _, f := range rep.Findings {
+			if f.Severity == check.Error {
+				rej.Problems = append(rej.Problems, describe(f))
+			}
+		}
+		return nil, rej
+	}
+	var apps []*App
+	var buildErrs []error
+	for _, b := range built {
+		switch {
+		case b.err != nil:
+			buildErrs = append(buildErrs, b.err)
+		case b.app != nil:
+			apps = append(apps, b.app)
+		}
+	}
+	if len(buildErrs) > 0 {
+		return nil, errors.Join(buildErrs...)
+	}
+	snap, err := assemble(r.revision, r.files, rep, plan.Registry, apps, now())
+	if err != nil {
+		return nil, err
+	}
+	snap.reused, snap.built = countReuse(built)
+	return &generation{snap: snap, units: next, digests: r.digests}, nil
+}
+
+// revision hashes the options and every input file's digest, in display
+// order. Two revisions are equal exactly when a build would serve the same
+// thing.
+func (in Inputs) revision(inputs []check.Input, d digests) (string, []InputFile) {
+	files := make([]InputFile, 0, len(inputs))
+	for _, f := range inputs {
+		files = append(files, InputFile{Path: f.Display, SHA256: d[f.Name].hex()})
+	}
+	slices.SortFunc(files, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
+	files = slices.CompactFunc(files, func(a, b InputFile) bool { return a.Path == b.Path })
+	h := sha256.New()
+	fmt.Fprintf(h, "governanced-snapshot/2\x00trees=%q\x00overlay_name=%q\x00overlay_dir=%q\x00owners=%q\x00placeholders=%q\x00",
+		in.Trees, in.OverlayName, in.OverlayDir, in.Owners, in.Placeholders)
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.SHA256)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), files
+}
+
+// InputFile is one file the snapshot was built from and the hash of its bytes.
+type InputFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"` // "" when the file does not exist or cannot be read (the check reports that)
+}
+
+// describe renders a finding as one log line: where, what, why.
+func describe(f check.Finding) string {
+	loc := f.File
+	if loc == "" {
+		loc = "-"
+	} else if f.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
+	}
+	s := fmt.Sprintf("%s: %s: %s", loc, f.Severity, f.Code)
+	if f.Dataset != nil {
+		s += " [" + *f.Dataset + "]"
+	}
+	return s + ": " + f.Message
+}
+
+// reportJSON renders the report as GET /report and /status show it.
+func reportJSON(rep *check.Report) []byte {
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		// A report is plain data; encoding it cannot fail.
+		panic(fmt.Sprintf("snapshot: encoding the report: %v", err))
+	}
+	return bytes.TrimSpace(buf.Bytes())
+}

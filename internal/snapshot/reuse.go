@@ -1,0 +1,232 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"io/fs"
+	"maps"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/owners"
+)
+
+// A reload reads every input but checks and builds only the units whose
+// inputs changed (ADR-0004). A unit is check.CheckUnit's whole input, so its
+// key is a hash of every field of check.Unit: the base and overlay
+// candidates (display paths, names and bytes, or why they could not be
+// read), the app name, the placeholder map, --dataspace and whether there
+// is a registry. The registry itself is not in the key: a unit reads it only
+// through the owner ids it asks for (check.UnitResult.OwnersAsked), so a
+// unit is reused when the registry answers each of those ids as before —
+// the entry in full, whatever its place in the file. TestUnitKeyCoversTheUnit
+// fails when a field is added to check.Unit and the key does not cover it.
+
+// digest is a file's SHA-256 and the identity of the file it was taken from.
+type digest struct {
+	sum [32]byte
+	ok  bool // the file was read; false: its error is what the unit sees
+	id  identity
+}
+
+func (d digest) hex() string {
+	if !d.ok {
+		return ""
+	}
+	return hex.EncodeToString(d.sum[:])
+}
+
+// identity tells an unchanged file without reading it: a file whose size,
+// modification time, change time and inode are the same holds the same
+// bytes, barring a write that restores all four, which the periodic full
+// rescan catches.
+type identity struct {
+	size         int64
+	mtime, ctime time.Time
+	dev, ino     uint64
+	known        bool
+}
+
+func identityOf(info fs.FileInfo) identity {
+	if info == nil {
+		return identity{}
+	}
+	id := identity{size: info.Size(), mtime: info.ModTime(), known: true}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), st.Ino
+		id.ctime = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	} else {
+		// Without a change time and inode (an upload, the embedded demo)
+		// the identity cannot vouch for the bytes.
+		id.known = false
+	}
+	return id
+}
+
+// digests are the files of one reading, by name in the file system.
+type digests map[string]digest
+
+// digest is in's digest: the one recorded for the same name when the file
+// is the same, else a fresh hash of the bytes read.
+func (d digests) digest(in check.Input) digest {
+	id := identityOf(in.Info)
+	if prev, ok := d[in.Name]; ok && id.known && prev.id == id && prev.ok == (in.Err == nil) {
+		return prev
+	}
+	if in.Err != nil {
+		return digest{id: id}
+	}
+	return digest{sum: sha256.Sum256(in.Data), ok: true, id: id}
+}
+
+// units are the units a build made, by key.
+type units map[[32]byte]*builtUnit
+
+// builtUnit is one unit's check and the app built from it.
+type builtUnit struct {
+	key     [32]byte
+	result  check.UnitResult
+	app     *App  // nil when the unit is not served
+	err     error // why the app could not be built (deterministic for the same inputs)
+	answers [32]byte
+	reuse   bool // taken from the previous build
+}
+
+func (b *builtUnit) reused() *builtUnit {
+	c := *b
+	c.reuse = true
+	return &c
+}
+
+func countReuse(built []*builtUnit) (reused, checked int) {
+	for _, b := range built {
+		if b.reuse {
+			reused++
+		} else {
+			checked++
+		}
+	}
+	return reused, checked
+}
+
+func buildUnit(key [32]byte, u *check.Unit, answers *ownerAnswers) *builtUnit {
+	b := &builtUnit{key: key, result: check.CheckUnit(u)}
+	b.answers = answers.hash(b.result.OwnersAsked)
+	if b.result.Config != nil {
+		b.app, b.err = newApp(u, &b.result)
+	}
+	return b
+}
+
+// unitKey is the hash of everything check.CheckUnit reads of u but the
+// registry: see the comment at the top of this file.
+func unitKey(u *check.Unit, d digests) [32]byte {
+	h := sha256.New()
+	writeField(h, []byte(u.App))
+	writeFile := func(f *check.File) {
+		writeField(h, []byte(f.Display))
+		writeField(h, []byte(f.Name))
+		if f.Err != nil {
+			writeField(h, []byte("error: "+f.Err.Error()))
+			return
+		}
+		fd, ok := d[f.Name]
+		if !ok || !fd.ok {
+			fd = digest{sum: sha256.Sum256(f.Data), ok: true}
+		}
+		writeField(h, fd.sum[:])
+	}
+	writeFile(&u.Base)
+	writeField(h, binary.AppendUvarint(nil, uint64(len(u.Overlays))))
+	for i := range u.Overlays {
+		writeFile(&u.Overlays[i])
+	}
+	if u.Env.Owners != nil {
+		writeField(h, []byte("registry"))
+	}
+	if u.Env.Dataspace {
+		writeField(h, []byte("dataspace"))
+	}
+	if u.Env.Placeholders != nil {
+		writeField(h, []byte("placeholders"))
+		for _, k := range slices.Sorted(maps.Keys(u.Env.Placeholders)) {
+			writeField(h, []byte(k))
+			writeField(h, []byte(u.Env.Placeholders[k]))
+		}
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// writeField writes b with its length first, so that no two sequences of
+// fields hash alike.
+func writeField(h hash.Hash, b []byte) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+}
+
+// ownerAnswers digests the registry's answer to each id once per build: a
+// hundred units asking after the same twenty owners hash twenty entries.
+type ownerAnswers struct {
+	registry *owners.Registry // nil without one
+	mu       sync.Mutex
+	digests  map[string][32]byte
+}
+
+func newOwnerAnswers(r *owners.Registry) *ownerAnswers { return &ownerAnswers{registry: r} }
+
+// digest is the registry's answer to id: the entry in full, as GET /owners
+// shows it (what it says, never where), or that there is none.
+func (a *ownerAnswers) digest(id string) [32]byte {
+	a.mu.Lock()
+	d, ok := a.digests[id]
+	a.mu.Unlock()
+	if ok {
+		return d
+	}
+	h := sha256.New()
+	if a.registry != nil {
+		if e := a.registry.ByID(id); e != nil {
+			b, err := e.MarshalJSON()
+			if err != nil {
+				b = []byte("unencodable: " + err.Error()) // never equal to an encoded entry
+			}
+			writeField(h, b)
+		}
+	}
+	h.Sum(d[:0])
+	a.mu.Lock()
+	if a.digests == nil {
+		a.digests = map[string][32]byte{}
+	}
+	a.digests[id] = d
+	a.mu.Unlock()
+	return d
+}
+
+// hash is the digest of the answers to every id asked, in order.
+func (a *ownerAnswers) hash(asked []string) [32]byte {
+	h := sha256.New()
+	for _, id := range asked {
+		writeField(h, []byte(id))
+		d := a.digest(id)
+		h.Write(d[:])
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// same reports whether the registry answers b's questions as it did when b
+// was built.
+func (a *ownerAnswers) same(b *builtUnit) bool {
+	return a.hash(b.result.OwnersAsked) == b.answers
+}

@@ -1,0 +1,416 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/testfs"
+	"github.com/celine-eu/governanced/internal/treegen"
+)
+
+// served is everything a client can read of a snapshot, body by body: the
+// report, the app list, every app, and for every dataset its rule (with and
+// without provenance), exposure and facet, and the resolution of a name only
+// a glob matches.
+func served(t *testing.T, s *Snapshot) []string {
+	t.Helper()
+	report, err := s.ReportBody("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{s.Revision, string(report), string(s.AppsBody()), fmt.Sprint(s.Counts)}
+	for _, a := range s.Apps() {
+		out = append(out, string(s.AppBody(a)))
+	}
+	for _, d := range s.Datasets() {
+		var buf bytes.Buffer
+		s.AppendRuleBody(&buf, d.ID, d, false)
+		s.AppendRuleBody(&buf, d.ID, d, true)
+		s.AppendExposureBody(&buf, d.ID, d)
+		buf.Write(d.Facet("test", true))
+		if got, err := s.Resolve(strings.TrimSuffix(d.ID, "*") + "x"); err == nil {
+			s.AppendRuleBody(&buf, d.ID+"x", got, true)
+		} else {
+			buf.WriteString(err.Error())
+		}
+		out = append(out, buf.String())
+	}
+	return out
+}
+
+// reloadAndCompare reloads store and holds what it serves (or the report it
+// rejects) to a fresh build of the same inputs.
+func reloadAndCompare(t *testing.T, store *Store, loader *Loader, force bool, what string) *ReloadStatus {
+	t.Helper()
+	rs := store.Reload(context.Background(), force)
+	fresh, ferr := (&Loader{Inputs: loader.Inputs}).Build(context.Background())
+	switch rs.Outcome {
+	case Activated, Unchanged:
+		if ferr != nil {
+			t.Fatalf("%s: reload %v, fresh build %v", what, rs.Outcome, ferr)
+		}
+		if diff := cmp.Diff(served(t, fresh), served(t, store.Current())); diff != "" {
+			t.Errorf("%s: served (-fresh build +reload):\n%s", what, diff)
+		}
+	case Rejected:
+		var rej *Rejection
+		if !errors.As(ferr, &rej) {
+			t.Fatalf("%s: reload rejected, fresh build %v", what, ferr)
+		}
+		if diff := cmp.Diff(reportJSON(rej.Report), reportJSON(rs.Rejected.Report)); diff != "" {
+			t.Errorf("%s: rejected report (-fresh +reload):\n%s", what, diff)
+		}
+	default:
+		t.Fatalf("%s: %v (%v)", what, rs.Outcome, rs.Err)
+	}
+	return rs
+}
+
+// TestStoreReusesUnchangedApps: a reload after one file changed builds only
+// that file's app, serves the others' apps as they were, and serves exactly
+// what a fresh build of the same bytes serves.
+func TestStoreReusesUnchangedApps(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 5, Sources: 300, Seed: 11})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy"}}
+	store := NewStore(loader)
+	edit := func(name, old, new string) { testfs.Replace(t, dir, name, old, new) }
+	appendFile := func(name, text string) { testfs.Append(t, dir, name, text) }
+	steps := []struct {
+		name           string
+		change         func()
+		force          bool
+		reused, built  int
+		sameAppsExcept []string // nil: every app is rebuilt
+	}{
+		{"first load", func() {}, true, 0, 5, nil},
+		{"one base edited", func() { edit("apps/app_002/governance.yaml", "expose: true", "expose: false") }, false, 4, 1, []string{"app_002"}},
+		{"forced, nothing changed", func() {}, true, 5, 0, []string{}},
+		// An owner's answer is what its entry says, not where: a line added
+		// above every entry moves them all and rebuilds nothing, while every
+		// entry edited rebuilds every app.
+		{"a comment after the owners", func() { appendFile("owners.yaml", "# edited\n") }, false, 5, 0, []string{}},
+		{"every owner moved", func() { edit("owners.yaml", "owners:\n", "# moved\nowners:\n") }, false, 5, 0, []string{}},
+		{"every owner's name edited", func() { testfs.ReplaceAll(t, dir, "owners.yaml", "name: Organisation ", "name: Organization ") }, false, 0, 5, nil},
+		// A rejected reload is never served: its apps are not kept for the
+		// next one, which starts from the last tree served.
+		{"a broken base", func() { edit("apps/app_001/governance.yaml", "sources:", "sources: [") }, false, 4, 1, nil},
+		{"the base restored", func() { edit("apps/app_001/governance.yaml", "sources: [", "sources:") }, false, 5, 0, []string{}},
+		{"a new overlay", func() {
+			testfs.Write(t, dir, map[string]string{"apps/app_004/governance.deploy.yaml": "defaults:\n  tags: [added]\n"})
+		}, false, 4, 1, []string{"app_004"}},
+	}
+	if _, err := os.Stat(filepath.Join(dir, "apps/app_004/governance.deploy.yaml")); err == nil {
+		t.Fatal("the generated tree already has app_004's overlay: the last step would test nothing")
+	}
+	var prev *Snapshot
+	for _, st := range steps {
+		st.change()
+		rs := reloadAndCompare(t, store, loader, st.force, st.name)
+		if rs.UnitsReused != st.reused || rs.UnitsBuilt != st.built {
+			t.Errorf("%s: %v, %d reused, %d built; want %d, %d", st.name, rs.Outcome, rs.UnitsReused, rs.UnitsBuilt, st.reused, st.built)
+		}
+		if rs.Outcome == Rejected {
+			continue
+		}
+		cur := store.Current()
+		if prev != nil && st.sameAppsExcept != nil {
+			for _, a := range cur.Apps() {
+				rebuilt := slices.Contains(st.sameAppsExcept, a.Name)
+				if same := prev.App(a.Name) == a; same == rebuilt {
+					t.Errorf("%s: app %s kept %v, want kept %v", st.name, a.Name, same, !rebuilt)
+				}
+			}
+		}
+		prev = cur
+	}
+}
+
+// TestReuseFollowsEdits edits a generated tree step by step and reloads
+// after each: every snapshot must equal a fresh build, and only the units an
+// edit touched are checked again.
+func TestReuseFollowsEdits(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 6, Sources: 120, Seed: 7, OverlayShare: 0.5})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	overlayName := tree.Options.OverlayName
+	base := func(a int) string { return fmt.Sprintf("apps/app_%03d/governance.yaml", a) }
+	overlay := func(a int) string { return fmt.Sprintf("apps/app_%03d/governance.%s.yaml", a, overlayName) }
+	hasOverlay := func(a int) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(overlay(a))))
+		return err == nil
+	}
+	appendTo := func(name, text string) { testfs.Append(t, dir, name, text) }
+	ownersEdit := func(old, new string) func(*Inputs) {
+		return func(*Inputs) { testfs.Replace(t, dir, "owners.yaml", old, new) }
+	}
+	// checked: how many units the step checks again; -1: at least one.
+	steps := []struct {
+		name    string
+		edit    func(in *Inputs)
+		checked int
+	}{
+		{"first load", func(*Inputs) {}, 6},
+		{"nothing changed", func(*Inputs) {}, 0},
+		{"a comment in one base", func(*Inputs) { appendTo(base(1), "# edited\n") }, 1},
+		{"an error in one base", func(*Inputs) {
+			appendTo(base(2), "  datasets.broken:\n    access_level: topsecret\n")
+		}, 1},
+		{"the error fixed again", func(*Inputs) { testfs.Replace(t, dir, base(2), "topsecret", "internal") }, 1},
+		{"a new overlay", func(*Inputs) {
+			for a := range 6 {
+				if !hasOverlay(a) {
+					testfs.Write(t, dir, map[string]string{overlay(a): "defaults:\n  tags: [added]\n"})
+					return
+				}
+			}
+			t.Fatal("every app has an overlay")
+		}, 1},
+		{"an overlay removed", func(*Inputs) {
+			for a := range 6 {
+				if hasOverlay(a) {
+					if err := os.Remove(filepath.Join(dir, filepath.FromSlash(overlay(a)))); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+			}
+		}, 1},
+		{"a comment in the owners file", func(*Inputs) { appendTo("owners.yaml", "# edited\n") }, 0},
+		{"an owner no app names", func(*Inputs) {
+			appendTo("owners.yaml", "  - id: newcomer\n    type: schema:Organization\n    name: Newcomer\n    url: https://newcomer.example\n")
+		}, 0},
+		{"every owner moved down a line", ownersEdit("owners:\n", "# a line above every entry\nowners:\n"), 0},
+		{"one owner's name changed", ownersEdit("name: Organisation 3\n", "name: Organisation Three\n"), -1},
+		{"one owner's DID removed", ownersEdit("    did: did:web:org4.example\n", ""), -1},
+		// Rejected: the offers' owners resolve to nothing. A rejected build
+		// is never reused: restoring the file reuses the last tree served.
+		{"the owners renamed", func(*Inputs) { testfs.ReplaceAll(t, dir, "owners.yaml", "id: org_", "id: gone_") }, 6},
+		{"the owners restored", func(*Inputs) { testfs.ReplaceAll(t, dir, "owners.yaml", "id: gone_", "id: org_") }, 0},
+		{"a placeholder map", func(in *Inputs) {
+			testfs.Write(t, dir, map[string]string{"placeholders.yaml": "operator: org_000\n"})
+			in.Placeholders = filepath.Join(dir, "placeholders.yaml")
+		}, 6},
+		{"a comment in the placeholder map", func(*Inputs) { appendTo("placeholders.yaml", "# edited\n") }, 0},
+		{"the placeholder map edited", func(*Inputs) {
+			testfs.Replace(t, dir, "placeholders.yaml", "operator: org_000", "operator: org_001")
+		}, 6},
+		{"a comment in one overlay", func(*Inputs) {
+			for a := range 6 {
+				if hasOverlay(a) {
+					appendTo(overlay(a), "# and a comment\n")
+					return
+				}
+			}
+		}, 1},
+	}
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: overlayName}}
+	store := NewStore(loader)
+	for i, st := range steps {
+		st.edit(&loader.Inputs)
+		rs := reloadAndCompare(t, store, loader, true, fmt.Sprintf("step %d (%s)", i, st.name))
+		switch {
+		case st.checked < 0 && (rs.UnitsBuilt == 0 || rs.UnitsBuilt+rs.UnitsReused != 6):
+			t.Errorf("step %d (%s): %d checked, %d reused; want some checked", i, st.name, rs.UnitsBuilt, rs.UnitsReused)
+		case st.checked >= 0 && (rs.UnitsBuilt != st.checked || rs.UnitsReused != 6-st.checked):
+			t.Errorf("step %d (%s): %d checked, %d reused; want %d checked", i, st.name, rs.UnitsBuilt, rs.UnitsReused, st.checked)
+		}
+	}
+}
+
+// TestReuseRandomEdits edits random files of a generated tree, a few at a
+// time, and holds every reload to a fresh build; every other step starts
+// again from the generated tree, so that edits do not pile up into a tree
+// that is never served.
+func TestReuseRandomEdits(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 8, Sources: 160, Seed: 3, OverlayShare: 0.5})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range tree.Files {
+		if name != "owners.yaml" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	replace := func(old, new string) func([]byte) []byte {
+		return func(b []byte) []byte { return bytes.Replace(b, []byte(old), []byte(new), 1) }
+	}
+	add := func(text string) func([]byte) []byte {
+		return func(b []byte) []byte { return append(b, text...) }
+	}
+	ownersEdits := []func([]byte) []byte{
+		add("# a comment\n"),
+		replace("    did: did:web:", "    url: https://no.did/"),
+		replace("id: org_00", "id: org_10"),
+		replace("name: Organisation", "name: Org"),
+		add("  - id: org_100\n    aliases: [org_001]\n"),
+		replace("owners:", "owners: ["),
+	}
+	names = append(names, "owners.yaml")
+	edits := []func([]byte) []byte{
+		add("# a comment\n"),
+		replace("access_level: internal", "access_level: secret"),
+		replace("expose: true", "expose: maybe"),
+		replace("license:", "licence:"),
+		replace("sources:", "sources: ["),
+		add("  datasets.ds_extra_*:\n    tags: [x]\n"),
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: tree.Options.OverlayName}}
+	store := NewStoreWith(loader, StoreOptions{Workers: 2})
+	reloadAndCompare(t, store, loader, true, "first load")
+	reused := 0
+	for step := range 16 {
+		// Each step edits the tree last served (or, after a rejection, the
+		// tree that is still served) in one to three places.
+		if step%2 == 0 {
+			if err := tree.Write(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 1 + rng.IntN(3) {
+			name := names[rng.IntN(len(names))]
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			change := edits[rng.IntN(len(edits))]
+			if name == "owners.yaml" {
+				change = ownersEdits[rng.IntN(len(ownersEdits))]
+			}
+			if err := os.WriteFile(p, change(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		reused += reloadAndCompare(t, store, loader, true, fmt.Sprintf("step %d", step)).UnitsReused
+	}
+	if reused == 0 {
+		t.Error("no step reused a unit")
+	}
+}
+
+// TestReuseAsksTheRegistryAgain: a unit is reused after the owners file
+// changed only if the registry answers every question it asked as before,
+// not just the first.
+func TestReuseAsksTheRegistryAgain(t *testing.T) {
+	owner := func(id string) string {
+		return "  - id: " + id + "\n    type: schema:Organization\n    name: " + id + "\n    url: https://" + id + ".example\n"
+	}
+	offer := func(key, id string) string {
+		return "  " + key + ":\n    ownership: [{name: " + id + ", type: DATA_OWNER}]\n    expose: true\n    row_filters: []\n    dataspace: {expose: true}\n"
+	}
+	dir := testfs.Tree(t, map[string]string{
+		"apps/grid/governance.yaml":  "defaults: {row_filters: []}\nsources:\n" + offer("datasets.gold.a", "first") + offer("datasets.gold.b", "second"),
+		"apps/other/governance.yaml": "defaults: {row_filters: []}\nsources:\n  datasets.gold.c: {}\n",
+		"owners.yaml":                "owners:\n" + owner("first") + owner("second"),
+	})
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
+	store := NewStore(loader)
+	for _, step := range []struct {
+		name     string
+		owners   string
+		checked  int
+		rejected bool
+	}{
+		{"first load", "owners:\n" + owner("first") + owner("second"), 2, false},
+		{"an owner no unit names", "owners:\n" + owner("first") + owner("second") + owner("third"), 0, false},
+		{"the second owner gone", "owners:\n" + owner("first") + owner("third"), 1, true},
+		{"nothing changed", "owners:\n" + owner("first") + owner("third"), 1, true},
+	} {
+		testfs.Write(t, dir, map[string]string{"owners.yaml": step.owners})
+		rs := reloadAndCompare(t, store, loader, true, step.name)
+		if rs.UnitsBuilt != step.checked || (rs.Outcome == Rejected) != step.rejected {
+			t.Errorf("%s: %v with %d units checked, want rejected %v with %d", step.name, rs.Outcome, rs.UnitsBuilt, step.rejected, step.checked)
+		}
+	}
+}
+
+// TestUnitKeyCoversTheUnit holds the reuse rule to the check's own input:
+// changing any field of check.Unit — or of a file or the shared inputs in
+// it — changes the key, except the registry, whose answers are compared
+// instead. A field added to check.Unit that the key does not cover fails
+// here, so a rule can never read something a reload would not notice.
+func TestUnitKeyCoversTheUnit(t *testing.T) {
+	base := check.Unit{
+		App:      "grid",
+		Base:     check.File{Display: "apps/grid/governance.yaml", Name: "t/apps/grid/governance.yaml", Data: []byte("sources: {}\n")},
+		Overlays: []check.File{{Display: "apps/grid/governance.grid.yaml", Name: "t/apps/grid/governance.grid.yaml", Data: []byte("defaults: {}\n")}},
+		Env:      check.Env{Placeholders: map[string]string{"a": "b"}},
+	}
+	key := unitKey(&base, nil)
+	// Every leaf, one at a time.
+	for _, leaf := range unitLeaves() {
+		u := cloneUnit(base)
+		leaf.change(&u)
+		if unitKey(&u, nil) == key {
+			t.Errorf("changing %s leaves the unit key as it was: a rule reading it would serve a stale unit", leaf.name)
+		}
+	}
+	if n, want := len(unitLeaves()), countLeaves(reflect.TypeOf(check.Unit{})); n != want {
+		t.Errorf("the test changes %d fields of check.Unit, which has %d: add the new field to unitLeaves and to unitKey", n, want)
+	}
+}
+
+type unitLeaf struct {
+	name   string
+	change func(u *check.Unit)
+}
+
+// unitLeaves changes each field of a unit in turn.
+func unitLeaves() []unitLeaf {
+	return []unitLeaf{
+		{name: "App", change: func(u *check.Unit) { u.App = "other" }},
+		{name: "Base.Display", change: func(u *check.Unit) { u.Base.Display = "x" }},
+		{name: "Base.Name", change: func(u *check.Unit) { u.Base.Name = "x" }},
+		{name: "Base.Data", change: func(u *check.Unit) { u.Base.Data = []byte("sources: {a: {}}\n") }},
+		{name: "Base.Err", change: func(u *check.Unit) { u.Base.Err = errors.New("unreadable") }},
+		{name: "Overlays", change: func(u *check.Unit) { u.Overlays = append(u.Overlays, u.Overlays[0]) }},
+		// The key says whether there is a registry; what it answers is
+		// compared by TestReuseAsksTheRegistryAgain.
+		{name: "Env.Owners", change: func(u *check.Unit) { u.Env.Owners = owners.Build(nil) }},
+		{name: "Env.Placeholders", change: func(u *check.Unit) { u.Env.Placeholders = map[string]string{"a": "c"} }},
+		{name: "Env.Dataspace", change: func(u *check.Unit) { u.Env.Dataspace = true }},
+	}
+}
+
+// countLeaves counts the fields of t, descending into structs (a slice of
+// files counts once: its elements are Files, counted through Base).
+func countLeaves(t reflect.Type) int {
+	n := 0
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type.Kind() == reflect.Struct {
+			n += countLeaves(f.Type)
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func cloneUnit(u check.Unit) check.Unit {
+	u.Overlays = slices.Clone(u.Overlays)
+	return u
+}
