@@ -2,11 +2,9 @@
 // into an http.Handler serving the contract of http-api.md, described by the
 // embedded OpenAPI document (openapi.yaml).
 //
-// Every route is registered in routes.go (the reads of one dataset, nearly
-// all the traffic, are also matched by ServeHTTP ahead of chi: hotroute.go,
-// ADR-0006); each resource has its own file, and each handler is a few lines
-// over the domain: read the current snapshot, look something up, write bytes
-// the snapshot mostly encoded ahead of time.
+// Every route is registered in routes.go; each resource has its own file,
+// and each handler is a few lines over the domain: read the current
+// snapshot, look something up, write bytes the snapshot encoded once.
 // Responses that depend on the tree carry the revision (in the body where the
 // body is governanced's own envelope, and always in the Governance-Revision
 // header) and an ETag; errors are RFC 9457 problem details. Middleware gives

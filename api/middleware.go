@@ -95,15 +95,6 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header()[requestIDHeader] = ctx.info.id[:]
 	r = r.WithContext(ctx)
 	defer s.observe(ctx, r, start)
-	if h, dataset := matchHot(s.hot, r); h != nil {
-		// What chi's routing leaves for a handler and for observe; the
-		// handlers read the id with pathParam, never r.PathValue.
-		route.URLParams.Add(hotParam, dataset)
-		route.RoutePatterns = append(route.RoutePatterns, h.pattern)
-		r.Pattern = h.pattern
-		h.handler(&ctx.rec, r)
-		return
-	}
 	s.mux.ServeHTTP(&ctx.rec, r)
 }
 
@@ -185,7 +176,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		rec.status = http.StatusOK
 	}
 	elapsed := time.Since(start)
-	// chi, or ServeHTTP's hot path, set the pattern on r when it routed it.
+	// chi set the pattern on r when it routed it.
 	route := r.Pattern
 	if route == "" {
 		route = "unmatched"

@@ -31,16 +31,9 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r.Get("/apps/{app}", s.getApp)
 	r.Get("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
 	r.Get("/datasets", s.listDatasets)
-	// The reads of one dataset: ServeHTTP matches a GET of these itself
-	// (hotroute.go); chi has them too, and answers HEAD.
-	s.hot = []hotRoute{
-		newHotRoute("/datasets/{id}/rule", s.datasetRule),
-		newHotRoute("/datasets/{id}/exposure", s.datasetExposure),
-		newHotRoute("/datasets/{id}/facet", s.datasetFacet),
-	}
-	for _, h := range s.hot {
-		r.Get(h.pattern, h.handler)
-	}
+	r.Get("/datasets/{id}/rule", s.datasetRule)
+	r.Get("/datasets/{id}/exposure", s.datasetExposure)
+	r.Get("/datasets/{id}/facet", s.datasetFacet)
 	r.Get("/owners", s.listOwners)
 	r.Get("/owners/{key}", s.getOwner)
 	r.Get("/report", s.report)

@@ -94,7 +94,6 @@ type server struct {
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
 	auth        *Tokens       // nil: authentication is off
 	mux         *chi.Mux      // every route; ServeHTTP prepares a request for it
-	hot         []hotRoute    // the routes ServeHTTP matches ahead of mux
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.

@@ -25,8 +25,8 @@ func classifyValidate(err error) string {
 }
 
 type schemaErrorsResult struct {
-	Count     int             `json:"count"`
-	Locations []string        `json:"locations"`
+	Count     int           `json:"count"`
+	Locations []string      `json:"locations"`
 	Paths     []schema.Path `json:"paths"`
 }
 
