@@ -362,3 +362,25 @@ func TestProvenanceEdgeCasesSayWhatTheyTest(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProvenanceEquivalence compares the two on any pair of documents that
+// parse: a base and an overlay, each key and the defaults. Seeded with the
+// edge cases.
+func FuzzProvenanceEquivalence(f *testing.F) {
+	for _, c := range provEdgeCases {
+		f.Add([]byte(c.base), []byte(c.overlay))
+	}
+	f.Fuzz(func(t *testing.T, base, overlay []byte) {
+		for _, doc := range [][]byte{base, overlay} {
+			root, err := yaml11.Parse(doc)
+			if err != nil {
+				return
+			}
+			if _, err := governance.ParseDocument(root, "x.yaml"); err != nil {
+				return
+			}
+		}
+		compareProvenance(t, provUnit{name: "fuzz", baseFile: "apps/f/governance.yaml", base: base,
+			overlayFile: "apps/f/governance.f.yaml", overlay: overlay})
+	})
+}
