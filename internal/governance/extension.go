@@ -48,15 +48,33 @@ func Extend[E Extension[E]](r *Rule) (*Extended[E], error) {
 	stated := map[string]*yaml11.Node{}
 	out := *r
 	out.Extra = nil
-	for _, e := range r.Extra {
+	kept := make([]int, len(r.Extra)) // each key's place in out.Extra, -1 for an extension key
+	for i, e := range r.Extra {
 		if slices.Contains(keys, e.Key) {
 			stated[e.Key] = e.Value
+			kept[i] = -1
 			continue
 		}
+		kept[i] = len(out.Extra)
 		out.Extra = append(out.Extra, e)
 	}
 	if len(out.Extra) == 0 {
 		out.Set &^= 1 << FieldExtra
+	}
+	if len(out.Extra) < len(r.Extra) {
+		// The extension's keys are no longer extra keys: their provenance
+		// goes with them, and the others' follows their new places.
+		var es []pathPosition
+		for _, e := range r.prov {
+			if e.code == pathExtra {
+				if int(e.index) >= len(kept) || kept[e.index] < 0 {
+					continue
+				}
+				e.index = uint32(kept[e.index])
+			}
+			es = append(es, e)
+		}
+		out.prov = es
 	}
 	ext, err := zero.Decode(stated)
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 // is an error naming the path: handing over a path says which file is meant,
 // so its absence is not "nothing was asked for".
 func LoadFile(path string) (*Config, error) {
-	return loadLayer(path, "base")
+	return loadFile(path, false)
 }
 
-func loadLayer(path, kind string) (*Config, error) {
+func loadFile(path string, overlay bool) (*Config, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -31,7 +31,7 @@ func loadLayer(path, kind string) (*Config, error) {
 	if err != nil {
 		return nil, &Error{Class: ClassNotFound, File: path, Msg: err.Error(), Err: err}
 	}
-	return parseLayer(data, &Layer{File: path, Kind: kind})
+	return parseFile(data, path, overlay)
 }
 
 // OverlayOptions choose a deployer overlay for a base file.
@@ -92,7 +92,7 @@ func LoadWithOverlay(basePath string, opts OverlayOptions) (*Config, error) {
 	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
 		return base, nil
 	}
-	overlay, err := loadLayer(path, "overlay")
+	overlay, err := loadFile(path, true)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,20 @@ import (
 // null or empty; tags union; ownership and row_filters replaced only when the
 // override's list is non-empty; ontology replaced whole; dcat and dataspace
 // merged field by field, where a null block inherits. Neither operand changes.
+//
+// Each decision also decides where the merged value was written: the origin
+// of every top-level field (Origin) and the provenance of every path
+// (AppendProvenanceJSON) come from the side whose value the merge takes, and
+// the combined fields list every stating layer.
 func MergeRules(base, override *Rule) *Rule {
 	r := &Rule{}
 	*r = *base
 	r.Set = base.Set | override.Set
+	// The merged rule's provenance entries are built here, on the stack, and
+	// copied once; most merges change none of the base's.
+	var buf [32]pathPosition
+	out := buf[:0]
+	p := &provMerge{r: r, base: base, override: override, b: base.prov, o: override.prov}
 	takeIfSet := func(f Field) bool {
 		if override.Set.Has(f) {
 			r.takeOrigin(f, override)
@@ -57,40 +67,52 @@ func MergeRules(base, override *Rule) *Rule {
 		r.UserFilterColumn = override.UserFilterColumn
 	}
 
+	// Tags are every layer's: the entry is the last statement's, and
+	// merged_from lists them all.
 	r.Tags = sortedUnion(base.Tags, override.Tags)
 	if override.Set.Has(FieldTags) {
 		r.takeOrigin(FieldTags, override)
 	}
-	if len(override.Ownership) > 0 {
+	out = p.tags(out)
+	// A non-empty list replaces; when neither side lists anything, the
+	// value is the (empty) base's and its place the last statement's.
+	switch {
+	case len(override.Ownership) > 0:
 		r.Ownership = override.Ownership
 		r.takeOrigin(FieldOwnership, override)
+	case len(base.Ownership) == 0 && override.Set.Has(FieldOwnership):
+		r.takeOrigin(FieldOwnership, override)
 	}
-	if len(override.RowFilters) > 0 {
+	switch {
+	case len(override.RowFilters) > 0:
 		r.RowFilters = override.RowFilters
 		r.takeOrigin(FieldRowFilters, override)
+	case len(base.RowFilters) == 0 && override.Set.Has(FieldRowFilters):
+		r.takeOrigin(FieldRowFilters, override)
 	}
-	if override.Ontology != nil {
+	// A null dcat, dataspace or ontology inherits the other side's block;
+	// the block's place is the last mapping's, or with none, the last
+	// statement's.
+	r.Dcat, out = mergeDcat(base.Dcat, override.Dcat, p, out)
+	if override.Set.Has(FieldDcat) && (override.Dcat != nil || base.Dcat == nil) {
+		r.takeOrigin(FieldDcat, override)
+	}
+	var replace bool
+	if out, replace = p.pick(out, pathOntologySpec, pathOntologySpecFile, override.Ontology != nil); replace {
 		r.Ontology = override.Ontology
 		r.takeOrigin(FieldOntology, override)
-	} else if !base.Set.Has(FieldOntology) && override.Set.Has(FieldOntology) {
+	} else if base.Ontology == nil && override.Set.Has(FieldOntology) {
 		r.takeOrigin(FieldOntology, override)
 	}
-	r.Dcat = mergeDcat(base.Dcat, override.Dcat)
-	if override.Dcat != nil || !base.Set.Has(FieldDcat) {
-		if override.Set.Has(FieldDcat) {
-			r.takeOrigin(FieldDcat, override)
-		}
+	r.Dataspace, out = mergeDataspace(base.Dataspace, override.Dataspace, p, out)
+	if override.Set.Has(FieldDataspace) && (override.Dataspace != nil || base.Dataspace == nil) {
+		r.takeOrigin(FieldDataspace, override)
 	}
-	r.Dataspace = MergeDataspace(base.Dataspace, override.Dataspace)
-	if override.Dataspace != nil || !base.Set.Has(FieldDataspace) {
-		if override.Set.Has(FieldDataspace) {
-			r.takeOrigin(FieldDataspace, override)
-		}
-	}
-	r.Extra = mergeExtra(base.Extra, override.Extra)
+	r.Extra, out = mergeExtra(base.Extra, override.Extra, p, out)
 	if override.Set.Has(FieldExtra) && !base.Set.Has(FieldExtra) {
 		r.takeOrigin(FieldExtra, override)
 	}
+	r.prov = p.finish(out)
 	return r
 }
 
@@ -103,35 +125,39 @@ func sortedUnion(a, b []string) []string {
 	return slices.Compact(out)
 }
 
-func mergeDcat(base, override *Dcat) *Dcat {
-	if base == nil {
-		return override
-	}
-	if override == nil {
-		return base
+// mergeDcat merges two dcat blocks, p deciding the provenance of their
+// paths with each value.
+func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, []pathPosition) {
+	if base == nil || override == nil {
+		out, _ = p.pick(out, pathDcatPublisherURI, pathDcatTemporalEnd, override != nil)
+		if base == nil {
+			return override, out
+		}
+		return base, out
 	}
 	d := *base
 	d.Set = base.Set | override.Set
 	o := override
-	if o.Set.Has(DcatPublisherURI) {
+	var take bool
+	if out, take = p.pick(out, pathDcatPublisherURI, pathDcatPublisherURI, o.Set.Has(DcatPublisherURI)); take {
 		d.PublisherURI = o.PublisherURI
 	}
-	if o.Set.Has(DcatThemes) {
+	if out, take = p.pick(out, pathDcatThemes, pathDcatThemes, o.Set.Has(DcatThemes)); take {
 		d.Themes = o.Themes
 	}
-	if o.Set.Has(DcatLanguageURIs) {
+	if out, take = p.pick(out, pathDcatLanguageURIs, pathDcatLanguageURIs, o.Set.Has(DcatLanguageURIs)); take {
 		d.LanguageURIs = o.LanguageURIs
 	}
-	if o.Set.Has(DcatSpatialURIs) {
+	if out, take = p.pick(out, pathDcatSpatialURIs, pathDcatSpatialURIs, o.Set.Has(DcatSpatialURIs)); take {
 		d.SpatialURIs = o.SpatialURIs
 	}
-	if o.Set.Has(DcatAccrualPeriodicity) {
+	if out, take = p.pick(out, pathDcatAccrualPeriodicity, pathDcatAccrualPeriodicity, o.Set.Has(DcatAccrualPeriodicity)); take {
 		d.AccrualPeriodicity = o.AccrualPeriodicity
 	}
-	if o.Set.Has(DcatConformsTo) {
+	if out, take = p.pick(out, pathDcatConformsTo, pathDcatConformsTo, o.Set.Has(DcatConformsTo)); take {
 		d.ConformsTo = o.ConformsTo
 	}
-	if o.Set.Has(DcatTemporal) {
+	if out, take = p.pick(out, pathDcatTemporal, pathDcatTemporal, o.Set.Has(DcatTemporal)); take {
 		switch {
 		case o.Temporal == nil:
 			d.Temporal = nil
@@ -148,7 +174,8 @@ func mergeDcat(base, override *Dcat) *Dcat {
 			d.Temporal = &t
 		}
 	}
-	return &d
+	out = p.temporalBounds(out)
+	return &d, out
 }
 
 // MergeDataspace combines two dataspace blocks: purpose is a sorted union,
@@ -156,51 +183,67 @@ func mergeDcat(base, override *Dcat) *Dcat {
 // them), expose, medallion and odrl_action follow the override when stated. A
 // nil (none) side yields the other side as is.
 func MergeDataspace(base, override *Dataspace) *Dataspace {
-	if base == nil {
-		return override
-	}
-	if override == nil {
-		return base
+	d, _ := mergeDataspace(base, override, nil, nil)
+	return d
+}
+
+// mergeDataspace is MergeDataspace, p deciding the provenance of the paths
+// with each value (nil: values only). The OR-ed flags and purpose take every
+// layer's statement.
+func mergeDataspace(base, override *Dataspace, p *provMerge, out []pathPosition) (*Dataspace, []pathPosition) {
+	if base == nil || override == nil {
+		out, _ = p.pick(out, pathDSMedallion, pathDSExpose, override != nil)
+		if base == nil {
+			return override, out
+		}
+		return base, out
 	}
 	d := *base
 	d.Set = base.Set | override.Set
-	if override.Set.Has(DSMedallion) {
+	var take bool
+	if out, take = p.pick(out, pathDSMedallion, pathDSMedallion, override.Set.Has(DSMedallion)); take {
 		d.Medallion = override.Medallion
 	}
-	if override.Set.Has(DSOdrlAction) {
+	d.ContractRequired = base.ContractRequired || override.ContractRequired
+	out = p.dataspaceFlag(out, pathDSContractRequired)
+	d.ConsentRequired = base.ConsentRequired || override.ConsentRequired
+	out = p.dataspaceFlag(out, pathDSConsentRequired)
+	if out, take = p.pick(out, pathDSOdrlAction, pathDSOdrlAction, override.Set.Has(DSOdrlAction)); take {
 		d.OdrlAction = override.OdrlAction
 	}
-	if override.Set.Has(DSExpose) {
+	d.Purpose = sortedUnion(base.Purpose, override.Purpose)
+	out = p.dataspaceFlag(out, pathDSPurpose)
+	if out, take = p.pick(out, pathDSExpose, pathDSExpose, override.Set.Has(DSExpose)); take {
 		d.Expose = override.Expose
 	}
-	d.Purpose = sortedUnion(base.Purpose, override.Purpose)
-	d.ConsentRequired = base.ConsentRequired || override.ConsentRequired
-	d.ContractRequired = base.ContractRequired || override.ContractRequired
-	return &d
+	return &d, out
 }
 
-func mergeExtra(base, override []ExtraField) []ExtraField {
-	if len(override) == 0 {
-		return base
-	}
-	if len(base) == 0 {
-		return override
-	}
-	out := slices.Clone(base)
-	for _, o := range override {
-		replaced := false
-		for i := range out {
-			if out[i].Key == o.Key {
-				out[i].Value = o.Value
-				replaced = true
-				break
-			}
+// mergeExtra merges the extra keys: the base's in place, the override's
+// value (and place of statement) replacing a key both state, the override's
+// other keys after them.
+func mergeExtra(base, override []ExtraField, p *provMerge, out []pathPosition) ([]ExtraField, []pathPosition) {
+	if len(override) == 0 || len(base) == 0 {
+		out, _ = p.pick(out, pathExtra, pathExtra, len(override) > 0)
+		if len(override) == 0 {
+			return base, out
 		}
-		if !replaced {
-			out = append(out, o)
-		}
+		return override, out
 	}
-	return out
+	start := len(out)
+	out, oEntries := p.extraKept(out)
+	res := slices.Clone(base)
+	for j, o := range override {
+		i := slices.IndexFunc(res, func(e ExtraField) bool { return e.Key == o.Key })
+		if i >= 0 {
+			res[i].Value = o.Value
+		} else {
+			i = len(res)
+			res = append(res, o)
+		}
+		out = p.extraKey(out, start, oEntries, i, j)
+	}
+	return res, out
 }
 
 // MergeConfigs lays an overlay document over a base (governance-format.md §8):

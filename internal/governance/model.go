@@ -82,13 +82,37 @@ type position struct {
 }
 
 // ruleLayers is how many layers a rule holds without a second allocation:
-// a base and its overlay, which is every rule a tree merges.
-const ruleLayers = 2
+// the defaults and a source block of a base and of its overlay, which is
+// every rule a tree serves.
+const ruleLayers = 4
 
-// Layer is one file contributing to a rule: a base document or an overlay.
+// Layer is one part of one file contributing to a rule: a document's
+// defaults or its sources blocks, in a base document or an overlay. Parsing
+// a document gives it two layers, one for each.
 type Layer struct {
 	File string
 	Kind string // "base" or "overlay"
+	// Name is the layer as provenance names it: LayerDefaults, LayerSource,
+	// LayerOverlayDefaults or LayerOverlaySource.
+	Name string
+}
+
+// Layer names, as provenance reports them (http-api.md, explain=true). A
+// block parsed on its own (ParseRule) is a base source block.
+const (
+	LayerDefaults        = "defaults"
+	LayerSource          = "source"
+	LayerOverlayDefaults = "overlay.defaults"
+	LayerOverlaySource   = "overlay.source"
+)
+
+// newLayers are the two layers of one document: its defaults and its
+// sources blocks.
+func newLayers(file string, overlay bool) (defaults, source *Layer) {
+	if overlay {
+		return &Layer{File: file, Kind: "overlay", Name: LayerOverlayDefaults}, &Layer{File: file, Kind: "overlay", Name: LayerOverlaySource}
+	}
+	return &Layer{File: file, Kind: "base", Name: LayerDefaults}, &Layer{File: file, Kind: "base", Name: LayerSource}
 }
 
 // Rule is one governance block: the defaults, one sources entry, or the result
@@ -117,11 +141,15 @@ type Rule struct {
 	Extra              []ExtraField
 
 	// The layers the stated fields came from, in the order first met; a rule
-	// merged from more than ruleLayers files keeps the rest in moreLayers.
-	// They are the last pointers of the struct, so the collector stops
-	// scanning a rule here.
-	layers     [ruleLayers]*Layer
-	moreLayers []*Layer
+	// merged from more than ruleLayers layers keeps the rest in *more, which
+	// copies of a rule share and so is replaced, never appended to. prov is
+	// the provenance of the paths below the top level (see provenance), nil
+	// when the rule states none. They are the last pointers of the struct,
+	// so the collector stops scanning a rule here; more is a pointer rather
+	// than a slice so that prov fits in a 512-byte rule.
+	layers [ruleLayers]*Layer
+	more   *[]*Layer
+	prov   []pathPosition
 
 	Set       FieldSet
 	positions [numFields]position
@@ -149,7 +177,7 @@ func (r *Rule) layerAt(slot uint8) *Layer {
 	case int(slot) <= ruleLayers:
 		return r.layers[slot-1]
 	}
-	return r.moreLayers[int(slot)-1-ruleLayers]
+	return (*r.more)[int(slot)-1-ruleLayers]
 }
 
 // layerSlot is l's slot in r, taking a new one when l is not there yet.
@@ -166,20 +194,24 @@ func (r *Rule) layerSlot(l *Layer) uint8 {
 			return uint8(i + 1)
 		}
 	}
-	for i, have := range r.moreLayers {
+	var more []*Layer
+	if r.more != nil {
+		more = *r.more
+	}
+	for i, have := range more {
 		if have == l {
 			return uint8(i + 1 + ruleLayers)
 		}
 	}
-	if len(r.moreLayers)+ruleLayers >= math.MaxUint8 {
+	if len(more)+ruleLayers >= math.MaxUint8 {
 		// Every merge adds at most the layers of its override, and a tree
 		// merges a base with one overlay: this is a caller merging in a loop.
-		panic("governance: a rule merged from more than 255 files")
+		panic("governance: a rule merged from more than 255 layers")
 	}
-	// A copied rule shares its moreLayers array with the original; clipping
-	// makes the append copy it rather than write into the original's.
-	r.moreLayers = append(slices.Clip(r.moreLayers), l)
-	return uint8(len(r.moreLayers) + ruleLayers)
+	// Copies of the rule share *r.more: a new list, never an append in place.
+	more = append(slices.Clip(more), l)
+	r.more = &more
+	return uint8(len(more) + ruleLayers)
 }
 
 // RowFilter is one row_filters entry, kept as what its consumers read: its

@@ -66,8 +66,8 @@ func TestOriginsThroughMerges(t *testing.T) {
 	}
 	// A base merged with its overlay, every rule a tree holds, keeps its
 	// layers in place: no second allocation.
-	if ab.moreLayers != nil {
-		t.Errorf("a+b holds layers apart: %v", ab.moreLayers)
+	if ab.more != nil {
+		t.Errorf("a+b holds layers apart: %v", *ab.more)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/yaml11"
@@ -26,20 +27,20 @@ func (w Warning) String() string {
 // Parse reads one governance document from YAML text. file names it in errors
 // and provenance; it is not opened.
 func Parse(data []byte, file string) (*Config, error) {
-	return parseLayer(data, &Layer{File: file, Kind: "base"})
+	return parseFile(data, file, false)
 }
 
-func parseLayer(data []byte, layer *Layer) (*Config, error) {
+func parseFile(data []byte, file string, overlay bool) (*Config, error) {
 	doc, ywarn, err := yaml11.ParseWithWarnings(data, yaml11.Limits{})
 	if err != nil {
-		return nil, withFile(err, layer.File)
+		return nil, withFile(err, file)
 	}
-	cfg, err := parseDoc(doc, layer)
+	cfg, err := parseDoc(doc, file, overlay)
 	if err != nil {
-		return nil, withFile(err, layer.File)
+		return nil, withFile(err, file)
 	}
 	for _, w := range ywarn {
-		cfg.Warnings = append(cfg.Warnings, Warning{File: layer.File, Line: w.Pos.Line, Column: w.Pos.Column, Msg: w.Msg})
+		cfg.Warnings = append(cfg.Warnings, Warning{File: file, Line: w.Pos.Line, Column: w.Pos.Column, Msg: w.Msg})
 	}
 	return cfg, nil
 }
@@ -47,7 +48,7 @@ func parseLayer(data []byte, layer *Layer) (*Config, error) {
 // ParseDocument reads a document already loaded by the YAML reader (the
 // reference's from_dict).
 func ParseDocument(doc *yaml11.Node, file string) (*Config, error) {
-	cfg, err := parseDoc(doc, &Layer{File: file, Kind: "base"})
+	cfg, err := parseDoc(doc, file, false)
 	if err != nil {
 		return nil, withFile(err, file)
 	}
@@ -58,7 +59,7 @@ func ParseDocument(doc *yaml11.Node, file string) (*Config, error) {
 // provenance names the overlay layer, so explain=true can say which file of
 // the pair supplied a value.
 func ParseOverlayDocument(doc *yaml11.Node, file string) (*Config, error) {
-	cfg, err := parseDoc(doc, &Layer{File: file, Kind: "overlay"})
+	cfg, err := parseDoc(doc, file, true)
 	if err != nil {
 		return nil, withFile(err, file)
 	}
@@ -66,13 +67,17 @@ func ParseOverlayDocument(doc *yaml11.Node, file string) (*Config, error) {
 }
 
 type parser struct {
-	layer    *Layer
+	file     string
+	layer    *Layer // of the block being read: the document's defaults or its sources
 	warnings []Warning
 }
 
-func parseDoc(doc *yaml11.Node, layer *Layer) (*Config, error) {
-	p := &parser{layer: layer}
-	cfg := &Config{Active: true, Defaults: &Rule{}, Files: []string{layer.File}}
+// parseDoc reads a document; its defaults and its sources blocks are two
+// layers of the file.
+func parseDoc(doc *yaml11.Node, file string, overlay bool) (*Config, error) {
+	defaults, sources := newLayers(file, overlay)
+	p := &parser{file: file}
+	cfg := &Config{Active: true, Defaults: &Rule{}, Files: []string{file}}
 	if doc == nil || doc.Falsy() {
 		cfg.index = buildIndex(cfg.Sources)
 		return cfg, nil
@@ -93,6 +98,7 @@ func parseDoc(doc *yaml11.Node, layer *Layer) (*Config, error) {
 			}
 			cfg.Active, cfg.ActiveSet = b, true
 		case "defaults":
+			p.layer = defaults
 			r, err := p.block(v, "defaults")
 			if err != nil {
 				return nil, err
@@ -105,6 +111,7 @@ func parseDoc(doc *yaml11.Node, layer *Layer) (*Config, error) {
 			}
 			cfg.DependsOn, cfg.DependsOnSet = deps, true
 		case "sources":
+			p.layer = sources
 			srcs, err := p.sources(v)
 			if err != nil {
 				return nil, err
@@ -134,7 +141,7 @@ func (p *parser) sources(v *yaml11.Node) ([]Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Source{Key: key, Rule: r, Pos: pair.Key.Pos, File: p.layer.File})
+		out = append(out, Source{Key: key, Rule: r, Pos: pair.Key.Pos, File: p.file})
 	}
 	return out, nil
 }
@@ -155,7 +162,7 @@ func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
 			}
 		}
 		if len(ignored) > 0 {
-			p.warnings = append(p.warnings, Warning{File: p.layer.File, Line: v.Pos.Line, Column: v.Pos.Column,
+			p.warnings = append(p.warnings, Warning{File: p.file, Line: v.Pos.Line, Column: v.Pos.Column,
 				Msg: fmt.Sprintf("%s: keys beside governance: are ignored: %s", path, strings.Join(ignored, ", "))})
 		}
 		if inner.Falsy() {
@@ -170,9 +177,10 @@ func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
 }
 
 // ParseRule reads one block (bare or nested under governance:) as written, with
-// no defaults and no merging.
+// no defaults and no merging. Its provenance names it a base source block.
 func ParseRule(block *yaml11.Node, file string) (*Rule, error) {
-	p := &parser{layer: &Layer{File: file, Kind: "base"}}
+	_, source := newLayers(file, false)
+	p := &parser{file: file, layer: source}
 	r, err := p.block(block, "")
 	if err != nil {
 		return nil, withFile(err, file)
@@ -182,6 +190,10 @@ func ParseRule(block *yaml11.Node, file string) (*Rule, error) {
 
 func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 	r := &Rule{}
+	// The provenance of the paths below the top level and of the extra keys,
+	// gathered on the stack and copied once, sorted.
+	var buf [16]pathPosition
+	prov := buf[:0]
 	at := func(key string) string {
 		if path == "" {
 			return key
@@ -195,11 +207,13 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 		key, v := pair.Key.Str, pair.Value
 		f, known := KnownKeys[key]
 		if !known {
-			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v})
 			if !r.Set.Has(FieldExtra) {
 				r.Set.add(FieldExtra)
 				r.setOrigin(FieldExtra, Origin{Layer: layer, Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column)})
 			}
+			prov = append(prov, pathPosition{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), index: uint32(len(r.Extra)),
+				layer: r.positions[FieldExtra].layer, code: pathExtra})
+			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v})
 			continue
 		}
 		// A field's path only names it in an error, and joining it for every
@@ -214,6 +228,11 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 		}
 		r.Set.add(f)
 		r.setOrigin(f, Origin{Layer: layer, Line: int32(v.Pos.Line), Column: int32(v.Pos.Column)})
+		prov = parsedPaths(prov, f, v, r.positions[f].layer)
+	}
+	if len(prov) > 0 {
+		slices.SortStableFunc(prov, func(a, b pathPosition) int { return int(a.code) - int(b.code) })
+		r.prov = slices.Clone(prov)
 	}
 	return r, nil
 }

@@ -1,0 +1,460 @@
+package governance
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
+
+// Provenance says, for every field path a rule states, which layer, file and
+// position supplied its value (http-api.md, explain=true).
+//
+// A rule's top-level fields keep their positions in Rule.positions. The paths
+// below them (ontology.spec, dcat.temporal.start, dataspace.expose), the
+// extra keys, and the layers a combined field was merged from (merged_from)
+// are entries of Rule.prov, allocated only for a rule that has any. They are
+// kept in the rule, not in its Dcat, Dataspace or Extra values: a merge shares
+// those values between rules, while layer slots are each rule's own.
+//
+// Parsing records what a block states; MergeRules, mergeDcat, mergeDataspace
+// and mergeExtra decide each entry in the same branch that decides the value
+// (provMerge), so the merge table of governance-format.md §6 is written once.
+
+// pathCode names a path below the top level, or the merged_from list of a
+// field that combines layers. Entries are kept sorted by code: the codes
+// follow the order of their parent fields (dcat before ontology, as in
+// Field), so a rule's entries render in one pass beside its fields.
+type pathCode uint8
+
+const (
+	pathTagsFrom pathCode = iota // the tags statements tags was merged from
+	pathDcatPublisherURI
+	pathDcatThemes
+	pathDcatLanguageURIs
+	pathDcatSpatialURIs
+	pathDcatAccrualPeriodicity
+	pathDcatConformsTo
+	pathDcatTemporal
+	// A mark, with no position: a layer of the rule stated dcat.temporal:
+	// null, so temporal.start and end stated before it do not count.
+	pathDcatTemporalReset
+	pathDcatTemporalStart
+	pathDcatTemporalEnd
+	pathOntologySpec
+	pathOntologySpecFile
+	pathDSMedallion
+	pathDSContractRequired
+	pathDSContractRequiredFrom
+	pathDSConsentRequired
+	pathDSConsentRequiredFrom
+	pathDSOdrlAction
+	pathDSPurpose
+	pathDSPurposeFrom
+	pathDSExpose
+	pathExtra // an extra key: index is its place in Rule.Extra
+	numPathCodes
+)
+
+// pathInfo is what rendering needs of a code: the rendered path ("" for a
+// merged_from list or a mark), the top-level field it renders after, and for
+// a field that combines layers, the code of its merged_from list.
+var pathInfo = [numPathCodes]struct {
+	path   string
+	parent Field
+	from   pathCode // 0 (pathTagsFrom, never a sub-path's list) for none
+}{
+	pathTagsFrom:               {"", FieldTags, 0},
+	pathOntologySpec:           {"ontology.spec", FieldOntology, 0},
+	pathOntologySpecFile:       {"ontology.spec_file", FieldOntology, 0},
+	pathDcatPublisherURI:       {"dcat.publisher_uri", FieldDcat, 0},
+	pathDcatThemes:             {"dcat.themes", FieldDcat, 0},
+	pathDcatLanguageURIs:       {"dcat.language_uris", FieldDcat, 0},
+	pathDcatSpatialURIs:        {"dcat.spatial_uris", FieldDcat, 0},
+	pathDcatAccrualPeriodicity: {"dcat.accrual_periodicity", FieldDcat, 0},
+	pathDcatConformsTo:         {"dcat.conforms_to", FieldDcat, 0},
+	pathDcatTemporal:           {"dcat.temporal", FieldDcat, 0},
+	pathDcatTemporalReset:      {"", FieldDcat, 0},
+	pathDcatTemporalStart:      {"dcat.temporal.start", FieldDcat, 0},
+	pathDcatTemporalEnd:        {"dcat.temporal.end", FieldDcat, 0},
+	pathDSMedallion:            {"dataspace.medallion", FieldDataspace, 0},
+	pathDSContractRequired:     {"dataspace.contract_required", FieldDataspace, pathDSContractRequiredFrom},
+	pathDSContractRequiredFrom: {"", FieldDataspace, 0},
+	pathDSConsentRequired:      {"dataspace.consent_required", FieldDataspace, pathDSConsentRequiredFrom},
+	pathDSConsentRequiredFrom:  {"", FieldDataspace, 0},
+	pathDSOdrlAction:           {"dataspace.odrl_action", FieldDataspace, 0},
+	pathDSPurpose:              {"dataspace.purpose", FieldDataspace, pathDSPurposeFrom},
+	pathDSPurposeFrom:          {"", FieldDataspace, 0},
+	pathDSExpose:               {"dataspace.expose", FieldDataspace, 0},
+	pathExtra:                  {"", FieldExtra, 0},
+}
+
+var dcatPaths = [numDcatFields]pathCode{pathDcatPublisherURI, pathDcatThemes, pathDcatLanguageURIs, pathDcatSpatialURIs, pathDcatAccrualPeriodicity, pathDcatConformsTo, pathDcatTemporal}
+
+var dataspacePaths = [numDSFields]pathCode{pathDSMedallion, pathDSContractRequired, pathDSConsentRequired, pathDSOdrlAction, pathDSPurpose, pathDSExpose}
+
+// pathPosition is one provenance entry: a position, as Rule.positions holds
+// them, with the path it is for.
+//
+// Rule.prov holds a rule's entries, sorted by code; entries of one code are
+// in layer order (a merged_from list) or Extra order (extra keys). It is
+// never modified once built: rules copied from one another share it. It
+// holds no pointer, so its one allocation is one the collector need not scan.
+type pathPosition struct {
+	Line, Column int32
+	index        uint32 // pathExtra: the key's place in Rule.Extra
+	layer        uint8  // a slot of Rule.layers, from 1; 0 for a mark
+	code         pathCode
+}
+
+// parsedPaths appends the entries of the paths below field f that a block
+// states in v, the value of f, parsed without error. slot is the layer's.
+func parsedPaths(es []pathPosition, f Field, v *yaml11.Node, slot uint8) []pathPosition {
+	if v.Kind != yaml11.Map {
+		return es // a null sub-block states nothing below it
+	}
+	at := func(c pathCode, n *yaml11.Node) pathPosition {
+		return pathPosition{Line: int32(n.Pos.Line), Column: int32(n.Pos.Column), layer: slot, code: c}
+	}
+	switch f {
+	case FieldOntology:
+		if s := v.Get("spec"); s != nil {
+			es = append(es, at(pathOntologySpec, s))
+		}
+		if s := v.Get("spec_file"); s != nil {
+			es = append(es, at(pathOntologySpecFile, s))
+		}
+	case FieldDcat:
+		for _, pair := range v.Pairs {
+			if pair.Key.Kind != yaml11.String {
+				continue
+			}
+			i := slices.Index(dcatKeys[:], pair.Key.Str)
+			if i < 0 {
+				continue
+			}
+			es = append(es, at(dcatPaths[i], pair.Value))
+			if dcatPaths[i] != pathDcatTemporal {
+				continue
+			}
+			t := pair.Value
+			if t.Kind != yaml11.Map {
+				es = append(es, pathPosition{code: pathDcatTemporalReset})
+				continue
+			}
+			if s := t.Get("start"); s != nil {
+				es = append(es, at(pathDcatTemporalStart, s))
+			}
+			if e := t.Get("end"); e != nil {
+				es = append(es, at(pathDcatTemporalEnd, e))
+			}
+		}
+	case FieldDataspace:
+		for _, pair := range v.Pairs {
+			if pair.Key.Kind != yaml11.String {
+				continue
+			}
+			if i := slices.Index(dataspaceKeys[:], pair.Key.Str); i >= 0 {
+				es = append(es, at(dataspacePaths[i], pair.Value))
+			}
+		}
+	}
+	return es
+}
+
+// provMerge carries the operands' entries through one MergeRules: each
+// decision about a value takes the entries of its path from the side whose
+// value it takes. Entries are asked for in code order; the merged rule's are
+// built in a buffer the caller passes along (out), which stays on its stack.
+type provMerge struct {
+	r, base, override *Rule
+	b, o              []pathPosition // the operands' entries not yet reached
+}
+
+// span returns the entries of *es with code c and moves *es past them; the
+// entries before c are skipped.
+func span(es *[]pathPosition, c pathCode) []pathPosition { return spanRange(es, c, c) }
+
+// spanRange is span for the codes lo…hi.
+func spanRange(es *[]pathPosition, lo, hi pathCode) []pathPosition {
+	s := *es
+	i := 0
+	for i < len(s) && s[i].code < lo {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j].code <= hi {
+		j++
+	}
+	if j > 0 { // most merges have nothing to skip: no write
+		*es = s[j:]
+	}
+	return s[i:j]
+}
+
+// add appends es: the base's as they are (the merged rule starts with the
+// base's layer slots), the override's with their layers given slots of the
+// merged rule.
+func (p *provMerge) add(out, es []pathPosition, fromOverride bool) []pathPosition {
+	for _, e := range es {
+		if fromOverride && e.layer != 0 {
+			e.layer = p.r.layerSlot(p.override.layerAt(e.layer))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// addAs is add for the statements of a merged_from list: each under code c.
+func (p *provMerge) addAs(out, es []pathPosition, c pathCode, fromOverride bool) []pathPosition {
+	n := len(out)
+	out = p.add(out, es, fromOverride)
+	for i := n; i < len(out); i++ {
+		out[i].code = c
+	}
+	return out
+}
+
+// pick takes the entries of the paths lo…hi from the override when
+// fromOverride, else from the base, and returns fromOverride: a value's
+// decision reads `if p.pick(…, override states it) { take the value }`.
+// A nil p (MergeDataspace, merging values alone) only decides.
+func (p *provMerge) pick(out []pathPosition, lo, hi pathCode, fromOverride bool) ([]pathPosition, bool) {
+	if p == nil || len(p.b) == 0 && len(p.o) == 0 {
+		return out, fromOverride
+	}
+	b, o := spanRange(&p.b, lo, hi), spanRange(&p.o, lo, hi)
+	if fromOverride {
+		return p.add(out, o, true), true
+	}
+	return p.add(out, b, false), false
+}
+
+// combined is a field every stating layer contributes to (tags, purpose, the
+// OR-ed dataspace flags): its entry is the last statement's, and when more
+// than one layer stated it, merged_from lists them all in layer order. main
+// is the entry of each operand (nil when it states nothing), and a side
+// merged from several layers holds its own list in from.
+func (p *provMerge) combined(out, bMain, oMain []pathPosition, main, from pathCode) []pathPosition {
+	bFrom, oFrom := span(&p.b, from), span(&p.o, from)
+	if main != pathTagsFrom { // tags' entry is a top-level position
+		if len(oMain) > 0 {
+			out = p.add(out, oMain, true)
+		} else {
+			out = p.add(out, bMain, false)
+		}
+	}
+	if len(bFrom) == 0 {
+		bFrom = bMain
+	}
+	if len(oFrom) == 0 {
+		oFrom = oMain
+	}
+	if len(bFrom)+len(oFrom) > 1 {
+		out = p.addAs(out, bFrom, from, false)
+		out = p.addAs(out, oFrom, from, true)
+	}
+	return out
+}
+
+// tags is combined for tags, whose statements are the top-level positions.
+func (p *provMerge) tags(out []pathPosition) []pathPosition {
+	if p == nil {
+		return out
+	}
+	var bOne, oOne [1]pathPosition
+	bMain, oMain := tagsStatement(bOne[:0], p.base), tagsStatement(oOne[:0], p.override)
+	return p.combined(out, bMain, oMain, pathTagsFrom, pathTagsFrom)
+}
+
+// tagsStatement appends r's tags statement to es when it states tags.
+func tagsStatement(es []pathPosition, r *Rule) []pathPosition {
+	if pos := r.positions[FieldTags]; r.Set.Has(FieldTags) && pos.layer != 0 {
+		es = append(es, pathPosition{Line: pos.Line, Column: pos.Column, layer: pos.layer})
+	}
+	return es
+}
+
+// dataspaceFlag is combined for a dataspace field whose value every layer's
+// mapping contributes to.
+func (p *provMerge) dataspaceFlag(out []pathPosition, main pathCode) []pathPosition {
+	if p == nil || len(p.b) == 0 && len(p.o) == 0 {
+		return out
+	}
+	return p.combined(out, span(&p.b, main), span(&p.o, main), main, pathInfo[main].from)
+}
+
+// temporalBounds decides dcat.temporal.start and end as the layers state
+// them in order: the override's statement, else the base's unless a layer of
+// the override reset temporal with a null. (Values merge in two steps, and
+// there a null in the override's first layer does not reset what the base
+// states when the override's last layer holds a mapping; provenance follows
+// the layers' order.)
+func (p *provMerge) temporalBounds(out []pathPosition) []pathPosition {
+	if p == nil || len(p.b) == 0 && len(p.o) == 0 {
+		return out
+	}
+	bReset, oReset := span(&p.b, pathDcatTemporalReset), span(&p.o, pathDcatTemporalReset)
+	if len(bReset)+len(oReset) > 0 {
+		out = append(out, pathPosition{code: pathDcatTemporalReset})
+	}
+	for _, c := range [...]pathCode{pathDcatTemporalStart, pathDcatTemporalEnd} {
+		b, o := span(&p.b, c), span(&p.o, c)
+		switch {
+		case len(o) > 0:
+			out = p.add(out, o, true)
+		case len(oReset) == 0:
+			out = p.add(out, b, false)
+		}
+	}
+	return out
+}
+
+// extraKept starts the extra keys of a merge that keeps the base's keys in
+// place: their entries, before the override's are laid over them.
+func (p *provMerge) extraKept(out []pathPosition) ([]pathPosition, []pathPosition) {
+	if p == nil {
+		return out, nil
+	}
+	return p.add(out, span(&p.b, pathExtra), false), span(&p.o, pathExtra)
+}
+
+// extraKey gives the key at place i of the merged Extra the override's
+// entry for its key at place j; start is where the extra entries begin in
+// out, o the override's extra entries.
+func (p *provMerge) extraKey(out []pathPosition, start int, o []pathPosition, i, j int) []pathPosition {
+	if p == nil {
+		return out
+	}
+	k := slices.IndexFunc(o, func(e pathPosition) bool { return e.index == uint32(j) })
+	if k < 0 {
+		return out
+	}
+	e := o[k]
+	e.index = uint32(i)
+	e.layer = p.r.layerSlot(p.override.layerAt(e.layer))
+	for n := start; n < len(out); n++ {
+		if out[n].index == uint32(i) {
+			out[n] = e
+			return out
+		}
+	}
+	out = append(out, e)
+	// Extra entries are in key order; a base key without an entry (a rule
+	// built by hand) could put a replaced key after a new one.
+	if n := len(out); n-start > 1 && out[n-2].index > e.index {
+		slices.SortStableFunc(out[start:], func(a, b pathPosition) int { return int(a.index) - int(b.index) })
+	}
+	return out
+}
+
+// finish gives the merged rule its entries: the base's own when nothing
+// changed them (no allocation), else a copy of out.
+func (p *provMerge) finish(out []pathPosition) []pathPosition {
+	if len(out) == 0 {
+		return nil
+	}
+	if slices.Equal(out, p.base.prov) {
+		return p.base.prov
+	}
+	return slices.Clone(out)
+}
+
+// AppendProvenanceJSON appends the rule's provenance object to dst: for every
+// field path the rule states, in rendering order (the fields in Field order,
+// each followed by its ontology, dcat or dataspace sub-paths, then
+// "extra.<key>" in Extra order), {"layer","file","line","column"} of the
+// statement that supplied the value, with "merged_from" listing every
+// contributing statement for tags, dataspace.purpose and the OR-ed
+// dataspace flags when more than one layer stated them. A path no file stated
+// (a rule built by hand) has no entry.
+func (r *Rule) AppendProvenanceJSON(dst []byte) []byte {
+	es := r.prov
+	dst = append(dst, '{')
+	n := 0 // paths written
+	for f := Field(0); f < FieldExtra; f++ {
+		if p := r.positions[f]; r.Set.Has(f) && p.layer != 0 {
+			var from []pathPosition
+			if f == FieldTags {
+				from = span(&es, pathTagsFrom)
+			}
+			dst = appendPath(dst, n, f.Key())
+			dst = r.appendEntry(dst, pathPosition{Line: p.Line, Column: p.Column, layer: p.layer}, from)
+			n++
+		}
+		for len(es) > 0 && pathInfo[es[0].code].parent == f {
+			e := es[0]
+			es = es[1:]
+			info := pathInfo[e.code]
+			if info.path == "" || e.layer == 0 {
+				continue // a merged_from list (taken with its entry) or a mark
+			}
+			var from []pathPosition
+			if info.from != 0 {
+				from = span(&es, info.from)
+			}
+			dst = appendPath(dst, n, info.path)
+			dst = r.appendEntry(dst, e, from)
+			n++
+		}
+	}
+	for _, e := range es {
+		if e.code != pathExtra || int(e.index) >= len(r.Extra) || e.layer == 0 {
+			continue
+		}
+		// "extra." and the key escaped as the key alone is: write the key's
+		// JSON string, then drop its opening quote.
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"extra.`...)
+		at := len(dst)
+		dst = yaml11.AppendJSONString(dst, r.Extra[e.index].Key)
+		dst = append(dst[:at], dst[at+1:]...)
+		dst = append(dst, ':')
+		dst = r.appendEntry(dst, e, nil)
+		n++
+	}
+	return append(dst, '}')
+}
+
+// appendPath appends a member name, after a comma unless it is the first
+// (n is how many were written).
+func appendPath(dst []byte, n int, path string) []byte {
+	if n > 0 {
+		dst = append(dst, ',')
+	}
+	dst = yaml11.AppendJSONString(dst, path)
+	return append(dst, ':')
+}
+
+// appendEntry appends one path's origin object, with merged_from when from
+// lists more than one statement.
+func (r *Rule) appendEntry(dst []byte, e pathPosition, from []pathPosition) []byte {
+	dst = r.appendOrigin(dst, e)
+	if len(from) > 1 {
+		dst = append(dst, `,"merged_from":[`...)
+		for i, m := range from {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(r.appendOrigin(dst, m), '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// appendOrigin appends {"layer","file","line","column" without the closing
+// brace.
+func (r *Rule) appendOrigin(dst []byte, e pathPosition) []byte {
+	l := r.layerAt(e.layer)
+	dst = append(dst, `{"layer":`...)
+	dst = yaml11.AppendJSONString(dst, l.Name)
+	dst = append(dst, `,"file":`...)
+	dst = yaml11.AppendJSONString(dst, l.File)
+	dst = append(dst, `,"line":`...)
+	dst = strconv.AppendInt(dst, int64(e.Line), 10)
+	dst = append(dst, `,"column":`...)
+	return strconv.AppendInt(dst, int64(e.Column), 10)
+}
