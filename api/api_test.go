@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -115,12 +116,12 @@ func TestRuleBodyAndExplain(t *testing.T) {
 	}
 	prov := body["provenance"].(map[string]any)
 	for path, layer := range map[string]string{
-		"access_level":        snapshot.LayerOverlaySource,
-		"classification":      snapshot.LayerOverlayDefaults,
-		"title":               snapshot.LayerSource,
-		"ownership":           snapshot.LayerDefaults,
-		"dcat.temporal.start": snapshot.LayerSource,
-		"dataspace.expose":    snapshot.LayerOverlaySource,
+		"access_level":        governance.LayerOverlaySource,
+		"classification":      governance.LayerOverlayDefaults,
+		"title":               governance.LayerSource,
+		"ownership":           governance.LayerDefaults,
+		"dcat.temporal.start": governance.LayerSource,
+		"dataspace.expose":    governance.LayerOverlaySource,
 	} {
 		p, ok := prov[path].(map[string]any)
 		if !ok {

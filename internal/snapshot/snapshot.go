@@ -394,7 +394,7 @@ func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, ex
 	buf.Write(d.ruleBody())
 	if explain {
 		buf.WriteString(`,"provenance":`)
-		buf.Write(provenanceJSON(d.Rule(), buf.AvailableBuffer()))
+		buf.Write(d.Rule().AppendProvenanceJSON(buf.AvailableBuffer()))
 	}
 	buf.WriteByte('}')
 }
@@ -423,7 +423,7 @@ func (d *Dataset) Facet(producer string, includeDataspace bool) []byte {
 
 // Provenance is the provenance object of d's rule.
 func (d *Dataset) Provenance() []byte {
-	return provenanceJSON(d.Rule(), nil)
+	return d.Rule().AppendProvenanceJSON(nil)
 }
 
 // AppsBody is the body of GET /apps.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
@@ -229,15 +230,15 @@ func TestOverlayAndProvenance(t *testing.T) {
 		t.Fatalf("%v\n%s", err, d.Provenance())
 	}
 	want := map[string]string{
-		"access_level":          LayerOverlaySource,
-		"classification":        LayerOverlayDefaults,
-		"ownership":             LayerDefaults,
-		"expose":                LayerSource,
-		"row_filters":           LayerSource,
-		"dcat.temporal.start":   LayerSource,
-		"dataspace.odrl_action": LayerDefaults,
-		"dataspace.expose":      LayerOverlaySource,
-		"dataspace.purpose":     LayerOverlaySource,
+		"access_level":          governance.LayerOverlaySource,
+		"classification":        governance.LayerOverlayDefaults,
+		"ownership":             governance.LayerDefaults,
+		"expose":                governance.LayerSource,
+		"row_filters":           governance.LayerSource,
+		"dcat.temporal.start":   governance.LayerSource,
+		"dataspace.odrl_action": governance.LayerDefaults,
+		"dataspace.expose":      governance.LayerOverlaySource,
+		"dataspace.purpose":     governance.LayerOverlaySource,
 	}
 	var keys []string
 	for k := range prov {
