@@ -521,7 +521,6 @@ func mustSucceed(t *testing.T, r *actionRun) {
 // warnings and no errors), reports the counts the CLI reports, annotates
 // every finding, writes the SARIF file and skips the policy gate.
 func TestActionOnCELINERepository(t *testing.T) {
-	t.Skip("waits for `governanced validate apps` to check a directory of app directories (issue 24, item 1): today it exits 1 with path-no-match; remove this skip with that change")
 	ws := celineRepository(t)
 	r := runAction(t, shared(t), ws, nil)
 	mustSucceed(t, r)

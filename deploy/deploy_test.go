@@ -45,11 +45,9 @@ const (
 // documentation. Every container of a rendered pod must be listed: a new one
 // fails the test until what it writes is said here.
 var writers = map[string]func(c *corev1.Container) []string{
-	// governanced extracts the trees uploaded to POST /validate under the
-	// temporary directory (os.TempDir); it writes nothing else on disk.
-	serverName: func(c *corev1.Container) []string {
-		return []string{envOr(c, "TMPDIR", "/tmp")}
-	},
+	// governanced writes nothing on disk: uploads to POST /validate are
+	// read into memory, and the demo tree is served from the binary.
+	serverName: func(c *corev1.Container) []string { return nil },
 	// git-sync v4 writes its --root (the clone and the worktrees its --link
 	// points at), a private git config it creates with os.CreateTemp before
 	// the first sync, and $HOME, which its image sets to /tmp, for git's own
@@ -273,8 +271,8 @@ func TestChecksCatch(t *testing.T) {
 			"      containers:\n        - name: governanced\n          volumeMounts:\n            - {name: scratch, mountPath: /scratch}\n"),
 			`mounts volume "scratch", which the pod does not define`},
 		{"a read-only /tmp", kustomization(head +
-			"      containers:\n        - name: governanced\n          volumeMounts:\n            - {name: tmp, mountPath: /tmp, readOnly: true}\n"),
-			`container governanced writes /tmp, but mount /tmp is read-only`},
+			"      initContainers:\n        - name: git-sync\n          volumeMounts:\n            - {name: git-sync-tmp, mountPath: /tmp, readOnly: true}\n"),
+			`container git-sync writes /tmp, but mount /tmp is read-only`},
 		{"git-sync with no writable /tmp", kustomization(head +
 			"      initContainers:\n        - name: git-sync\n          volumeMounts:\n            - {name: git-sync-tmp, mountPath: /tmp, $patch: delete}\n"),
 			`container git-sync writes /tmp, which is on its read-only root filesystem`},

@@ -76,6 +76,24 @@ func TestEdgeCases(t *testing.T) {
 		exit    int
 	}{
 		{
+			name:  "the apps directory named as a tree",
+			files: map[string]string{"apps/a/governance.yaml": okBase, "apps/b/governance.yaml": okBase, "apps/notes/README.md": "x"},
+			args:  []string{"apps"},
+			want:  []string{"info no-governance-in-dir apps/notes - - - -"},
+		},
+		{
+			name:  "a tree root named as a tree",
+			files: map[string]string{"apps/a/governance.yaml": okBase, "apps/b/governance.yaml": okBase},
+			args:  []string{"."},
+		},
+		{
+			name:  "a directory holding neither governance.yaml nor apps",
+			files: map[string]string{"docs/README.md": "x"},
+			args:  []string{"docs"},
+			want:  []string{"error path-no-match docs - - - -"},
+			exit:  1,
+		},
+		{
 			name: "duplicate key inside a source block",
 			files: map[string]string{"apps/a/governance.yaml": `defaults: {}
 sources:

@@ -237,6 +237,9 @@ func (p *planner) contribute(disp string, pattern bool) bool {
 			p.addBase(gov)
 			return true
 		}
+		if !pattern {
+			return p.contributeTree(disp)
+		}
 		if pattern {
 			p.add(Finding{Severity: Info, Code: CodeNoGovernanceInDir, File: disp,
 				Message: "the directory holds no governance.yaml"})
@@ -256,6 +259,32 @@ func (p *planner) contribute(disp string, pattern bool) bool {
 		return false
 	default:
 		p.addBase(disp) // naming a file is a statement that it is one
+	}
+	return true
+}
+
+// contributeTree adds what a named directory without a governance.yaml
+// stands for when it is a tree: the apps of a tree root holding
+// apps/<app>/governance.yaml, or the apps directory itself, each app as
+// apps/* would add it.
+func (p *planner) contributeTree(disp string) bool {
+	apps := disp
+	if p.tree.isDir(joinDisplay(disp, "apps")) {
+		apps = joinDisplay(disp, "apps")
+	}
+	matches := p.tree.glob(joinDisplay(apps, "*"))
+	holds := false
+	for _, m := range matches {
+		if p.tree.isRegular(joinDisplay(m.display, "governance.yaml")) {
+			holds = true
+			break
+		}
+	}
+	if !holds {
+		return false
+	}
+	for _, m := range matches {
+		p.contribute(m.display, true)
 	}
 	return true
 }
