@@ -197,7 +197,13 @@ func (lx *lexer) next() error {
 		if err != nil {
 			return err
 		}
-		lx.emit(tQuoted, s, line, col)
+		// BigQuery quotes whole paths: `project.dataset.table`.
+		for i, part := range strings.Split(s, ".") {
+			if i > 0 {
+				lx.emit(tOp, ".", line, col)
+			}
+			lx.emit(tQuoted, part, line, col)
+		}
 		return nil
 	case c == '$' && (lx.peekByte(1) == '$' || isIdentStart(lx.peekByte(1))) && lx.dollarTag() != "":
 		return lx.dollarString(line, col)

@@ -1613,6 +1613,9 @@ func (p *parser) typeName() (TypeName, error) {
 		}
 	}
 	text := strings.Join(parts, " ")
+	if syn, ok := typeSynonyms[text]; ok {
+		text = syn
+	}
 	if p.isOp("(") {
 		p.i++
 		var args []string
@@ -1669,6 +1672,17 @@ func (p *parser) typeName() (TypeName, error) {
 		text += "[]"
 	}
 	return TypeName{Text: text}, nil
+}
+
+// typeSynonyms are type names that mean the same type in every dialect
+// read, mapped to one spelling so that `x::int` and CAST(x AS INTEGER)
+// print alike. FLOAT is left alone: it is 8 bytes in PostgreSQL and 4 in
+// DuckDB.
+var typeSynonyms = map[string]string{
+	"INTEGER": "INT", "INT4": "INT", "INT8": "BIGINT", "INT2": "SMALLINT", "FLOAT8": "DOUBLE",
+	"DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "CHARACTER VARYING": "VARCHAR", "NUMERIC": "DECIMAL",
+	"TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
+	"TIME WITHOUT TIME ZONE": "TIME", "INT64": "BIGINT", "FLOAT64": "DOUBLE",
 }
 
 // dateParts are the unit words of INTERVAL and of date functions' first
