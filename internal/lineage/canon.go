@@ -19,8 +19,8 @@ const maxCanonNodes = 4000
 // returns nil when a reference has no canonical form, e holds a subquery,
 // or the result would exceed maxCanonNodes. It never modifies e or the
 // trees ref returns.
-func canonicalize(e sqlparse.Expr, ref func(*sqlparse.ColumnRef) sqlparse.Expr) sqlparse.Expr {
-	c := &canonizer{ref: ref, sizes: map[sqlparse.Expr]int{}}
+func canonicalize(e sqlparse.Expr, ref func(*sqlparse.ColumnRef) sqlparse.Expr, window func(*sqlparse.Window) *sqlparse.Window) sqlparse.Expr {
+	c := &canonizer{ref: ref, window: window, sizes: map[sqlparse.Expr]int{}}
 	out := c.expr(e)
 	if c.failed || out == nil || c.size(out) > maxCanonNodes {
 		return nil
@@ -30,6 +30,7 @@ func canonicalize(e sqlparse.Expr, ref func(*sqlparse.ColumnRef) sqlparse.Expr) 
 
 type canonizer struct {
 	ref    func(*sqlparse.ColumnRef) sqlparse.Expr
+	window func(*sqlparse.Window) *sqlparse.Window // resolves OVER w
 	failed bool
 	sizes  map[sqlparse.Expr]int
 }
@@ -163,8 +164,16 @@ func (c *canonizer) function(x *sqlparse.Func) sqlparse.Expr {
 		Distinct: x.Distinct, NullsMode: x.NullsMode, OrderBy: c.order(x.OrderBy), WithinGroup: c.order(x.WithinGroup),
 		Filter: c.expr(x.Filter)}
 	if x.Over != nil {
-		f.Over = &sqlparse.Window{Ref: x.Over.Ref, PartitionBy: c.exprs(x.Over.PartitionBy), OrderBy: c.order(x.Over.OrderBy),
-			Frame: x.Over.Frame, FrameExprs: c.exprs(x.Over.FrameExprs)}
+		w := x.Over
+		if c.window != nil {
+			w = c.window(w)
+		}
+		ref := w.Ref
+		if ref != nil && c.window != nil && w != x.Over {
+			ref = nil // inlined
+		}
+		f.Over = &sqlparse.Window{Ref: ref, PartitionBy: c.exprs(w.PartitionBy), OrderBy: c.order(w.OrderBy),
+			Frame: w.Frame, FrameExprs: c.exprs(w.FrameExprs)}
 	}
 	return f
 }

@@ -249,9 +249,11 @@ func unresolvedCol(n string) *col {
 // passthrough is an output column that hands on src unchanged under name
 // out; written is the reference as the query writes it.
 func passthrough(src *col, out, written string, certain bool) *col {
+	// The signature ignores how the reference is written: re-aliasing a
+	// table or a CTE does not change what a pass-through carries.
 	c := &col{
 		name:    out,
-		sig:     hashOf("P", written, src.sig),
+		sig:     hashOf("P", src.sig),
 		expr:    written,
 		canon:   src.canon,
 		certain: src.certain && certain,
@@ -292,6 +294,35 @@ type scope struct {
 	visible int
 	rows    *rowInfo
 	merged  map[string]*col
+	// windows are the SELECT's WINDOW definitions, by name.
+	windows map[string]*sqlparse.Window
+}
+
+// window returns the named window a call's OVER refers to, merged with
+// what the call adds (OVER (w ORDER BY …)); nil when it has no name.
+func (sc *scope) window(w *sqlparse.Window) *sqlparse.Window {
+	if w == nil || w.Ref == nil {
+		return w
+	}
+	for s := sc; s != nil; s = s.parent {
+		def, ok := s.windows[w.Ref.Name]
+		if !ok {
+			continue
+		}
+		def = s.window(def) // a definition may build on another
+		out := &sqlparse.Window{PartitionBy: def.PartitionBy, OrderBy: def.OrderBy, Frame: def.Frame, FrameExprs: def.FrameExprs}
+		if len(w.PartitionBy) > 0 {
+			out.PartitionBy = w.PartitionBy
+		}
+		if len(w.OrderBy) > 0 {
+			out.OrderBy = w.OrderBy
+		}
+		if w.Frame != "" {
+			out.Frame, out.FrameExprs = w.Frame, w.FrameExprs
+		}
+		return out
+	}
+	return w
 }
 
 type aliasItem struct {
@@ -548,6 +579,12 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 	sc := &scope{a: a, parent: parent, env: env, rows: out.rows}
 	if lateral != nil {
 		sc.parent = lateral
+	}
+	for _, w := range s.Windows {
+		if sc.windows == nil {
+			sc.windows = map[string]*sqlparse.Window{}
+		}
+		sc.windows[w.Name.Name] = w.Spec
 	}
 	sig := &out.rows.sig
 	sig.WriteString("SELECT(")
@@ -1123,6 +1160,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 	var sources []Source
 	subSigs := map[*sqlparse.Query]string{}
 	refs := map[*sqlparse.ColumnRef]*col{}
+	var windowText []string
 	var visit func(e sqlparse.Expr)
 	visit = func(e sqlparse.Expr) {
 		walkExpr(e, func(x sqlparse.Expr) bool {
@@ -1138,6 +1176,18 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 				}
 				if !rc.certain {
 					c.certain = false
+				}
+			case *sqlparse.Func:
+				if n.Over != nil && n.Over.Ref != nil {
+					if w := sc.window(n.Over); w != n.Over {
+						for _, p := range w.PartitionBy {
+							visit(p)
+						}
+						for _, o := range w.OrderBy {
+							visit(o.Expr)
+						}
+						windowText = append(windowText, n.Over.Ref.Name+"="+windowString(w))
+					}
 				}
 			case *sqlparse.Lambda:
 				// Lambda parameters are not columns: resolve the body with
@@ -1196,7 +1246,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 		},
 	}
 	pr.Expr(&b, e)
-	c.sig = hashOf("D", b.String())
+	c.sig = hashOf("D", b.String(), strings.Join(windowText, ";"))
 	c.expr = sqlparse.Format(e)
 	if c.certain {
 		c.canon = canonicalize(e, func(ref *sqlparse.ColumnRef) sqlparse.Expr {
@@ -1204,7 +1254,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 				return rc.canon
 			}
 			return nil
-		})
+		}, sc.window)
 		if c.canon == nil {
 			c.certain = false
 		}
@@ -1214,6 +1264,12 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 		c.canon = &sqlparse.ColumnRef{Parts: []sqlparse.Ident{{Name: "?" + c.sig}}}
 	}
 	return c
+}
+
+func windowString(w *sqlparse.Window) string {
+	var b strings.Builder
+	(&sqlparse.Printer{}).Window(&b, w)
+	return b.String()
 }
 
 // lambdaRel is the relation a lambda parameter resolves in: one column

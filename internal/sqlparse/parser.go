@@ -232,11 +232,18 @@ func (p *parser) query() (*Query, error) {
 func (p *parser) queryTail(q *Query) error {
 	if p.isKw("ORDER") && p.isKwAt(1, "BY") {
 		p.i += 2
-		items, err := p.orderItems()
-		if err != nil {
-			return err
+		if p.isKw("ALL") { // DuckDB ORDER BY ALL: by every output column
+			p.i++
+			if !p.acceptKw("DESC") {
+				p.acceptKw("ASC")
+			}
+		} else {
+			items, err := p.orderItems()
+			if err != nil {
+				return err
+			}
+			q.OrderBy = items
 		}
-		q.OrderBy = items
 	}
 	for {
 		switch {
@@ -974,7 +981,22 @@ func (p *parser) tablePrimary() (TableExpr, error) {
 		return nil, err
 	}
 	t.Alias = alias
-	return t, p.skipTableModifiers()
+	if err := p.skipTableModifiers(); err != nil {
+		return nil, err
+	}
+	if p.isKw("USING") && p.isKwAt(1, "SAMPLE") { // DuckDB
+		p.i += 2
+		for !p.isOp(")") && !p.isOp(",") && !p.isOp(";") && p.at().kind != tEOF && !(p.at().kind == tWord && reserved[p.at().up]) {
+			if p.isOp("(") {
+				if err := p.skipParens(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			p.i++
+		}
+	}
+	return t, nil
 }
 
 // parenQueryAhead reports whether the "(" at the cursor opens a query
