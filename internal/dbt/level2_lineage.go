@@ -48,7 +48,7 @@ type lineageSide struct {
 	// db.schema.name, schema.name, name) to the nodes and sources it may
 	// mean.
 	byRelation map[string][]string
-	models    map[string]*modelLineage
+	models     map[string]*modelLineage
 	// readers maps a node to the analysed models whose lineage reads it.
 	readers map[string][]string
 }

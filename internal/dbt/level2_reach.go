@@ -7,7 +7,7 @@ import (
 )
 
 type l2ReachKey struct {
-	uid, column    string
+	uid, column     string
 	removed, rowSet bool
 }
 
@@ -67,6 +67,16 @@ func (l2 *level2) columnKnown(ls *lineageSide, uid, column string) bool {
 }
 
 func (l2 *level2) walk(ls *lineageSide, uid, column string, rowSet bool) *walked {
+	return l2.walkEdges(ls, uid, column, rowSet, nil)
+}
+
+// walkEdges is walk reporting every edge it follows to edge (when not nil):
+// a value edge to the reached column, a row-set edge to the model (column
+// ""); from column "*" stands for "the rows of from's model".
+func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, edge func(from, to colKey, mech string)) *walked {
+	if edge == nil {
+		edge = func(colKey, colKey, string) {}
+	}
 	mechs := map[string]map[string]bool{} // model → mechanisms
 	listed := map[colKey]string{}         // reached column → mechanism
 	visited := map[colKey]bool{}
@@ -103,6 +113,7 @@ func (l2 *level2) walk(ls *lineageSide, uid, column string, rowSet bool) *walked
 			}
 			for _, r := range ls.readers[it.row] {
 				if ls.models[r].rowParents[it.row] {
+					edge(colKey{it.row, "*"}, colKey{r, ""}, policy.MechanismRowsetFilter)
 					addMech(r, policy.MechanismRowsetFilter)
 					queue = append(queue, item{row: r})
 				}
@@ -121,6 +132,7 @@ func (l2 *level2) walk(ls *lineageSide, uid, column string, rowSet bool) *walked
 					continue
 				}
 				k := colKey{r, out}
+				edge(it.col, k, m.String())
 				if _, done := listed[k]; !done {
 					listed[k] = m.String()
 					addMech(r, m.String())
@@ -128,6 +140,7 @@ func (l2 *level2) walk(ls *lineageSide, uid, column string, rowSet bool) *walked
 				queue = append(queue, item{col: k})
 			}
 			if ml.filter[it.col] {
+				edge(it.col, colKey{r, ""}, policy.MechanismRowsetFilter)
 				addMech(r, policy.MechanismRowsetFilter)
 				queue = append(queue, item{row: r})
 			}

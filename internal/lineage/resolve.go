@@ -15,10 +15,10 @@ import (
 type col struct {
 	name    string
 	entries []Entry
-	sig     string         // hash of the derivation as written
-	expr    string         // the defining expression, printed
-	canon   sqlparse.Expr  // canonical value; nil when unknown
-	certain bool           // resolved against the catalog all the way down
+	sig     string        // hash of the derivation as written
+	expr    string        // the defining expression, printed
+	canon   sqlparse.Expr // canonical value; nil when unknown
+	certain bool          // resolved against the catalog all the way down
 }
 
 // relKind tells what a FROM item is.

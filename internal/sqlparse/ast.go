@@ -323,11 +323,11 @@ type Is struct {
 
 // Quantified is x op ANY/ALL/SOME (subquery or array).
 type Quantified struct {
-	X      Expr
-	Op     string
-	Quant  string
-	Query  *Query
-	Array  Expr
+	X     Expr
+	Op    string
+	Quant string
+	Query *Query
+	Array Expr
 	Pos
 }
 
@@ -353,10 +353,10 @@ type Row struct {
 
 // Subscript is x[i] or x[lo:hi].
 type Subscript struct {
-	X      Expr
-	Index  Expr
-	Upper  Expr
-	Slice  bool
+	X     Expr
+	Index Expr
+	Upper Expr
+	Slice bool
 	Pos
 }
 
