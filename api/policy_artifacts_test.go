@@ -81,7 +81,7 @@ func TestPolicyEvaluateArtifacts(t *testing.T) {
 		precision string
 		hits      int
 	}{
-		{"", 16},      // level 2: 13 blocking hits, 2 rebuilds, 1 aggregate warning
+		{"", 16}, // level 2: 13 blocking hits, 2 rebuilds, 1 aggregate warning
 		{"column", 16},
 		{"model", len(level1.PolicyVerdict["hits"].([]any))},
 	} {
