@@ -77,6 +77,21 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 	case *sqlparse.Unary:
 		return c.unary(x.Op, c.expr(x.X))
 	case *sqlparse.Binary:
+		if x.Op == "AND" || x.Op == "OR" {
+			// Flatten the written chain first, so that a long chain is
+			// canonicalised once, not once per level.
+			var ops []sqlparse.Expr
+			collectChain(x, x.Op, &ops)
+			out := c.expr(ops[0])
+			for _, o := range ops[1:] {
+				out = &sqlparse.Binary{Op: x.Op, L: out, R: c.expr(o)}
+			}
+			if c.failed {
+				return nil
+			}
+			b := out.(*sqlparse.Binary)
+			return c.connective(x.Op, b.L, b.R)
+		}
 		return c.binary(x.Op, c.expr(x.L), c.expr(x.R))
 	case *sqlparse.Func:
 		return c.function(x)
@@ -342,6 +357,29 @@ func isConstant(e sqlparse.Expr) bool {
 		return isConstant(e.(*sqlparse.Cast).X)
 	}
 	return false
+}
+
+// collectChain lists the operands of a chain of one connective, looking
+// through parentheses, iteratively along the left spine (a parser builds
+// long chains left-deep).
+func collectChain(e sqlparse.Expr, op string, out *[]sqlparse.Expr) {
+	var right []sqlparse.Expr
+	for {
+		b, ok := unparen(e).(*sqlparse.Binary)
+		if !ok || b.Op != op {
+			*out = append(*out, e)
+			break
+		}
+		right = append(right, b.R)
+		e = b.L
+	}
+	for i := len(right) - 1; i >= 0; i-- {
+		if b, ok := unparen(right[i]).(*sqlparse.Binary); ok && b.Op == op {
+			collectChain(b, op, out)
+		} else {
+			*out = append(*out, right[i])
+		}
+	}
 }
 
 // connective flattens a chain of AND (or OR), drops the identity element,

@@ -301,7 +301,12 @@ type scope struct {
 // window returns the named window a call's OVER refers to, merged with
 // what the call adds (OVER (w ORDER BY …)); nil when it has no name.
 func (sc *scope) window(w *sqlparse.Window) *sqlparse.Window {
-	if w == nil || w.Ref == nil {
+	return sc.windowDepth(w, 0)
+}
+
+func (sc *scope) windowDepth(w *sqlparse.Window, depth int) *sqlparse.Window {
+	if w == nil || w.Ref == nil || depth > len(sc.windows) {
+		// Unnamed, or a definition that refers back to itself.
 		return w
 	}
 	for s := sc; s != nil; s = s.parent {
@@ -309,7 +314,7 @@ func (sc *scope) window(w *sqlparse.Window) *sqlparse.Window {
 		if !ok {
 			continue
 		}
-		def = s.window(def) // a definition may build on another
+		def = s.windowDepth(def, depth+1) // a definition may build on another
 		out := &sqlparse.Window{PartitionBy: def.PartitionBy, OrderBy: def.OrderBy, Frame: def.Frame, FrameExprs: def.FrameExprs}
 		if len(w.PartitionBy) > 0 {
 			out.PartitionBy = w.PartitionBy
@@ -448,7 +453,8 @@ func (a *analyzer) setOp(x *sqlparse.SetOp, l, r *rel) *rel {
 		sigs := []string{"UNION", lc.sig}
 		canonArgs := []sqlparse.Expr{lc.canon}
 		if rc != nil {
-			c.entries = mergeEntries(c.entries, rc.entries)
+			// The right branch's value arrives under the left branch's name.
+			c.entries = mergeEntries(c.entries, passthrough(rc, lc.name, lc.name, true).entries)
 			sigs = append(sigs, rc.sig)
 			canonArgs = append(canonArgs, rc.canon)
 			c.certain = c.certain && rc.certain
@@ -1158,6 +1164,15 @@ func (sc *scope) qualifierIsColumn(ref *sqlparse.ColumnRef) bool {
 func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 	c := &col{name: name, certain: true}
 	var sources []Source
+	seenSource := map[Source]bool{}
+	addSources := func(ss []Source) {
+		for _, s := range ss {
+			if !seenSource[s] {
+				seenSource[s] = true
+				sources = append(sources, s)
+			}
+		}
+	}
 	subSigs := map[*sqlparse.Query]string{}
 	refs := map[*sqlparse.ColumnRef]*col{}
 	var windowText []string
@@ -1172,7 +1187,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 				}
 				refs[n] = rc
 				for _, en := range rc.entries {
-					sources = mergeSources(sources, en.Sources)
+					addSources(en.Sources)
 				}
 				if !rc.certain {
 					c.certain = false
@@ -1198,7 +1213,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 				}
 				inner := lam.derived(n.Body, "")
 				for _, en := range inner.entries {
-					sources = mergeSources(sources, en.Sources)
+					addSources(en.Sources)
 				}
 				if !inner.certain {
 					c.certain = false
@@ -1210,12 +1225,12 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 					var b strings.Builder
 					for _, oc := range r.cols {
 						for _, en := range oc.entries {
-							sources = mergeSources(sources, en.Sources)
+							addSources(en.Sources)
 						}
 						b.WriteString(oc.sig + ",")
 					}
 					for s := range r.rows.preds {
-						sources = mergeSources(sources, []Source{s})
+						addSources([]Source{s})
 					}
 					for rr := range r.rows.rels {
 						sc.rows.rels[rr] = true

@@ -185,9 +185,12 @@ func (lx *lexer) next() error {
 		}
 		if lx.d.doubleQuotedStrings {
 			lx.emit(tString, s, line, col)
-		} else {
-			lx.emit(tQuoted, s, line, col)
+			return nil
 		}
+		if s == "" {
+			return &Error{Line: line, Col: col, Msg: "zero-length quoted identifier"}
+		}
+		lx.emit(tQuoted, s, line, col)
 		return nil
 	case c == '`':
 		if !lx.d.backticks {
@@ -199,6 +202,9 @@ func (lx *lexer) next() error {
 		}
 		// BigQuery quotes whole paths: `project.dataset.table`.
 		for i, part := range strings.Split(s, ".") {
+			if part == "" {
+				return &Error{Line: line, Col: col, Msg: "zero-length quoted identifier"}
+			}
 			if i > 0 {
 				lx.emit(tOp, ".", line, col)
 			}
