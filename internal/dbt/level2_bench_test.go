@@ -109,7 +109,7 @@ select k, a, b, c, d, e, f, g as %s from agg`, rel(l), rel(r), expr, genColumn(l
 		node := map[string]any{"unique_id": uid, "resource_type": "model", "name": fmt.Sprintf("m%d", i), "package_name": "gen",
 			"database": "db", "schema": "main", "alias": fmt.Sprintf("m%d", i), "relation_name": rel(i),
 			"language": "sql", "compiled_code": sql, "checksum": map[string]any{"checksum": fmt.Sprint(len(sql))},
-			"config": map[string]any{"materialized": "table", "meta": map[string]any{"tier": []string{"gold", "silver"}[i%2]}},
+			"config":     map[string]any{"materialized": "table", "meta": map[string]any{"tier": []string{"gold", "silver"}[i%2]}},
 			"depends_on": map[string]any{"nodes": deps}, "columns": map[string]any{}}
 		nodes[uid] = node
 		catNodes[uid] = map[string]any{"columns": catalogCols(outCols)}
@@ -243,5 +243,3 @@ func BenchmarkAnalyzeCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(stmts)), "ns/stmt")
 }
-
-

@@ -99,12 +99,12 @@ func TestAnalyze(t *testing.T) {
 // and the statement's row signature.
 func TestSignatures(t *testing.T) {
 	tests := []struct {
-		name                 string
-		base, head           string
-		column               string
-		sameSig, sameCanon   bool
-		sameRows             bool
-		dialect              sqlparse.Dialect
+		name               string
+		base, head         string
+		column             string
+		sameSig, sameCanon bool
+		sameRows           bool
+		dialect            sqlparse.Dialect
 	}{
 		{"layout and case", "select order_id, amount/100 as a from orders", "SELECT order_id,\n  AMOUNT / 100 AS a FROM orders", "a", true, true, true, sqlparse.DuckDB},
 		{"cast syntax", "select cast(order_date as date) as d from orders", "select order_date::date as d from orders", "d", true, true, true, sqlparse.DuckDB},
