@@ -189,6 +189,21 @@ func BenchmarkBuildLevel2Generated(b *testing.B) {
 	}
 }
 
+// BenchmarkBuildLevel2GeneratedParallel is the same on every core
+// (Parallelism 0 = GOMAXPROCS).
+func BenchmarkBuildLevel2GeneratedParallel(b *testing.B) {
+	base, baseCat := genProject(500, false)
+	head, headCat := genProject(500, true)
+	in := Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := BuildLevel2(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkBuildLevel1Generated is the level-1 changeset of the same
 // project, for comparison.
 func BenchmarkBuildLevel1Generated(b *testing.B) {

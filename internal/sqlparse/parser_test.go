@@ -166,3 +166,40 @@ func TestHostileInput(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseCorpus parses every statement of the lineage corpus;
+// ns/stmt is the time per statement.
+func BenchmarkParseCorpus(b *testing.B) {
+	files := testcorpus.Glob(b, testcorpus.Path(b, "lineage-cases"), "sql/*.json", 82)
+	type stmt struct {
+		sql string
+		d   Dialect
+	}
+	var stmts []stmt
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var c struct {
+			SQL     string  `json:"sql"`
+			Dialect *string `json:"dialect"`
+		}
+		if err := json.Unmarshal(data, &c); err != nil {
+			b.Fatal(err)
+		}
+		d := Generic
+		if c.Dialect != nil {
+			d, _ = DialectFor(*c.Dialect)
+		}
+		stmts = append(stmts, stmt{c.SQL, d})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range stmts {
+			Parse(s.sql, s.d)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(stmts)), "ns/stmt")
+}
