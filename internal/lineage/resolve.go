@@ -1004,12 +1004,14 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 			sc.items = append(sc.items, &aliasItem{name: oc.name, c: oc})
 		}
 		switch {
-		case f.r.kind == relFunc && len(f.r.cols) == 0:
+		case f.r.kind == relFunc && len(f.r.cols) == 0 && isScalarTableFunc(f.r.funcName):
 			// SELECT * FROM range(…): one column named after the function.
 			oc := passthrough(sc.a.get(f.r, f.name), f.name, f.name, true)
 			out.add(oc)
 			sc.items = append(sc.items, &aliasItem{name: oc.name, c: oc})
-		case !f.r.complete && f.r.kind != relFunc:
+		case !f.r.complete && (f.r.kind != relFunc || len(f.r.cols) == 0):
+			// read_csv(…), a relation the catalog does not list: columns
+			// unknown.
 			out.complete = false
 			out.fallback = append(out.fallback, f.r)
 		}
