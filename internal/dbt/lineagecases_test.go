@@ -30,14 +30,17 @@ const (
 // reported, not failed on.
 func TestLineageCases(t *testing.T) {
 	dir := testcorpus.Dir(t, "GOVERNANCE_LINEAGE_CASES_DIR", "lineage-cases")
-	minSQL, minCS := 1, 0
-	if os.Getenv("GOVERNANCE_LINEAGE_CASES_DIR") == "" {
-		minSQL, minCS = lineageSQLCases, lineageChangesetCases
+	// The visible corpus must be whole; another corpus (a held-back set)
+	// has its own, smaller size, and must merely not be empty.
+	external := os.Getenv("GOVERNANCE_LINEAGE_CASES_DIR") != ""
+	minSQL, minCS := lineageSQLCases, lineageChangesetCases
+	if external {
+		minSQL, minCS = 0, 0
 	}
 	sqlFiles := testcorpus.Glob(t, dir, "sql/*.json", minSQL)
 	csDirs := testcorpus.Glob(t, dir, "changeset/*/case.json", minCS)
-	if total := len(sqlFiles) + len(csDirs); os.Getenv("GOVERNANCE_LINEAGE_CASES_DIR") != "" {
-		testcorpus.AtLeast(t, dir, total, 1)
+	if external {
+		testcorpus.AtLeast(t, dir, len(sqlFiles)+len(csDirs), 1)
 	}
 	var passed, failed, doubtFailed int
 	record := func(id, doubt, diff string) {

@@ -138,6 +138,12 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		pr.Expr(b, x.X)
 		b.WriteByte(')')
 	case *Func:
+		if len(x.Name) == 1 && x.Name[0].Name == "grouping sets" {
+			b.WriteString("GROUPING SETS (")
+			pr.exprs(b, x.Args)
+			b.WriteByte(')')
+			return
+		}
 		pr.funcCall(b, x)
 	case *NamedArg:
 		writeIdent(b, x.Name)
@@ -259,6 +265,10 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		}
 		b.WriteByte('}')
 	case *Row:
+		if len(x.Elems) == 0 {
+			b.WriteString("()")
+			return
+		}
 		b.WriteString("ROW(")
 		pr.exprs(b, x.Elems)
 		b.WriteByte(')')

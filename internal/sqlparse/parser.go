@@ -565,7 +565,11 @@ func (p *parser) groupItems() ([]Expr, error) {
 			if err := p.expectOp("("); err != nil {
 				return nil, err
 			}
-			args, err := p.exprList()
+			if err := p.enter(); err != nil {
+				return nil, err
+			}
+			args, err := p.groupItems()
+			p.leave()
 			if err != nil {
 				return nil, err
 			}

@@ -92,6 +92,8 @@ func TestParse(t *testing.T) {
 			"SELECT STRING_AGG(x, ',' ORDER BY y) FILTER(WHERE z > 0) AS s, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY v) AS p FROM t"},
 		{"duckdb from-first and lambdas", "from t select list_transform(l, x -> x + 1) as l2", DuckDB,
 			"SELECT LIST_TRANSFORM(l, x -> x + 1) AS l2 FROM t"},
+		{"grouping sets", "select a, b, count(*) from t group by grouping sets ((a), (a, b), ())", Postgres,
+			"SELECT a, b, COUNT(*) FROM t GROUP BY GROUPING SETS ((a), ROW(a, b), ())"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
