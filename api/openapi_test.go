@@ -189,6 +189,13 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	tree := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {}\nsources:\n  ds.x: {expose: true}\n"})
 	broken := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {access_level: publik}\n"})
 	policyReq := `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": []}}`
+	artifacts := artifactBody(t, realPairParts(t, "version: 1\nrules: []\n"))
+	badCatalog := realPairParts(t, "version: 1\nrules: []\n")
+	badCatalog["catalog"] = []byte("{")
+	brokenArtifacts := artifactBody(t, badCatalog)
+	withoutPolicy := realPairParts(t, "")
+	delete(withoutPolicy, "policy")
+	noPolicy := artifactBody(t, withoutPolicy)
 
 	exchanges := []exchange{
 		{"GET", "/healthz", "/healthz", nil, nil},
@@ -248,6 +255,10 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(policyReq), []string{"Accept", "text/markdown"}},
 		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(`{"policy": "version: 99", "changeset": {"changeset_version": 1, "changes": []}}`), nil},
 		{"POST", "/policy/evaluate", "/policy/evaluate", []byte(`{"policy": "version: 1"}`), nil},
+		{"POST", "/policy/evaluate", "/policy/evaluate", artifacts.body, []string{"Content-Type", artifacts.contentType}},
+		{"POST", "/policy/evaluate", "/policy/evaluate", artifacts.body, []string{"Content-Type", artifacts.contentType, "Accept", "text/markdown"}},
+		{"POST", "/policy/evaluate", "/policy/evaluate", brokenArtifacts.body, []string{"Content-Type", brokenArtifacts.contentType}},
+		{"POST", "/policy/evaluate", "/policy/evaluate", noPolicy.body, []string{"Content-Type", noPolicy.contentType}},
 	}
 	reached := map[string]bool{}
 	for _, ex := range exchanges {

@@ -17,8 +17,14 @@ type policyRequest struct {
 
 // policyEvaluate runs the dbt pull-request policy gate on a policy and a
 // changeset the client sends (policy-gate.md): the verdict as JSON, or the
-// Markdown section a CI bot posts when the client accepts text/markdown.
+// Markdown section a CI bot posts when the client accepts text/markdown. A
+// multipart body carries dbt artifacts instead of a changeset
+// (policyEvaluateArtifacts).
 func (s *server) policyEvaluate(w http.ResponseWriter, r *http.Request) {
+	if isMultipart(r) {
+		s.policyEvaluateArtifacts(w, r)
+		return
+	}
 	var req policyRequest
 	if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
 		writeError(w, r, err)

@@ -69,7 +69,8 @@ commands:
   serve      serve governance trees over HTTP (the default; a demo tree when no tree is named)
   validate   check governance trees as they will be served (the CI gate)
   resolve    resolve one dataset name against a governance file
-  policy     run the dbt pull-request policy gate ("policy check")
+  policy     run the dbt pull-request policy gate ("policy check", "policy changeset")
+  lineage    column lineage of a dbt project: what a column reaches, or is made of
   graph      show which pipelines feed which, from depends_on and sources
   version    print the version
 `
@@ -88,6 +89,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runResolve(ctx, args[1:], getenv, stdout, stderr)
 	case "policy":
 		return runPolicy(ctx, args[1:], getenv, stdout, stderr)
+	case "lineage":
+		return runLineageCommand(ctx, args[1:], stdout, stderr)
 	case "graph":
 		opts, err := parseGraphFlags(args[1:])
 		if err != nil {

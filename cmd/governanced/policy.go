@@ -19,10 +19,16 @@ import (
 )
 
 const policyUsage = `usage: governanced policy check [--policy FILE]
-         (--changeset FILE | --manifest FILE --base-manifest FILE [--catalog FILE] [--base-catalog FILE])
+         (--changeset FILE | --manifest FILE --base-manifest FILE [--catalog FILE] [--base-catalog FILE]
+          [--precision column|model])
          [--governance TREE]... [--fail-on none|policy|tests|exposures|critical|any] [--format json|markdown]
+       governanced policy changeset --manifest FILE --base-manifest FILE [--catalog FILE] [--base-catalog FILE]
+         [--precision column|model] [--governance TREE]...
 
-Evaluates the policy on a pull request's changeset and prints the report.
+check evaluates the policy on a pull request's changeset and prints the report.
+From dbt artifacts the changeset is built with column lineage (precision
+column) whenever the compiled SQL can be read; --precision model forces the
+model-level changeset. changeset prints the changeset check would evaluate.
 Without --policy, ./governanced.policy.yml, then ./dbt-col-lineage.policy.yml
 is used; with neither the policy gate is inert.
 Exit status: 1 when the --fail-on gate trips (for policy: only a block),
@@ -70,6 +76,9 @@ func (g snapshotGovernance) Governance(relation string) (map[string]any, bool) {
 }
 
 func runPolicy(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "changeset" {
+		return runPolicyChangesetCommand(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "check" {
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 			_, err := io.WriteString(stdout, policyUsage)
@@ -97,6 +106,7 @@ type policyCheckOptions struct {
 	baseManifest, baseCatalog string
 	governance                treeFlags
 	failOn, format            string
+	precision                 string
 }
 
 var failOnGates = []string{"none", "policy", "tests", "exposures", "critical", "any"}
@@ -114,6 +124,7 @@ func parsePolicyCheck(args []string) (*policyCheckOptions, error) {
 	fset.Var(&o.governance, "governance", "governance tree (repeatable)")
 	fset.StringVar(&o.failOn, "fail-on", "none", "gate that sets the exit status")
 	fset.StringVar(&o.format, "format", "json", "json or markdown")
+	fset.StringVar(&o.precision, "precision", precisionColumn, "column (level 2 where it can) or model (level 1)")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -134,6 +145,8 @@ func parsePolicyCheck(args []string) (*policyCheckOptions, error) {
 		return nil, usage("--fail-on %q is not one of %s", o.failOn, strings.Join(failOnGates, ", "))
 	case o.format != "json" && o.format != "markdown":
 		return nil, usage("--format %q is not json or markdown", o.format)
+	case o.precision != precisionColumn && o.precision != precisionModel:
+		return nil, usage("--precision %q is not column or model", o.precision)
 	}
 	return o, nil
 }
@@ -299,7 +312,7 @@ func loadChangeset(o *policyCheckOptions, lookup policy.GovernanceLookup) (*poli
 	if in.BaseCatalog, err = readCatalog(o.baseCatalog); err != nil {
 		return nil, nil, err
 	}
-	return dbt.Build(in)
+	return buildChangeset(in, o.precision)
 }
 
 func readManifest(path string) (*dbt.Manifest, error) {

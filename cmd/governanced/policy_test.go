@@ -208,10 +208,11 @@ func TestPolicyCheckResolutionAndExitCodes(t *testing.T) {
 }
 
 // TestPolicyCheckFromDbtArtifacts drives the real dbt-bouncer pair through the
-// command line: artifacts → level-1 changeset → the verdict its folder states.
+// command line: artifacts → level-1 changeset (--precision model) → the
+// verdict its folder states.
 func TestPolicyCheckFromDbtArtifacts(t *testing.T) {
 	pair := testcorpus.Path(t, bouncerPair)
-	r := runPolicyCheckT(t, t.TempDir(),
+	r := runPolicyCheckT(t, t.TempDir(), "--precision", "model",
 		"--policy", filepath.Join(pair, "example-policy.yml"),
 		"--manifest", filepath.Join(pair, "head/manifest.json"), "--catalog", filepath.Join(pair, "head/catalog.json"),
 		"--base-manifest", filepath.Join(pair, "base/manifest.json"), "--base-catalog", filepath.Join(pair, "base/catalog.json"),

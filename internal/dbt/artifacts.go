@@ -28,6 +28,9 @@ type Manifest struct {
 	AdapterType   string
 	Nodes         map[string]*Node
 	Exposures     map[string]*Exposure
+	// Sources are the manifest's sources, for column lineage (level 2)
+	// to tell which relation a compiled statement reads.
+	Sources map[string]*SourceNode
 	// ChildMap is dbt's child_map; nil when the manifest has none, in which
 	// case the graph is rebuilt from depends_on.
 	ChildMap map[string][]string
@@ -53,6 +56,7 @@ type Node struct {
 	Database         *string                    `json:"database"`
 	Schema           *string                    `json:"schema"`
 	Alias            *string                    `json:"alias"`
+	RelationName     *string                    `json:"relation_name"`
 	Meta             map[string]any             `json:"meta"`
 	Config           metaConfig                 `json:"config"`
 	Columns          map[string]*ManifestColumn `json:"columns"`
@@ -92,7 +96,18 @@ type Exposure struct {
 }
 
 type metaConfig struct {
-	Meta map[string]any `json:"meta"`
+	Meta         map[string]any `json:"meta"`
+	Materialized string         `json:"materialized"`
+}
+
+// SourceNode is a manifest source: a relation dbt reads but does not build.
+type SourceNode struct {
+	UniqueID     string  `json:"unique_id"`
+	Name         string  `json:"name"`
+	Identifier   string  `json:"identifier"`
+	Database     *string `json:"database"`
+	Schema       *string `json:"schema"`
+	RelationName *string `json:"relation_name"`
 }
 
 type dependsOn struct {
@@ -177,6 +192,7 @@ func ReadManifest(data []byte, name string) (*Manifest, error) {
 		} `json:"metadata"`
 		Nodes          map[string]*Node           `json:"nodes"`
 		Exposures      map[string]*Exposure       `json:"exposures"`
+		Sources        map[string]*SourceNode     `json:"sources"`
 		Metrics        map[string]json.RawMessage `json:"metrics"`
 		SemanticModels map[string]json.RawMessage `json:"semantic_models"`
 		SavedQueries   map[string]json.RawMessage `json:"saved_queries"`
@@ -190,6 +206,7 @@ func ReadManifest(data []byte, name string) (*Manifest, error) {
 		AdapterType: wire.Metadata.AdapterType,
 		Nodes:       wire.Nodes,
 		Exposures:   wire.Exposures,
+		Sources:     wire.Sources,
 		ChildMap:    wire.ChildMap,
 	}
 	match := schemaVersion.FindStringSubmatch(wire.Metadata.SchemaVersion)
@@ -223,6 +240,16 @@ func ReadManifest(data []byte, name string) (*Manifest, error) {
 		}
 		e.UniqueID = uid
 	}
+	if m.Sources == nil {
+		m.Sources = map[string]*SourceNode{}
+	}
+	for uid, src := range m.Sources {
+		if src == nil {
+			delete(m.Sources, uid)
+			continue
+		}
+		src.UniqueID = uid
+	}
 	m.dependents = map[string][]string{}
 	for uid, n := range m.Nodes {
 		m.dependents[uid] = n.DependsOn.Nodes
@@ -248,6 +275,9 @@ func ReadManifest(data []byte, name string) (*Manifest, error) {
 // warehouse really has, per node.
 type Catalog struct {
 	Nodes map[string]*CatalogNode
+	// Sources are the source relations the catalog lists (level 2 expands
+	// `select *` over them).
+	Sources map[string]*CatalogNode
 }
 
 // CatalogNode lists one relation's columns.
@@ -268,7 +298,8 @@ func ReadCatalog(data []byte, name string) (*Catalog, error) {
 		Metadata struct {
 			SchemaVersion string `json:"dbt_schema_version"`
 		} `json:"metadata"`
-		Nodes map[string]*CatalogNode `json:"nodes"`
+		Nodes   map[string]*CatalogNode `json:"nodes"`
+		Sources map[string]*CatalogNode `json:"sources"`
 	}
 	if err := decodeJSON(data, &wire); err != nil {
 		return nil, artifactError(name, data, err)
@@ -280,9 +311,12 @@ func ReadCatalog(data []byte, name string) (*Catalog, error) {
 	if match[2] != "1" {
 		return nil, fmt.Errorf("%s: catalog schema v%s is not supported (catalog/v1 only)", name, match[2])
 	}
-	c := &Catalog{Nodes: wire.Nodes}
+	c := &Catalog{Nodes: wire.Nodes, Sources: wire.Sources}
 	if c.Nodes == nil {
 		c.Nodes = map[string]*CatalogNode{}
+	}
+	if c.Sources == nil {
+		c.Sources = map[string]*CatalogNode{}
 	}
 	return c, nil
 }

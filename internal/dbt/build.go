@@ -18,6 +18,9 @@ type Inputs struct {
 	// and the resolved rule is merged into the model's meta under
 	// "governance" (policy.WithGovernance).
 	Governance policy.GovernanceLookup
+	// Parallelism bounds how many models level 2 analyses at once
+	// (BuildLevel2); 0 means GOMAXPROCS.
+	Parallelism int
 }
 
 // Build produces the level-1 changeset of spec §8 (precision "model"): change

@@ -1,0 +1,165 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+
+	"github.com/celine-eu/governanced/internal/dbt"
+	"github.com/celine-eu/governanced/internal/policy"
+)
+
+// The parts of a multipart POST /policy/evaluate: the policy, a pull
+// request's dbt artifacts as `dbt compile` and `dbt docs generate` write
+// them, and optionally the changeset precision.
+var artifactParts = map[string]bool{
+	"policy": true, "manifest": true, "base_manifest": true, "catalog": true, "base_catalog": true, "precision": true,
+}
+
+// isMultipart reports whether the request body is multipart/form-data.
+func isMultipart(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "multipart/form-data"
+}
+
+// readArtifactParts reads every part of a multipart body into memory, the
+// whole body within limit bytes. Each part is named by its form field name;
+// an unknown or repeated name refuses the request.
+func readArtifactParts(w http.ResponseWriter, r *http.Request, limit int64) (map[string][]byte, error) {
+	_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if params["boundary"] == "" {
+		return nil, badRequest("multipart/form-data without a boundary")
+	}
+	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit), params["boundary"])
+	parts := map[string][]byte{}
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return parts, nil
+		}
+		if err != nil {
+			return nil, bodyError(err, limit)
+		}
+		name := p.FormName()
+		switch {
+		case !artifactParts[name]:
+			return nil, badRequest("unknown part %q: the parts are policy, manifest, base_manifest, catalog, base_catalog and precision", name)
+		case parts[name] != nil:
+			return nil, badRequest("the part %q appears twice", name)
+		}
+		data, err := io.ReadAll(p)
+		if err != nil {
+			return nil, bodyError(err, limit)
+		}
+		parts[name] = data
+	}
+}
+
+// bodyError turns a failure to read the body into 413, 408 or 400.
+func bodyError(err error, limit int64) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
+			detail: fmt.Sprintf("the body is larger than %d bytes", limit)}
+	}
+	if re := slowBody(err); re != nil {
+		return re
+	}
+	return badRequest("not a readable multipart body: %v", err)
+}
+
+// artifactError is an artifact the dbt reader refused: 422 naming the part.
+func artifactError(part string, err error) error {
+	return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-policy", detail: err.Error(),
+		ext: []member{{"code", "artifact_invalid"}, {"file", part}}}
+}
+
+// changesetFromArtifacts builds the changeset of the posted artifacts: level 2
+// (column lineage) unless the precision part says "model".
+func changesetFromArtifacts(parts map[string][]byte) (*policy.Changeset, string, []string, error) {
+	for _, required := range []string{"manifest", "base_manifest"} {
+		if len(parts[required]) == 0 {
+			return nil, "", nil, badRequest("the part %q is required with dbt artifacts (manifest, base_manifest; catalog and base_catalog optional)", required)
+		}
+	}
+	precision := "column"
+	if p, ok := parts["precision"]; ok {
+		precision = string(p)
+		if precision != "column" && precision != "model" {
+			return nil, "", nil, badRequest("precision %q is not column or model", precision)
+		}
+	}
+	var in dbt.Inputs
+	var err error
+	if in.Head, err = dbt.ReadManifest(parts["manifest"], "manifest"); err != nil {
+		return nil, "", nil, artifactError("manifest", err)
+	}
+	if in.Base, err = dbt.ReadManifest(parts["base_manifest"], "base_manifest"); err != nil {
+		return nil, "", nil, artifactError("base_manifest", err)
+	}
+	if c := parts["catalog"]; c != nil {
+		if in.HeadCatalog, err = dbt.ReadCatalog(c, "catalog"); err != nil {
+			return nil, "", nil, artifactError("catalog", err)
+		}
+	}
+	if c := parts["base_catalog"]; c != nil {
+		if in.BaseCatalog, err = dbt.ReadCatalog(c, "base_catalog"); err != nil {
+			return nil, "", nil, artifactError("base_catalog", err)
+		}
+	}
+	// One request, one core: the server bounds concurrent operations, and a
+	// build must not take every core from the others.
+	in.Parallelism = 1
+	var cs *policy.Changeset
+	var warnings []string
+	if precision == "model" {
+		cs, warnings, err = dbt.Build(in)
+	} else {
+		cs, warnings, err = dbt.BuildLevel2(in)
+	}
+	if err != nil {
+		return nil, "", nil, artifactError("manifest", err)
+	}
+	if warnings == nil {
+		warnings = []string{}
+	}
+	return cs, precision, warnings, nil
+}
+
+// policyEvaluateArtifacts is POST /policy/evaluate with multipart/form-data:
+// the policy and the dbt artifacts, so CI can post what dbt wrote, as it
+// posts a tree to /validate.
+func (s *server) policyEvaluateArtifacts(w http.ResponseWriter, r *http.Request) {
+	parts, err := readArtifactParts(w, r, s.limits.MaxBodyBytes)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if len(parts["policy"]) == 0 {
+		writeError(w, r, badRequest("the part %q is required", "policy"))
+		return
+	}
+	cs, precision, warnings, err := changesetFromArtifacts(parts)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	res, err := policy.Check(parts["policy"], "policy", cs)
+	if err != nil {
+		writeError(w, r, policyError(err))
+		return
+	}
+	if wantsMarkdown(r) {
+		write(w, http.StatusOK, "text/markdown; charset=utf-8", []byte(res.Markdown()))
+		return
+	}
+	writeValue(w, struct {
+		Verdict     *policy.Verdict     `json:"policy_verdict"`
+		Diagnostics *policy.Diagnostics `json:"diagnostics"`
+		Precision   string              `json:"precision"`
+		Warnings    []string            `json:"changeset_warnings"`
+	}{res.Verdict, res.Diagnostics, precision, warnings})
+}

@@ -1,0 +1,443 @@
+package dbt
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/celine-eu/governanced/internal/lineage"
+	"github.com/celine-eu/governanced/internal/sqlparse"
+)
+
+// colKey is a column of a manifest node, by unique_id.
+type colKey struct {
+	uid, col string
+}
+
+// modelLineage is the lineage of one model (or snapshot) on one side,
+// with the relations it reads mapped to manifest unique_ids.
+type modelLineage struct {
+	uid string
+	// reason is why the model could not be analysed ("" when it was):
+	// a python model, no compiled SQL, a parse error, no SQL parser for the
+	// adapter, no columns known.
+	reason string
+	res    *lineage.Result
+	// cols maps an output column to its sources (by unique_id) and the
+	// mechanism each reaches it by.
+	cols  map[string]map[colKey]lineage.Mechanism
+	order []string
+	// filter are the columns the model uses only to choose rows.
+	filter map[colKey]bool
+	// rowParents are the nodes whose rows feed the model's rows.
+	rowParents map[string]bool
+	// reads are every node the model's lineage reads.
+	reads map[string]bool
+}
+
+func (ml *modelLineage) analysed() bool { return ml != nil && ml.reason == "" }
+
+// lineageSide is one side (base or head) with what level 2 knows of it.
+type lineageSide struct {
+	*side
+	dialect   sqlparse.Dialect
+	dialectOK bool
+	// byRelation maps a relation name as SQL writes it (lowercased:
+	// db.schema.name, schema.name, name) to the nodes and sources it may
+	// mean.
+	byRelation map[string][]string
+	models     map[string]*modelLineage
+	// readers maps a node to the analysed models whose lineage reads it.
+	readers map[string][]string
+}
+
+// relationParts splits a dbt relation_name ("db"."schema"."name") into its
+// lowercased parts; nil when it is not a plain dotted name (read_csv(…)).
+func relationParts(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '`':
+			if quoted && i+1 < len(s) && s[i+1] == c {
+				cur.WriteByte(c)
+				i++
+				continue
+			}
+			quoted = !quoted
+		case c == '.' && !quoted:
+			parts = append(parts, strings.ToLower(cur.String()))
+			cur.Reset()
+		case !quoted && !(c == '_' || c == '$' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')):
+			return nil
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	parts = append(parts, strings.ToLower(cur.String()))
+	for _, p := range parts {
+		if p == "" {
+			return nil
+		}
+	}
+	return parts
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// nodeRelation is the name a node is written under in compiled SQL.
+func nodeRelation(n *Node) []string {
+	if n.RelationName != nil {
+		if p := relationParts(*n.RelationName); p != nil {
+			return p
+		}
+	}
+	if n.Config.Materialized == "ephemeral" {
+		return nil // inlined as a CTE, never named
+	}
+	alias := n.Name
+	if n.Alias != nil && *n.Alias != "" {
+		alias = *n.Alias
+	}
+	var parts []string
+	for _, p := range []string{deref(n.Database), deref(n.Schema), alias} {
+		if p != "" {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	return parts
+}
+
+func sourceRelation(s *SourceNode) []string {
+	if s.RelationName != nil {
+		return relationParts(*s.RelationName)
+	}
+	ident := s.Identifier
+	if ident == "" {
+		ident = s.Name
+	}
+	var parts []string
+	for _, p := range []string{deref(s.Database), deref(s.Schema), ident} {
+		if p != "" {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	return parts
+}
+
+func newLineageSide(s *side) *lineageSide {
+	ls := &lineageSide{side: s, byRelation: map[string][]string{}, models: map[string]*modelLineage{}, readers: map[string][]string{}}
+	ls.dialect, ls.dialectOK = sqlparse.DialectFor(s.m.AdapterType)
+	index := func(uid string, parts []string) {
+		for i := range parts {
+			key := strings.Join(parts[i:], ".")
+			ls.byRelation[key] = append(ls.byRelation[key], uid)
+		}
+	}
+	for uid, n := range s.relations {
+		index(uid, nodeRelation(n))
+	}
+	for uid, src := range s.m.Sources {
+		index(uid, sourceRelation(src))
+	}
+	for k := range ls.byRelation {
+		sort.Strings(ls.byRelation[k])
+	}
+	return ls
+}
+
+// nodeOf maps a relation the SQL names to the one node it means; "" when
+// it names none or several.
+func (ls *lineageSide) nodeOf(r lineage.Relation) string {
+	uids := ls.byRelation[r.String()]
+	if len(uids) != 1 {
+		return ""
+	}
+	return uids[0]
+}
+
+// catalogColumns lists a node's (or source's) catalog columns in the
+// warehouse's order.
+func (ls *lineageSide) catalogColumns(uid string) ([]string, bool) {
+	if ls.cat == nil {
+		return nil, false
+	}
+	cn := ls.cat.Nodes[uid]
+	if cn == nil {
+		cn = ls.cat.Sources[uid]
+	}
+	if cn == nil {
+		return nil, false
+	}
+	type ic struct {
+		name  string
+		index int
+	}
+	var cols []ic
+	for key, c := range cn.Columns {
+		if c == nil {
+			continue
+		}
+		name := c.Name
+		if name == "" {
+			name = key
+		}
+		cols = append(cols, ic{strings.ToLower(name), c.Index})
+	}
+	sort.Slice(cols, func(i, j int) bool {
+		if cols[i].index != cols[j].index {
+			return cols[i].index < cols[j].index
+		}
+		return cols[i].name < cols[j].name
+	})
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.name
+	}
+	return out, true
+}
+
+func (ls *lineageSide) catalog(r lineage.Relation) ([]string, bool) {
+	uid := ls.nodeOf(r)
+	if uid == "" {
+		return nil, false
+	}
+	return ls.catalogColumns(uid)
+}
+
+// parseCache parses each distinct statement once, whichever side it is on.
+type parseCache struct {
+	mu   sync.Mutex
+	done map[parseKey]*parseEntry
+}
+
+type parseKey struct {
+	sql     string
+	dialect string
+}
+
+type parseEntry struct {
+	once sync.Once
+	q    *sqlparse.Query
+	err  error
+}
+
+func (pc *parseCache) parse(sql string, d sqlparse.Dialect) (*sqlparse.Query, error) {
+	pc.mu.Lock()
+	k := parseKey{sql, d.Name()}
+	e := pc.done[k]
+	if e == nil {
+		e = &parseEntry{}
+		pc.done[k] = e
+	}
+	pc.mu.Unlock()
+	e.once.Do(func() { e.q, e.err = sqlparse.Parse(sql, d) })
+	return e.q, e.err
+}
+
+// analyse computes the lineage of the given models on each side, in
+// parallel (models are independent), then indexes who reads what.
+func analyse(work map[*lineageSide][]string, parallelism int) {
+	type job struct {
+		ls  *lineageSide
+		uid string
+	}
+	var jobs []job
+	for ls, uids := range work {
+		for _, uid := range uids {
+			jobs = append(jobs, job{ls, uid})
+		}
+	}
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].uid < jobs[j].uid })
+	results := make([]*modelLineage, len(jobs))
+	pc := &parseCache{done: map[parseKey]*parseEntry{}}
+	if parallelism <= 0 {
+		parallelism = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(parallelism, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = jobs[i].ls.analyseModel(jobs[i].uid, pc)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, j := range jobs {
+		j.ls.models[j.uid] = results[i]
+	}
+	for ls := range work {
+		ls.indexReaders()
+	}
+}
+
+func (ls *lineageSide) analyseModel(uid string, pc *parseCache) *modelLineage {
+	ml := &modelLineage{uid: uid}
+	n := ls.relations[uid]
+	switch {
+	case n == nil:
+		ml.reason = "not in the manifest"
+	case n.ResourceType == "seed":
+		ml.reason = "a seed has no SQL"
+	case n.Language != "" && n.Language != "sql":
+		ml.reason = n.Language + " model"
+	case strings.TrimSpace(n.CompiledCode) == "":
+		ml.reason = "no compiled SQL"
+	case !ls.dialectOK:
+		ml.reason = fmt.Sprintf("no SQL parser for adapter %q (known: %s)", ls.m.AdapterType, strings.Join(sqlparse.Dialects(), ", "))
+	}
+	if ml.reason != "" {
+		return ml
+	}
+	q, err := pc.parse(n.CompiledCode, ls.dialect)
+	if err != nil {
+		ml.reason = "SQL does not parse: " + err.Error()
+		return ml
+	}
+	res := lineage.AnalyzeQuery(q, ls.catalog)
+	ml.res = res
+	if len(res.Columns) == 0 {
+		if _, ok := ls.catalogColumns(uid); !ok {
+			ml.reason = "no columns known"
+			return ml
+		}
+	}
+	ml.cols = map[string]map[colKey]lineage.Mechanism{}
+	ml.reads = map[string]bool{}
+	for _, c := range res.Columns {
+		if _, dup := ml.cols[c.Name]; dup {
+			continue
+		}
+		m := map[colKey]lineage.Mechanism{}
+		for _, s := range c.Sources() {
+			if uid := ls.nodeOf(s.Relation); uid != "" {
+				m[colKey{uid, s.Column}] = s.Mechanism
+				ml.reads[uid] = true
+			}
+		}
+		ml.cols[c.Name] = m
+		ml.order = append(ml.order, c.Name)
+	}
+	ml.filter = map[colKey]bool{}
+	for _, s := range res.FilterColumns {
+		if uid := ls.nodeOf(s.Relation); uid != "" {
+			ml.filter[colKey{uid, s.Column}] = true
+			ml.reads[uid] = true
+		}
+	}
+	ml.rowParents = map[string]bool{}
+	for _, r := range res.RowRelations {
+		if uid := ls.nodeOf(r); uid != "" {
+			ml.rowParents[uid] = true
+			ml.reads[uid] = true
+		}
+	}
+	for _, r := range res.Relations {
+		if uid := ls.nodeOf(r); uid != "" {
+			ml.reads[uid] = true
+		}
+	}
+	return ml
+}
+
+func (ls *lineageSide) indexReaders() {
+	ls.readers = map[string][]string{}
+	for uid, ml := range ls.models {
+		if !ml.analysed() {
+			continue
+		}
+		for p := range ml.reads {
+			ls.readers[p] = append(ls.readers[p], uid)
+		}
+	}
+	for p := range ls.readers {
+		sort.Strings(ls.readers[p])
+	}
+}
+
+// descendants are the models and snapshots below uid in this side's graph,
+// sorted (tests are not walked into; other node kinds are walked through).
+func (ls *lineageSide) descendants(uid string) []string {
+	seen := map[string]bool{uid: true}
+	queue := []string{uid}
+	var out []string
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, c := range ls.children[cur] {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			switch resourcePrefix(c) {
+			case "test", "unit_test", "exposure":
+				continue
+			case "model", "snapshot":
+				out = append(out, c)
+			}
+			queue = append(queue, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// exposuresOf are the exposures that read uid directly or through nodes
+// that are not models (semantic models, metrics, saved queries).
+func (ls *lineageSide) exposuresOf(uid string) []string {
+	seen := map[string]bool{uid: true}
+	queue := []string{uid}
+	var out []string
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, c := range ls.children[cur] {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			switch resourcePrefix(c) {
+			case "exposure":
+				out = append(out, c)
+			case "test", "unit_test", "model", "snapshot", "seed":
+			default:
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+// columnSet is a node's columns on this side at level 2: the catalog's when
+// it has the node, else the lineage's, else the documented ones.
+func (ls *lineageSide) columnSet(uid string) ([]column, bool) {
+	cols, backed := ls.columns(uid)
+	if backed {
+		return cols, true
+	}
+	if ml := ls.models[uid]; ml.analysed() && len(ml.order) > 0 {
+		out := make([]column, 0, len(ml.order))
+		for _, c := range ml.order {
+			out = append(out, column{name: c})
+		}
+		sortColumns(out)
+		return out, false
+	}
+	return cols, false
+}

@@ -1,0 +1,193 @@
+package lineage
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/sqlparse"
+)
+
+var testCatalog = Catalog(func(r Relation) ([]string, bool) {
+	c, ok := map[string][]string{
+		"orders":    {"order_id", "customer_id", "order_date", "status", "amount", "discount"},
+		"customers": {"customer_id", "first_name", "last_name", "email", "country", "created_at"},
+		"payments":  {"payment_id", "order_id", "method", "amount", "paid_at"},
+		"events":    {"event_id", "payload", "tags"},
+	}[r.Name]
+	return c, ok
+})
+
+func analyze(t *testing.T, sql string, d sqlparse.Dialect) *Result {
+	t.Helper()
+	res, err := Analyze(sql, Options{Dialect: d, Catalog: testCatalog})
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return res
+}
+
+// render is "name: mechanism(sources) …" per column, then the filter columns.
+func render(res *Result) []string {
+	var out []string
+	for _, c := range res.Columns {
+		var parts []string
+		for _, e := range c.Entries {
+			var srcs []string
+			for _, s := range e.Sources {
+				srcs = append(srcs, s.String())
+			}
+			parts = append(parts, e.Mechanism.String()+"("+strings.Join(srcs, ",")+")")
+		}
+		out = append(out, c.Name+": "+strings.Join(parts, " "))
+	}
+	var filter []string
+	for _, s := range res.FilterColumns {
+		filter = append(filter, s.String())
+	}
+	return append(out, "filter: "+strings.Join(filter, ","))
+}
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		name, sql string
+		dialect   sqlparse.Dialect
+		want      []string
+	}{
+		{"named window", "select customer_id, sum(amount) over w as s from orders window w as (partition by customer_id order by order_date)", sqlparse.DuckDB,
+			[]string{"customer_id: direct_passthrough(orders.customer_id)", "s: derived_recompute(orders.amount,orders.customer_id,orders.order_date)", "filter: "}},
+		{"join using: the right key only chooses rows", "select order_id, p.method from orders join payments p using (order_id)", sqlparse.Postgres,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "method: direct_passthrough(payments.method)", "filter: payments.order_id"}},
+		{"group by and having are row-set columns", "select customer_id, count(*) as n from orders group by customer_id, status having sum(discount) > 0", sqlparse.Postgres,
+			[]string{"customer_id: direct_passthrough(orders.customer_id)", "n: derived_recompute()", "filter: orders.discount,orders.status"}},
+		{"order by under limit", "select order_id from orders order by amount desc limit 10", sqlparse.DuckDB,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.amount"}},
+		{"order by without limit chooses nothing", "select order_id from orders order by amount", sqlparse.DuckDB,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: "}},
+		{"except: the right side only removes rows", "select customer_id from orders except select customer_id from customers", sqlparse.DuckDB,
+			[]string{"customer_id: direct_passthrough(orders.customer_id)", "filter: customers.customer_id"}},
+		{"in-subquery select list decides membership", "select email from customers where customer_id in (select customer_id from orders where amount > 0)", sqlparse.DuckDB,
+			[]string{"email: direct_passthrough(customers.email)", "filter: customers.customer_id,orders.amount,orders.customer_id"}},
+		{"window in a CTE filtered outside", "with r as (select order_id, row_number() over (partition by customer_id order by order_date) as rn from orders) select order_id from r where rn = 1", sqlparse.DuckDB,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.customer_id,orders.order_date"}},
+		{"unused CTE predicates do not count", "with a as (select * from orders where status = 'x'), b as (select * from customers) select email from b", sqlparse.DuckDB,
+			[]string{"email: direct_passthrough(customers.email)", "filter: "}},
+		{"union entries keep their own mechanism", "select order_id as id, amount from orders union all select payment_id, -amount from payments", sqlparse.DuckDB,
+			[]string{"id: renamed_passthrough(orders.order_id) renamed_passthrough(payments.payment_id)", "amount: direct_passthrough(orders.amount) derived_recompute(payments.amount)", "filter: "}},
+		{"rename then pass through keeps the rename", "with r as (select status as state from orders) select state from r", sqlparse.DuckDB,
+			[]string{"state: renamed_passthrough(orders.status)", "filter: "}},
+		{"unnest reads the array", "select e.event_id, tag from events as e, unnest(e.tags) as tag", sqlparse.BigQuery,
+			[]string{"event_id: direct_passthrough(events.event_id)", "tag: derived_recompute(events.tags)", "filter: "}},
+		{"star over a join expands both sides", "select * from payments cross join events", sqlparse.DuckDB,
+			[]string{"payment_id: direct_passthrough(payments.payment_id)", "order_id: direct_passthrough(payments.order_id)",
+				"method: direct_passthrough(payments.method)", "amount: direct_passthrough(payments.amount)", "paid_at: direct_passthrough(payments.paid_at)",
+				"event_id: direct_passthrough(events.event_id)", "payload: direct_passthrough(events.payload)", "tags: direct_passthrough(events.tags)", "filter: "}},
+		{"unknown relation: names are trusted", "with s as (select * from raw) select id, upper(name) as name from s", sqlparse.DuckDB,
+			[]string{"id: direct_passthrough(raw.id)", "name: derived_recompute(raw.name)", "filter: "}},
+	}
+	for _, tc := range tests {
+		got := render(analyze(t, tc.sql, tc.dialect))
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// TestSignatures: what changes a column's signature, its canonical value
+// and the statement's row signature.
+func TestSignatures(t *testing.T) {
+	tests := []struct {
+		name               string
+		base, head         string
+		column             string
+		sameSig, sameCanon bool
+		sameRows           bool
+		dialect            sqlparse.Dialect
+	}{
+		{"layout and case", "select order_id, amount/100 as a from orders", "SELECT order_id,\n  AMOUNT / 100 AS a FROM orders", "a", true, true, true, sqlparse.DuckDB},
+		{"cast syntax", "select cast(order_date as date) as d from orders", "select order_date::date as d from orders", "d", true, true, true, sqlparse.DuckDB},
+		{"table re-aliasing: a pass-through", "select o.amount from orders o", "select ord.amount from orders ord", "amount", true, true, true, sqlparse.DuckDB},
+		{"CTE renamed under an expression", "with p as (select * from orders) select coalesce(p.amount, 0) as a from p", "with q as (select * from orders) select coalesce(q.amount, 0) as a from q", "a", false, true, true, sqlparse.DuckDB},
+		{"constant folding", "select coalesce(amount, 0) as a from orders", "select coalesce(amount, 0 * 1) as a from orders", "a", false, true, true, sqlparse.DuckDB},
+		{"div0 by a constant", "select amount / 100 as a from orders", "select div0(amount, 100) as a from orders", "a", false, true, true, sqlparse.Snowflake},
+		{"commuted conditions", "select case when status = 'a' and amount > 1 then 1 end as f from orders", "select case when 1 < amount and status = 'a' then 1 end as f from orders", "f", false, true, true, sqlparse.DuckDB},
+		{"a real edit", "select amount / 100 as a from orders", "select round(amount / 100, 2) as a from orders", "a", false, false, true, sqlparse.DuckDB},
+		{"an edit inside a CTE reaches the column", "with c as (select customer_id, count(order_id) as n from orders group by 1) select coalesce(n, 0) as n from c", "with c as (select customer_id, count(distinct order_id) as n from orders group by 1) select coalesce(n, 0) as n from c", "n", false, false, true, sqlparse.DuckDB},
+		{"where edit: rows only", "select order_id from orders where status = 'a'", "select order_id from orders where status in ('a', 'b')", "order_id", true, true, false, sqlparse.DuckDB},
+		{"join alias rename keeps the rows", "select o.order_id from orders o left join payments p on p.order_id = o.order_id", "select x.order_id from orders x left join payments y on y.order_id = x.order_id", "order_id", true, true, true, sqlparse.DuckDB},
+		{"join kind changes the rows", "select o.order_id from orders o left join payments p on p.order_id = o.order_id", "select o.order_id from orders o join payments p on p.order_id = o.order_id", "order_id", true, true, false, sqlparse.DuckDB},
+		{"limit changes the rows", "select order_id from orders", "select order_id from orders limit 5", "order_id", true, true, false, sqlparse.DuckDB},
+	}
+	for _, tc := range tests {
+		b, h := analyze(t, tc.base, tc.dialect), analyze(t, tc.head, tc.dialect)
+		bc, hc := b.Column(tc.column), h.Column(tc.column)
+		if bc == nil || hc == nil {
+			t.Errorf("%s: column %s missing", tc.name, tc.column)
+			continue
+		}
+		if got := bc.Signature == hc.Signature; got != tc.sameSig {
+			t.Errorf("%s: same signature %v, want %v", tc.name, got, tc.sameSig)
+		}
+		if !bc.Certain || !hc.Certain {
+			t.Errorf("%s: not certain (%q, %q)", tc.name, bc.Canonical, hc.Canonical)
+		}
+		if got := bc.Canonical == hc.Canonical; got != tc.sameCanon {
+			t.Errorf("%s: same canonical %v, want %v:\n%s\n%s", tc.name, got, tc.sameCanon, bc.Canonical, hc.Canonical)
+		}
+		if got := b.RowSignature == h.RowSignature; got != tc.sameRows {
+			t.Errorf("%s: same rows %v, want %v", tc.name, got, tc.sameRows)
+		}
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	res := analyze(t, "with c as (select order_id, amount_cents / 100.0 as amount from raw_orders) select round(amount, 2) as amount from c", sqlparse.DuckDB)
+	col := res.Column("amount")
+	if col.Certain || col.Canonical != "" {
+		t.Errorf("a relation the catalog does not list must leave the value undecided: %+v", col)
+	}
+	res = analyze(t, "with c as (select order_id, amount / 100.0 as amt from orders) select round(amt, 2) as a, (amt) * (2 + 3) as b from c", sqlparse.DuckDB)
+	if got := res.Column("a").Canonical; got != "ROUND(orders.amount / 100.0, 2)" {
+		t.Errorf("a: %s", got)
+	}
+	if got := res.Column("b").Canonical; got != "(orders.amount / 100.0) * 5" {
+		t.Errorf("b: %s", got)
+	}
+}
+
+func TestParseErrorIsReported(t *testing.T) {
+	_, err := Analyze("select a from t where {{ this }}", Options{Dialect: sqlparse.DuckDB})
+	if !IsParseError(err) || !strings.Contains(err.Error(), "line 1, column 23") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestHostileLineage: statements built to blow up a naive resolver finish
+// quickly, with bounded canonical forms.
+func TestHostileLineage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("with c0 as (select amount as a, amount as b from orders)")
+	for i := 1; i <= 60; i++ {
+		// Each level's columns read both columns of the level below: the
+		// expanded value doubles per level.
+		b.WriteString(", c" + itoa(i) + " as (select a + b as a, a * b as b from c" + itoa(i-1) + ")")
+	}
+	b.WriteString(" select a from c60")
+	wide := "select " + strings.Repeat("amount + ", 20000) + "amount as x from orders where " + strings.Repeat("status = 'a' and ", 20000) + "true"
+	for _, sql := range []string{b.String(), wide} {
+		start := time.Now()
+		res := analyze(t, sql, sqlparse.DuckDB)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+		if c := res.Columns[0]; len(c.Canonical) > 200000 {
+			t.Errorf("canonical form of %d bytes", len(c.Canonical))
+		}
+	}
+}
+
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i/10)) + string(rune('0'+i%10)))
+}

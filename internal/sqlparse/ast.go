@@ -1,0 +1,449 @@
+package sqlparse
+
+// Pos is the 1-based line and column a node starts at.
+type Pos struct{ Line, Col int }
+
+// Ident is an identifier. Name is its lookup form: lowercased, whether it
+// was quoted or not, because dbt catalogs and the warehouses dbt targets
+// compare most names case-insensitively; Quoted tells it was written in
+// quotes.
+type Ident struct {
+	Name   string
+	Quoted bool
+	Pos
+}
+
+// Query is a query expression: an optional WITH list, a body, and the
+// ORDER BY / LIMIT / OFFSET that apply to the body's result.
+type Query struct {
+	With      []*CTE
+	Recursive bool
+	Body      SetExpr
+	OrderBy   []*OrderItem
+	Limit     Expr // LIMIT n, FETCH FIRST n, TOP n of the body's SELECT
+	Offset    Expr
+	Pos
+}
+
+// CTE is one WITH entry.
+type CTE struct {
+	Name    Ident
+	Columns []Ident
+	Query   *Query
+}
+
+// SetExpr is a query body: *Select, *SetOp, *Query (parenthesised) or
+// *Values.
+type SetExpr interface{ setExpr() }
+
+// SetOp is UNION, INTERSECT or EXCEPT (MINUS is read as EXCEPT).
+type SetOp struct {
+	Op          string // "UNION", "INTERSECT", "EXCEPT"
+	All         bool
+	ByName      bool // DuckDB UNION [ALL] BY NAME
+	Left, Right SetExpr
+	Pos
+}
+
+// Values is a VALUES list used as a query body or a FROM item.
+type Values struct {
+	Rows [][]Expr
+	Pos
+}
+
+// Select is one SELECT (or DuckDB FROM-first) block.
+type Select struct {
+	Distinct   bool
+	DistinctOn []Expr
+	Items      []*SelectItem
+	From       []TableExpr // comma-separated FROM items (each may be a join tree)
+	Where      Expr
+	GroupBy    []Expr // ordinals stay *Literal numbers
+	GroupByAll bool
+	Having     Expr
+	Qualify    Expr
+	Windows    []*NamedWindow
+	Pos
+}
+
+// NamedWindow is WINDOW name AS (spec).
+type NamedWindow struct {
+	Name Ident
+	Spec *Window
+}
+
+// SelectItem is one entry of a select list: an expression with an optional
+// alias, or a star (`*`, `t.*`) with its modifiers.
+type SelectItem struct {
+	Star      bool
+	Qualifier []Ident // t.* → [t]; nil for a bare *
+	Exclude   []Ident // * EXCLUDE (a, b) / * EXCEPT (a, b)
+	Replace   []*SelectItem
+	Rename    [][2]Ident // Snowflake * RENAME (a AS b)
+	Expr      Expr
+	Alias     *Ident
+	Pos
+}
+
+// TableExpr is a FROM item: *Table, *DerivedTable, *TableFunc, *Join or
+// *ValuesTable.
+type TableExpr interface{ tableExpr() }
+
+// Alias names a FROM item and, optionally, its columns.
+type Alias struct {
+	Name    Ident
+	Columns []Ident
+}
+
+// Table is a named relation: [[database.]schema.]name.
+type Table struct {
+	Name  []Ident
+	Alias *Alias
+	Pos
+}
+
+// DerivedTable is a subquery in FROM.
+type DerivedTable struct {
+	Query   *Query
+	Lateral bool
+	Alias   *Alias
+	Pos
+}
+
+// TableFunc is a function in FROM: UNNEST(...), FLATTEN(input => ...),
+// range(...), generate_series(...), read_csv(...).
+type TableFunc struct {
+	Func           *Func
+	Lateral        bool
+	WithOrdinality bool
+	WithOffset     *Ident // BigQuery UNNEST(...) WITH OFFSET [AS] name
+	Alias          *Alias
+	Pos
+}
+
+// ValuesTable is (VALUES ...) AS t(a, b) in FROM.
+type ValuesTable struct {
+	Values *Values
+	Alias  *Alias
+	Pos
+}
+
+// Join joins two FROM items. Kind is "INNER", "LEFT", "RIGHT", "FULL",
+// "CROSS", "SEMI", "ANTI", "ASOF" or "POSITIONAL". Comma-separated FROM
+// items are Select.From entries, not joins.
+type Join struct {
+	Kind        string
+	Natural     bool
+	Left, Right TableExpr
+	On          Expr
+	Using       []Ident
+	Pos
+}
+
+// OrderItem is one ORDER BY entry.
+type OrderItem struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst *bool
+}
+
+// Window is an OVER (...) specification.
+type Window struct {
+	Ref         *Ident // OVER w, or OVER (w ...)
+	PartitionBy []Expr
+	OrderBy     []*OrderItem
+	Frame       string // the frame clause, normalised text ("" when absent)
+	FrameExprs  []Expr // offsets used in the frame
+}
+
+// Expr is an expression node.
+type Expr interface{ exprNode() }
+
+// ColumnRef is a column reference: name, t.name, s.t.name, …
+type ColumnRef struct {
+	Parts []Ident
+	Pos
+}
+
+// LiteralKind tells what a Literal is.
+type LiteralKind uint8
+
+// Literal kinds.
+const (
+	LitNumber LiteralKind = iota
+	LitString
+	LitBool
+	LitNull
+	// LitKeyword is a bare unit word where a function takes one
+	// (DATEADD(day, …), DATE_TRUNC(month, …)); Text is upper case.
+	LitKeyword
+)
+
+// Literal is a constant. Text is the number as written, the string's
+// content, or "TRUE"/"FALSE"/"NULL".
+type Literal struct {
+	Kind   LiteralKind
+	Text   string
+	Prefix string // string prefix: E, B, X, N, R …
+	Pos
+}
+
+// TypedLiteral is TYPE 'text' (DATE '2020-01-01', TIMESTAMP '…', JSON '…').
+type TypedLiteral struct {
+	Type  string
+	Value string
+	Pos
+}
+
+// Interval is INTERVAL value [unit [TO unit]].
+type Interval struct {
+	Value Expr
+	Unit  string
+	Pos
+}
+
+// Param is a bind parameter: ?, $1, :name, @name.
+type Param struct {
+	Text string
+	Pos
+}
+
+// Unary is a prefix operator: -x, +x, NOT x, ~x.
+type Unary struct {
+	Op string
+	X  Expr
+	Pos
+}
+
+// Binary is an infix operator, including AND and OR.
+type Binary struct {
+	Op   string
+	L, R Expr
+	Pos
+}
+
+// Paren is a parenthesised expression.
+type Paren struct {
+	X Expr
+	Pos
+}
+
+// Func is a function call, aggregate or window function.
+type Func struct {
+	Name        []Ident // schema.fn → two parts
+	Args        []Expr
+	Star        bool // count(*)
+	Distinct    bool
+	OrderBy     []*OrderItem // string_agg(x, ',' ORDER BY y)
+	WithinGroup []*OrderItem
+	Filter      Expr
+	NullsMode   string // "IGNORE NULLS" / "RESPECT NULLS"
+	Over        *Window
+	Pos
+}
+
+// NamedArg is name => value (or name := value) inside a call.
+type NamedArg struct {
+	Name  Ident
+	Value Expr
+}
+
+// TypeName is a type as written in a cast, normalised to upper case with
+// single spaces ("DOUBLE PRECISION", "VARCHAR(32)", "INT[]").
+type TypeName struct {
+	Text string
+}
+
+// Cast is CAST(x AS t), x::t, TRY_CAST / SAFE_CAST.
+type Cast struct {
+	X    Expr
+	Type TypeName
+	Kind string // "CAST", "TRY_CAST", "SAFE_CAST"
+	Pos
+}
+
+// Case is CASE [operand] WHEN … THEN … [ELSE …] END.
+type Case struct {
+	Operand Expr
+	Whens   []When
+	Else    Expr
+	Pos
+}
+
+// When is one WHEN … THEN … arm.
+type When struct{ Cond, Result Expr }
+
+// Subquery is a scalar subquery: (SELECT …).
+type Subquery struct {
+	Query *Query
+	Pos
+}
+
+// Exists is EXISTS (SELECT …).
+type Exists struct {
+	Query *Query
+	Pos
+}
+
+// In is x [NOT] IN (list) or x [NOT] IN (SELECT …).
+type In struct {
+	X     Expr
+	Not   bool
+	List  []Expr
+	Query *Query
+	Pos
+}
+
+// Between is x [NOT] BETWEEN lo AND hi.
+type Between struct {
+	X, Lo, Hi Expr
+	Not       bool
+	Pos
+}
+
+// Like is x [NOT] LIKE/ILIKE/SIMILAR TO/RLIKE/REGEXP/GLOB pattern,
+// optionally quantified (LIKE ANY (…)).
+type Like struct {
+	X, Pattern Expr
+	Escape     Expr
+	Op         string
+	Not        bool
+	Quantifier string
+	Pos
+}
+
+// Is is x IS [NOT] NULL/TRUE/FALSE/UNKNOWN, or x IS [NOT] DISTINCT FROM y.
+type Is struct {
+	X            Expr
+	Not          bool
+	What         string // "NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT FROM"
+	DistinctFrom Expr
+	Pos
+}
+
+// Quantified is x op ANY/ALL/SOME (subquery or array).
+type Quantified struct {
+	X     Expr
+	Op    string
+	Quant string
+	Query *Query
+	Array Expr
+	Pos
+}
+
+// Array is ARRAY[…], [… ] or ARRAY(SELECT …).
+type Array struct {
+	Elems []Expr
+	Query *Query
+	Pos
+}
+
+// Struct is a DuckDB {'k': v} literal, or a BigQuery STRUCT(…)/(…).
+type Struct struct {
+	Keys   []string
+	Values []Expr
+	Pos
+}
+
+// Row is a row constructor: (a, b) or ROW(a, b).
+type Row struct {
+	Elems []Expr
+	Pos
+}
+
+// Subscript is x[i] or x[lo:hi].
+type Subscript struct {
+	X     Expr
+	Index Expr
+	Upper Expr
+	Slice bool
+	Pos
+}
+
+// Field is a field read: (x).f, x.f on a non-column, Snowflake x:f.
+type Field struct {
+	X     Expr
+	Name  string
+	Colon bool // Snowflake semi-structured path
+	Pos
+}
+
+// Extract is EXTRACT(field FROM x).
+type Extract struct {
+	Field string
+	X     Expr
+	Pos
+}
+
+// Lambda is a DuckDB/Snowflake lambda: x -> expr, (x, y) -> expr.
+type Lambda struct {
+	Params []Ident
+	Body   Expr
+	Pos
+}
+
+// Collate is x COLLATE name.
+type Collate struct {
+	X         Expr
+	Collation string
+	Pos
+}
+
+// AtTimeZone is x AT TIME ZONE zone.
+type AtTimeZone struct {
+	X, Zone Expr
+	Pos
+}
+
+// Special is a niladic SQL keyword function: CURRENT_DATE, CURRENT_TIMESTAMP,
+// CURRENT_USER, LOCALTIME …
+type Special struct {
+	Name string
+	Pos
+}
+
+// Star is the * of count(*) kept in a general position (never a select
+// item: those are SelectItem.Star).
+type Star struct{ Pos }
+
+func (*Select) setExpr() {}
+func (*SetOp) setExpr()  {}
+func (*Query) setExpr()  {}
+func (*Values) setExpr() {}
+
+func (*Table) tableExpr()        {}
+func (*DerivedTable) tableExpr() {}
+func (*TableFunc) tableExpr()    {}
+func (*Join) tableExpr()         {}
+func (*ValuesTable) tableExpr()  {}
+
+func (*ColumnRef) exprNode()    {}
+func (*Literal) exprNode()      {}
+func (*TypedLiteral) exprNode() {}
+func (*Interval) exprNode()     {}
+func (*Param) exprNode()        {}
+func (*Unary) exprNode()        {}
+func (*Binary) exprNode()       {}
+func (*Paren) exprNode()        {}
+func (*Func) exprNode()         {}
+func (*NamedArg) exprNode()     {}
+func (*Cast) exprNode()         {}
+func (*Case) exprNode()         {}
+func (*Subquery) exprNode()     {}
+func (*Exists) exprNode()       {}
+func (*In) exprNode()           {}
+func (*Between) exprNode()      {}
+func (*Like) exprNode()         {}
+func (*Is) exprNode()           {}
+func (*Quantified) exprNode()   {}
+func (*Array) exprNode()        {}
+func (*Struct) exprNode()       {}
+func (*Row) exprNode()          {}
+func (*Subscript) exprNode()    {}
+func (*Field) exprNode()        {}
+func (*Extract) exprNode()      {}
+func (*Lambda) exprNode()       {}
+func (*Collate) exprNode()      {}
+func (*AtTimeZone) exprNode()   {}
+func (*Special) exprNode()      {}
+func (*Star) exprNode()         {}

@@ -1,0 +1,207 @@
+package sqlparse
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
+)
+
+// TestParseCorpus parses every statement of the lineage corpus and checks
+// that printing is a fixed point: Format(Parse(Format(Parse(sql)))) equals
+// Format(Parse(sql)). The one statement with unrendered Jinja must fail.
+func TestParseCorpus(t *testing.T) {
+	files := testcorpus.Glob(t, testcorpus.Path(t, "lineage-cases"), "sql/*.json", 82)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			ID       string  `json:"id"`
+			SQL      string  `json:"sql"`
+			Dialect  *string `json:"dialect"`
+			Expected struct {
+				ParseOK bool `json:"parse_ok"`
+			} `json:"expected"`
+		}
+		if err := json.Unmarshal(data, &c); err != nil {
+			t.Fatal(err)
+		}
+		d := Generic
+		if c.Dialect != nil {
+			d, _ = DialectFor(*c.Dialect)
+		}
+		q, err := Parse(c.SQL, d)
+		if (err == nil) != c.Expected.ParseOK {
+			t.Errorf("%s: parse error %v, expected parse_ok %v", c.ID, err, c.Expected.ParseOK)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		checkRoundTrip(t, filepath.Base(f), q, d)
+	}
+}
+
+func checkRoundTrip(t *testing.T, name string, q *Query, d Dialect) {
+	t.Helper()
+	s := FormatQuery(q)
+	rd := d
+	if d.doubleQuotedStrings { // the printer quotes identifiers with "
+		rd = Generic
+	}
+	q2, err := Parse(s, rd)
+	if err != nil {
+		t.Errorf("%s: the printed query does not parse: %v\n%s", name, err, s)
+		return
+	}
+	if s2 := FormatQuery(q2); s2 != s {
+		t.Errorf("%s: printing is not stable:\n%s\n%s", name, s, s2)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, sql string
+		dialect   Dialect
+		want      string // the printed query
+	}{
+		{"cast syntaxes print alike", "select x::integer, cast(y as int4), z::double precision from t", Postgres,
+			"SELECT CAST(x AS INT), CAST(y AS INT), CAST(z AS DOUBLE) FROM t"},
+		{"typed literal and interval", "select date '2020-01-01' + interval 1 day as d", DuckDB,
+			"SELECT CAST('2020-01-01' AS DATE) + INTERVAL '1' DAY AS d"},
+		{"qualify and star exclude", "select * exclude (a) from t qualify row_number() over (partition by b order by c desc) = 1", DuckDB,
+			"SELECT * EXCLUDE (a) FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY b ORDER BY c DESC) = 1"},
+		{"bigquery path in backticks", "select e.x from `p.d.events` as e, unnest(e.tags) as tag with offset as pos", BigQuery,
+			"SELECT e.x FROM p.d.events AS e, UNNEST(e.tags) AS tag WITH OFFSET AS pos"},
+		{"snowflake flatten and paths", "select f.value:id::string as id from t, lateral flatten(input => t.payload:items) f", Snowflake,
+			"SELECT CAST(f.value:id AS STRING) AS id FROM t, LATERAL FLATTEN(input => t.payload:items) AS f"},
+		{"date part words", "select dateadd(day, -3, current_date) as d, datediff('month', a, b) as m from t", Snowflake,
+			"SELECT DATEADD(DAY, -3, CURRENT_DATE) AS d, DATEDIFF('month', a, b) AS m FROM t"},
+		{"set operations bind", "select a from t union all select a from u intersect select a from v", Postgres,
+			"SELECT a FROM t UNION ALL SELECT a FROM u INTERSECT SELECT a FROM v"},
+		{"join using and natural", "select * from a join b using (id) natural left join c", Postgres,
+			"SELECT * FROM a INNER JOIN b USING (id) NATURAL LEFT JOIN c"},
+		{"aggregate clauses", "select string_agg(x, ',' order by y) filter (where z > 0) as s, percentile_cont(0.5) within group (order by v) as p from t", Postgres,
+			"SELECT STRING_AGG(x, ',' ORDER BY y) FILTER(WHERE z > 0) AS s, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY v) AS p FROM t"},
+		{"duckdb from-first and lambdas", "from t select list_transform(l, x -> x + 1) as l2", DuckDB,
+			"SELECT LIST_TRANSFORM(l, x -> x + 1) AS l2 FROM t"},
+		{"grouping sets", "select a, b, count(*) from t group by grouping sets ((a), (a, b), ())", Postgres,
+			"SELECT a, b, COUNT(*) FROM t GROUP BY GROUPING SETS ((a), ROW(a, b), ())"},
+		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
+			`SELECT "order id" AS id FROM s.t`},
+	}
+	for _, tc := range tests {
+		q, err := Parse(tc.sql, tc.dialect)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := FormatQuery(q); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+		checkRoundTrip(t, tc.name, q, tc.dialect)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, sql string
+		line, col int
+		msg       string
+	}{
+		{"jinja", "select a from t where {% if x %} b {% endif %}", 1, 23, "unrendered Jinja"},
+		{"unterminated string", "select 'abc from t", 1, 8, "unterminated '-quoted text"},
+		{"unterminated identifier", "select \"abc from t", 1, 8, `unterminated "-quoted text`},
+		{"unterminated comment", "select 1 /* x", 1, 10, "unterminated /* comment"},
+		{"two statements", "select 1; select 2", 1, 11, `unexpected "select" after the end of the statement`},
+		{"dml", "delete from t", 1, 1, "DELETE statements are not queries"},
+		{"dangling operator", "select a + from t", 1, 12, "expected an expression"},
+		{"empty", "  -- nothing\n", 2, 1, "empty statement"},
+		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
+	}
+	for _, tc := range tests {
+		_, err := Parse(tc.sql, Postgres)
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: got %v, want an *Error", tc.name, err)
+			continue
+		}
+		if pe.Line != tc.line || pe.Col != tc.col || !strings.Contains(pe.Msg, tc.msg) {
+			t.Errorf("%s: got %v, want line %d column %d with %q", tc.name, pe, tc.line, tc.col, tc.msg)
+		}
+	}
+}
+
+// TestHostileInput: deep nesting is refused, long flat input is read in
+// linear time, and nothing takes long.
+func TestHostileInput(t *testing.T) {
+	deep := strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000)
+	nestedSelect := strings.Repeat("select * from (", 5000) + "select 1" + strings.Repeat(")", 5000)
+	bigIn := "select a from t where a in (" + strings.Repeat("1, ", 200000) + "1)"
+	longChain := "select " + strings.Repeat("a + ", 100000) + "a from t"
+	for _, tc := range []struct {
+		name, sql string
+		ok        bool
+	}{
+		{"deep parentheses", "select " + deep, false},
+		{"deep subqueries", nestedSelect, false},
+		{"deep unary", "select " + strings.Repeat("- ", 100000) + "1", false},
+		{"deep NOT", "select 1 where " + strings.Repeat("not ", 100000) + "true", false},
+		{"huge IN list", bigIn, true},
+		{"long operator chain", longChain, true},
+		{"unterminated dollar quote", "select $$abc", false},
+	} {
+		start := time.Now()
+		_, err := Parse(tc.sql, DuckDB)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok=%v", tc.name, err, tc.ok)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%s: took %v", tc.name, d)
+		}
+	}
+}
+
+// BenchmarkParseCorpus parses every statement of the lineage corpus;
+// ns/stmt is the time per statement.
+func BenchmarkParseCorpus(b *testing.B) {
+	files := testcorpus.Glob(b, testcorpus.Path(b, "lineage-cases"), "sql/*.json", 82)
+	type stmt struct {
+		sql string
+		d   Dialect
+	}
+	var stmts []stmt
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var c struct {
+			SQL     string  `json:"sql"`
+			Dialect *string `json:"dialect"`
+		}
+		if err := json.Unmarshal(data, &c); err != nil {
+			b.Fatal(err)
+		}
+		d := Generic
+		if c.Dialect != nil {
+			d, _ = DialectFor(*c.Dialect)
+		}
+		stmts = append(stmts, stmt{c.SQL, d})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range stmts {
+			Parse(s.sql, s.d)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(stmts)), "ns/stmt")
+}
