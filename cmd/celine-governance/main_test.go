@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // behaves exactly as `governanced validate …`, and only validate and graph
 // are offered.
 func TestRun(t *testing.T) {
-	t.Chdir("../../internal/check/testdata/cases/C21/tree")
+	t.Chdir("../../testdata/check-cases/C21/tree")
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -25,10 +26,10 @@ func TestRun(t *testing.T) {
 		{[]string{"lineage"}, 2, ""},
 		{[]string{"graph", "--bogus"}, 2, ""},
 		{nil, 2, ""},
-		{[]string{"--help"}, 0, "usage: celine-governance validate"},
+		{[]string{"--help"}, 0, "The celine-utils governance command lines"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(tc.args, &stdout, &stderr); code != tc.code {
+		if code := run(context.Background(), tc.args, &stdout, &stderr); code != tc.code {
 			t.Errorf("%q: exit %d, want %d (stderr %q)", tc.args, code, tc.code, stderr.String())
 		}
 		if !strings.HasPrefix(stdout.String(), tc.stdout) {
@@ -50,7 +51,7 @@ func TestGraphCases(t *testing.T) {
 			t.Run(c.Name, func(t *testing.T) {
 				t.Chdir(c.WorkDir(t))
 				var stdout, stderr bytes.Buffer
-				code := run(append([]string{"graph"}, c.Args...), &stdout, &stderr)
+				code := run(context.Background(), append([]string{"graph"}, c.Args...), &stdout, &stderr)
 				c.Check(t, stdout.String(), stderr.String(), code)
 			})
 		}

@@ -24,7 +24,7 @@ func TestGraphCases(t *testing.T) {
 			t.Run(c.Name, func(t *testing.T) {
 				t.Chdir(c.WorkDir(t))
 				var stdout, stderr bytes.Buffer
-				err := run(context.Background(), append([]string{"graph"}, c.Args...), func(string) string { return "" }, &stdout, &stderr)
+				err := runE(context.Background(), append([]string{"graph"}, c.Args...), func(string) string { return "" }, &stdout, &stderr)
 				code := exitCode(err, &stderr)
 				c.Check(t, stdout.String(), stderr.String(), code)
 			})
@@ -42,14 +42,14 @@ func TestGraphUsage(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"graph", "--bogus"}, 2, "", "governanced: graph: No such option: --bogus\nusage: graph"},
-		{[]string{"graph", "--format"}, 2, "", "governanced: graph: Option '--format' requires an argument.\n"},
-		{[]string{"graph", "--strict=yes"}, 2, "", "governanced: graph: Option '--strict' does not take a value.\n"},
-		{[]string{"graph", "--overlay-name", "x"}, 2, "", "governanced: graph: --overlay-name needs --overlays\n"},
-		{[]string{"graph", "--help"}, 0, "usage: graph [PATH...]", ""},
+		{[]string{"graph", "--bogus"}, 2, "", "governanced graph: unknown flag: --bogus\nRun 'governanced graph --help' for usage.\n"},
+		{[]string{"graph", "--format"}, 2, "", "governanced graph: flag needs an argument: --format\n"},
+		{[]string{"graph", "--strict=yes"}, 2, "", "governanced graph: invalid argument \"yes\" for \"--strict\" flag"},
+		{[]string{"graph", "--overlay-name", "x"}, 2, "", "governanced graph: --overlay-name needs --overlays\n"},
+		{[]string{"graph", "--help"}, 0, "Show which pipelines feed which", ""},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), tc.args, func(string) string { return "" }, &stdout, &stderr)
+		err := runE(context.Background(), tc.args, func(string) string { return "" }, &stdout, &stderr)
 		if code := exitCode(err, &stderr); code != tc.code {
 			t.Errorf("%q: exit %d, want %d", tc.args, code, tc.code)
 		}

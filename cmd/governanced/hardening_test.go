@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -278,7 +279,7 @@ func TestAuthConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := parseServeArgs(tt.args, mapEnv(tt.env), io.Discard)
 			if tt.err != "" {
-				var ue *usageError
+				var ue *cli.UsageError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want a usage error mentioning %q", err, tt.err)
 				}

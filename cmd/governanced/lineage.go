@@ -3,27 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/dbt"
+	"github.com/spf13/cobra"
 )
-
-const lineageUsage = `usage: governanced lineage --manifest FILE [--catalog FILE] --model NAME [--column NAME]
-         [--downstream | --upstream] [--format text|json|mermaid|dot]
-
-Answers "what happens if I change this column?" from the project's compiled
-SQL: every model and column the column reaches (--downstream, the default),
-each with its mechanism (direct_passthrough, renamed_passthrough,
-derived_recompute, rowset_filter), and the exposures behind them; or, with
---upstream, the columns it is made of. Without --column, every column of the
-model is answered. NAME is a model's name (customers, customers.v2) or its
-unique_id. The catalog lets SELECT * be expanded; without it names are
-trusted as written.
-`
 
 // lineageOptions are the flags of `governanced lineage`.
 type lineageOptions struct {
@@ -33,57 +20,52 @@ type lineageOptions struct {
 	format            string
 }
 
-func parseLineage(args []string) (*lineageOptions, error) {
+func newLineageCmd() *cobra.Command {
 	o := &lineageOptions{}
 	var downstream bool
-	fset := flag.NewFlagSet("lineage", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	fset.StringVar(&o.manifest, "manifest", "", "manifest.json")
-	fset.StringVar(&o.catalog, "catalog", "", "catalog.json")
-	fset.StringVar(&o.model, "model", "", "model name or unique_id")
-	fset.StringVar(&o.column, "column", "", "column name (default: every column)")
-	fset.BoolVar(&o.upstream, "upstream", false, "what the column is made of")
-	fset.BoolVar(&downstream, "downstream", false, "what the column reaches (default)")
-	fset.StringVar(&o.format, "format", "text", "text, json, mermaid or dot")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, &usageError{msg: fmt.Sprintf("lineage: %v\n%s", err, lineageUsage)}
+	c := &cobra.Command{
+		Use:   "lineage --manifest FILE --model NAME [flags]",
+		Short: "What changing a column reaches, or what it is made of",
+		Long: `Answers "what happens if I change this column?" from the project's compiled
+SQL: every model and column the column reaches (--downstream, the default),
+each with its mechanism (direct_passthrough, renamed_passthrough,
+derived_recompute, rowset_filter), and the exposures behind them; or, with
+--upstream, the columns it is made of. Without --column, every column of the
+model is answered. NAME is a model's name (customers, customers.v2) or its
+unique_id. The catalog lets SELECT * be expanded; without it names are
+trusted as written.`,
+		Example: `  governanced lineage --manifest target/manifest.json --catalog target/catalog.json \
+    --model stg_customers --column email
+  governanced lineage --manifest target/manifest.json --model customers --upstream --format mermaid`,
+		Args: cli.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case o.manifest == "":
+				return cli.Usagef("--manifest is required")
+			case o.model == "":
+				return cli.Usagef("--model is required")
+			case o.upstream && downstream:
+				return cli.Usagef("--upstream and --downstream are alternatives")
+			case o.format != "text" && o.format != "json" && o.format != "mermaid" && o.format != "dot":
+				return cli.Usagef("--format %q is not text, json, mermaid or dot", o.format)
+			}
+			return runLineage(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	usage := func(format string, a ...any) error {
-		return &usageError{msg: "lineage: " + fmt.Sprintf(format, a...) + "\n" + lineageUsage}
-	}
-	switch {
-	case fset.NArg() > 0:
-		return nil, usage("unexpected argument %q", fset.Arg(0))
-	case o.manifest == "":
-		return nil, usage("--manifest is required")
-	case o.model == "":
-		return nil, usage("--model is required")
-	case o.upstream && downstream:
-		return nil, usage("--upstream and --downstream are alternatives")
-	case o.format != "text" && o.format != "json" && o.format != "mermaid" && o.format != "dot":
-		return nil, usage("--format %q is not text, json, mermaid or dot", o.format)
-	}
-	return o, nil
-}
-
-// runLineageCommand is `governanced lineage` from its arguments.
-func runLineageCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parseLineage(args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err = io.WriteString(stdout, lineageUsage)
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	return runLineage(ctx, o, stdout, stderr)
+	f := c.Flags()
+	f.SortFlags = false
+	f.StringVar(&o.manifest, "manifest", "", "the project's manifest.json")
+	f.StringVar(&o.catalog, "catalog", "", "the project's catalog.json (expands SELECT *)")
+	f.StringVar(&o.model, "model", "", "a model's name or unique_id")
+	f.StringVar(&o.column, "column", "", "a column name (default: every column)")
+	f.BoolVar(&downstream, "downstream", false, "what the column reaches (the default)")
+	f.BoolVar(&o.upstream, "upstream", false, "what the column is made of")
+	f.StringVar(&o.format, "format", "text", "text, json, mermaid or dot")
+	return c
 }
 
 func runLineage(_ context.Context, o *lineageOptions, stdout, stderr io.Writer) error {
-	failed := func(err error) error { return &exitError{code: 2, err: err} }
+	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
 	m, err := readManifest(o.manifest)
 	if err != nil {
 		return failed(err)

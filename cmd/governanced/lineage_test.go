@@ -22,7 +22,7 @@ type cliRun struct {
 func runCLI(t *testing.T, args ...string) cliRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
+	err := runE(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
 	return cliRun{code: exitCode(err, &stderr), stdout: stdout.String(), stderr: stderr.String()}
 }
 

@@ -1,108 +1,84 @@
-// Command governanced serves CELINE governance trees over HTTP, checks them in CI
-// (`governanced validate`), gates dbt pull requests (`governanced policy check`)
-// and shows the pipeline dependency graph (`governanced graph`).
+// Command governanced serves CELINE governance trees over HTTP, checks them in
+// CI (`governanced validate`), gates dbt pull requests (`governanced policy
+// check`), answers column-lineage questions (`governanced lineage`) and shows
+// the pipeline dependency graph (`governanced graph`).
 package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/celine-eu/governanced/internal/cli"
 )
 
-// version is stamped at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version is stamped at build time with -ldflags "-X main.version=…"; a
+// binary built by `go install …@vX` reports its module version instead.
+var version = ""
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(code)
 }
 
-// exitError carries a process exit code through run without printing anything
-// more: the subcommand has already written its report.
-type exitError struct {
-	code int
-	err  error // optional cause, printed to stderr when non-nil
+// run is main without the process: tests call it with their own args,
+// environment and writers, and get the exit status.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return cli.Execute(ctx, newRootCmd(&cli.Env{Getenv: getenv}), args, stdout, stderr)
 }
 
-func (e *exitError) Error() string {
-	if e.err != nil {
-		return e.err.Error()
+// newRootCmd is the whole command line. With no command it serves, as the
+// container image runs it.
+func newRootCmd(env *cli.Env) *cobra.Command {
+	serve := newServeCmd(env.Getenv)
+	root := &cobra.Command{
+		Use:   "governanced",
+		Short: "CELINE governance as a service, a CI gate and a dbt policy gate",
+		Long: `governanced serves CELINE governance trees over HTTP, checks them in CI,
+gates dbt pull requests and shows the pipeline dependency graph.
+
+With no command it runs serve.`,
+		Version: buildVersion(),
+		Args:    cli.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return serve.RunE(serve, args)
+		},
 	}
-	return fmt.Sprintf("exit status %d", e.code)
+	root.SetVersionTemplate("governanced {{.Version}}\n")
+	root.AddCommand(
+		serve,
+		cli.NewValidateCmd(env),
+		newResolveCmd(env),
+		newPolicyCmd(env),
+		newLineageCmd(),
+		cli.NewGraphCmd(env),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the version",
+			Args:  cli.Args(cobra.NoArgs),
+			Run: func(cmd *cobra.Command, _ []string) {
+				cmd.Println("governanced", buildVersion())
+			},
+		},
+	)
+	return root
 }
 
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError marks a command-line mistake: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
+// buildVersion is the stamped version, else the module version the binary
+// was built at (go install …@v1.2.3), else "dev".
+func buildVersion() string {
+	if version != "" {
+		return version
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "governanced:", ee.err)
-		}
-		return ee.code
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
 	}
-	fmt.Fprintln(stderr, "governanced:", err)
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
-}
-
-const usage = `usage: governanced <command> [flags]
-
-commands:
-  serve      serve governance trees over HTTP (the default; a demo tree when no tree is named)
-  validate   check governance trees as they will be served (the CI gate)
-  resolve    resolve one dataset name against a governance file
-  policy     run the dbt pull-request policy gate ("policy check", "policy changeset")
-  lineage    column lineage of a dbt project: what a column reaches, or is made of
-  graph      show which pipelines feed which, from depends_on and sources
-  version    print the version
-`
-
-// run is main without the process: tests call it with their own args and writers.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return runServe(ctx, nil, getenv, stdout, stderr)
-	}
-	switch args[0] {
-	case "serve":
-		return runServe(ctx, args[1:], getenv, stdout, stderr)
-	case "validate":
-		return runValidate(ctx, args[1:], getenv, stdout, stderr)
-	case "resolve":
-		return runResolve(ctx, args[1:], getenv, stdout, stderr)
-	case "policy":
-		return runPolicy(ctx, args[1:], getenv, stdout, stderr)
-	case "lineage":
-		return runLineageCommand(ctx, args[1:], stdout, stderr)
-	case "graph":
-		opts, err := parseGraphFlags(args[1:])
-		if err != nil {
-			return err
-		}
-		return runGraph(ctx, opts, stdout, stderr)
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "governanced", version)
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	}
-	return &usageError{msg: fmt.Sprintf("unknown command %q\n%s", args[0], usage)}
+	return "dev"
 }

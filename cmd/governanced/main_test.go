@@ -17,12 +17,16 @@ func TestRunDispatch(t *testing.T) {
 	}{
 		{[]string{"version"}, 0, "governanced dev"},
 		{[]string{"--version"}, 0, "governanced dev"},
-		{[]string{"help"}, 0, "usage: governanced"},
+		{[]string{"help"}, 0, "Usage:\n  governanced [flags]\n  governanced [command]"},
+		{[]string{"--help"}, 0, "Available Commands:"},
+		{[]string{"validate", "--help"}, 0, "governanced validate PATH... [flags]"},
+		{[]string{"serve", "--help"}, 0, "--max-body-bytes size"},
+		{[]string{"completion", "bash"}, 0, "bash completion"},
 		{[]string{"frobnicate"}, 2, ""},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), tt.args, func(string) string { return "" }, &stdout, &stderr)
+		err := runE(context.Background(), tt.args, func(string) string { return "" }, &stdout, &stderr)
 		if code := exitCode(err, &stderr); code != tt.wantCode {
 			t.Errorf("%q: exit %d, want %d (%v)", tt.args, code, tt.wantCode, err)
 		}

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,27 +13,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/dbt"
 	"github.com/celine-eu/governanced/internal/policy"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
-
-const policyUsage = `usage: governanced policy check [--policy FILE]
-         (--changeset FILE | --manifest FILE --base-manifest FILE [--catalog FILE] [--base-catalog FILE]
-          [--precision column|model])
-         [--governance TREE]... [--fail-on none|policy|tests|exposures|critical|any] [--format json|markdown]
-       governanced policy changeset --manifest FILE --base-manifest FILE [--catalog FILE] [--base-catalog FILE]
-         [--precision column|model] [--governance TREE]...
-
-check evaluates the policy on a pull request's changeset and prints the report.
-From dbt artifacts the changeset is built with column lineage (precision
-column) whenever the compiled SQL can be read; --precision model forces the
-model-level changeset. changeset prints the changeset check would evaluate.
-Without --policy, ./governanced.policy.yml, then ./dbt-col-lineage.policy.yml
-is used; with neither the policy gate is inert.
-Exit status: 1 when the --fail-on gate trips (for policy: only a block),
-2 for an invalid policy, changeset or artifact, 0 otherwise.
-`
 
 // Default policy files, looked up in the working directory in this order
 // (spec §2.1, D-02).
@@ -75,80 +61,118 @@ func (g snapshotGovernance) Governance(relation string) (map[string]any, bool) {
 	return rule, true
 }
 
-func runPolicy(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "changeset" {
-		return runPolicyChangesetCommand(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "check" {
-		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-			_, err := io.WriteString(stdout, policyUsage)
-			return err
-		}
-		return &usageError{msg: policyUsage}
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return &exitError{code: 2, err: fmt.Errorf("policy check: %w", err)}
-	}
-	return runPolicyCheck(ctx, args[1:], wd, stdout, stderr)
-}
-
-// treeFlags collects the repeatable --governance flag.
-type treeFlags []string
-
-func (s *treeFlags) String() string     { return strings.Join(*s, ",") }
-func (s *treeFlags) Set(v string) error { *s = append(*s, v); return nil }
-
 type policyCheckOptions struct {
 	policyFile                string
 	changeset                 string
 	manifest, catalog         string
 	baseManifest, baseCatalog string
-	governance                treeFlags
+	governance                []string
 	failOn, format            string
 	precision                 string
+	outputs                   []string
+	workDir                   string // where default policy files are looked up
 }
 
 var failOnGates = []string{"none", "policy", "tests", "exposures", "critical", "any"}
 
-func parsePolicyCheck(args []string) (*policyCheckOptions, error) {
+func newPolicyCmd(env *cli.Env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "policy",
+		Short: "The dbt pull-request policy gate",
+		Long: `The dbt pull-request policy gate (policy-gate.md): check evaluates a policy on
+a pull request's changeset; changeset prints the changeset check would
+evaluate.`,
+		Args: cli.Args(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			return cli.Usagef("name a command: check or changeset")
+		},
+	}
+	c.AddCommand(newPolicyCheckCmd(env), newPolicyChangesetCmd(env))
+	return c
+}
+
+// addArtifactFlags declares the dbt artifact flags check and changeset share.
+func addArtifactFlags(f *pflag.FlagSet, o *policyCheckOptions) {
+	f.StringVar(&o.manifest, "manifest", "", "head manifest.json")
+	f.StringVar(&o.catalog, "catalog", "", "head catalog.json")
+	f.StringVar(&o.baseManifest, "base-manifest", "", "base manifest.json")
+	f.StringVar(&o.baseCatalog, "base-catalog", "", "base catalog.json")
+	f.StringVar(&o.precision, "precision", precisionColumn, "column (column lineage where the SQL can be read) or model (level 1)")
+	f.StringArrayVar(&o.governance, "governance", nil, "a governance tree whose rules join each model's meta (repeatable)")
+}
+
+func newPolicyCheckCmd(env *cli.Env) *cobra.Command {
 	o := &policyCheckOptions{}
-	fset := flag.NewFlagSet("policy check", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	fset.StringVar(&o.policyFile, "policy", "", "policy file")
-	fset.StringVar(&o.changeset, "changeset", "", "changeset JSON (spec §4)")
-	fset.StringVar(&o.manifest, "manifest", "", "head manifest.json")
-	fset.StringVar(&o.catalog, "catalog", "", "head catalog.json")
-	fset.StringVar(&o.baseManifest, "base-manifest", "", "base manifest.json")
-	fset.StringVar(&o.baseCatalog, "base-catalog", "", "base catalog.json")
-	fset.Var(&o.governance, "governance", "governance tree (repeatable)")
-	fset.StringVar(&o.failOn, "fail-on", "none", "gate that sets the exit status")
-	fset.StringVar(&o.format, "format", "json", "json or markdown")
-	fset.StringVar(&o.precision, "precision", precisionColumn, "column (level 2 where it can) or model (level 1)")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, &usageError{msg: fmt.Sprintf("policy check: %v\n%s", err, policyUsage)}
+	c := &cobra.Command{
+		Use:   "check [flags]",
+		Short: "Evaluate a policy on a pull request's changeset",
+		Long: `Evaluate the policy on a pull request's changeset and print the report.
+From dbt artifacts the changeset is built with column lineage (precision
+column) whenever the compiled SQL can be read; --precision model forces the
+model-level changeset. Without --policy, ./governanced.policy.yml, then
+./dbt-col-lineage.policy.yml is used; with neither the policy gate is inert.
+
+Exit status: 1 when the --fail-on gate trips (for policy: only a block),
+2 for an invalid policy, changeset or artifact, 0 otherwise.`,
+		Example: `  governanced policy check --policy governanced.policy.yml \
+    --base-manifest base/manifest.json --base-catalog base/catalog.json \
+    --manifest target/manifest.json --catalog target/catalog.json --fail-on policy
+  governanced policy check --changeset changeset.json --format markdown`,
+		Args: cli.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.check(true); err != nil {
+				return err
+			}
+			o.workDir = env.Dir
+			if o.workDir == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return &cli.ExitError{Code: 2, Err: fmt.Errorf("policy check: %w", err)}
+				}
+				o.workDir = wd
+			}
+			return runPolicyCheck(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	usage := func(format string, a ...any) error {
-		return &usageError{msg: "policy check: " + fmt.Sprintf(format, a...) + "\n" + policyUsage}
-	}
+	f := c.Flags()
+	f.SortFlags = false
+	f.StringVar(&o.policyFile, "policy", "", "the policy file (default ./governanced.policy.yml, then ./dbt-col-lineage.policy.yml)")
+	f.StringVar(&o.changeset, "changeset", "", "a changeset JSON (policy-gate.md §4), instead of the dbt artifacts")
+	addArtifactFlags(f, o)
+	f.StringVar(&o.failOn, "fail-on", "none", "the gate that sets the exit status: "+strings.Join(failOnGates, ", "))
+	f.StringVar(&o.format, "format", "json", "the report on standard output: json or markdown")
+	f.StringArrayVar(&o.outputs, "output", nil, "also write the report as FORMAT=FILE (repeatable), e.g. markdown=summary.md")
+	return c
+}
+
+// check refuses a command line that cannot describe a run (policy-gate.md
+// §7); forCheck adds the options only check has.
+func (o *policyCheckOptions) check(forCheck bool) error {
+	usage := cli.Usagef
 	switch {
-	case fset.NArg() > 0:
-		return nil, usage("unexpected argument %q", fset.Arg(0))
 	case o.changeset != "" && (o.manifest != "" || o.baseManifest != "" || o.catalog != "" || o.baseCatalog != ""):
-		return nil, usage("--changeset and the dbt artifact flags are alternatives; give one or the other")
+		return usage("--changeset and the dbt artifact flags are alternatives; give one or the other")
 	case o.changeset == "" && (o.manifest == "" || o.baseManifest == ""):
-		return nil, usage("give --changeset FILE, or --manifest and --base-manifest (catalogs optional)")
-	case !slices.Contains(failOnGates, o.failOn):
-		return nil, usage("--fail-on %q is not one of %s", o.failOn, strings.Join(failOnGates, ", "))
-	case o.format != "json" && o.format != "markdown":
-		return nil, usage("--format %q is not json or markdown", o.format)
+		if forCheck {
+			return usage("give --changeset FILE, or --manifest and --base-manifest (catalogs optional)")
+		}
+		return usage("give --manifest and --base-manifest (catalogs optional)")
 	case o.precision != precisionColumn && o.precision != precisionModel:
-		return nil, usage("--precision %q is not column or model", o.precision)
+		return usage("--precision %q is not column or model", o.precision)
+	case !forCheck:
+		return nil
+	case !slices.Contains(failOnGates, o.failOn):
+		return usage("--fail-on %q is not one of %s", o.failOn, strings.Join(failOnGates, ", "))
+	case o.format != "json" && o.format != "markdown":
+		return usage("--format %q is not json or markdown", o.format)
 	}
-	return o, nil
+	for _, v := range o.outputs {
+		format, file, ok := strings.Cut(v, "=")
+		if !ok || file == "" || (format != "json" && format != "markdown") {
+			return usage("--output %q: write it as FORMAT=FILE with FORMAT json or markdown", v)
+		}
+	}
+	return nil
 }
 
 // policyReport is what `policy check` prints as JSON: the legacy verdict and
@@ -166,16 +190,9 @@ type policyReport struct {
 
 // runPolicyCheck is `governanced policy check` with the working directory
 // (where default policy files are looked up) passed in.
-func runPolicyCheck(ctx context.Context, args []string, workDir string, stdout, stderr io.Writer) error {
-	o, err := parsePolicyCheck(args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err = io.WriteString(stdout, policyUsage)
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	failed := func(err error) error { return &exitError{code: 2, err: err} }
+func runPolicyCheck(ctx context.Context, o *policyCheckOptions, stdout, stderr io.Writer) error {
+	workDir := o.workDir
+	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
 
 	// The policy first: a broken policy fails the run whatever else is wrong.
 	var pol *policy.Policy
@@ -223,6 +240,19 @@ func runPolicyCheck(ctx context.Context, args []string, workDir string, stdout, 
 		fmt.Fprintln(stderr, "governanced: warning:", noPolicyGateWarning)
 	}
 
+	for _, v := range o.outputs {
+		format, file, _ := strings.Cut(v, "=")
+		var buf bytes.Buffer
+		if err := writePolicyReport(&buf, format, report, result); err != nil {
+			return err
+		}
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(workDir, file)
+		}
+		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+			return &cli.ExitError{Code: 2, Err: fmt.Errorf("--output: %w", err)}
+		}
+	}
 	if err := writePolicyReport(stdout, o.format, report, result); err != nil {
 		return err
 	}
@@ -230,12 +260,12 @@ func runPolicyCheck(ctx context.Context, args []string, workDir string, stdout, 
 	switch o.failOn {
 	case "policy":
 		if result != nil && result.Verdict.Decision == policy.DecisionBlock {
-			return &exitError{code: 1}
+			return &cli.ExitError{Code: 1}
 		}
 	case "none":
 	default:
 		if impact.GateTripped(o.failOn) {
-			return &exitError{code: 1}
+			return &cli.ExitError{Code: 1}
 		}
 	}
 	return nil

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/dbt"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/spf13/cobra"
 )
 
 // Changeset precisions (policy-gate.md §4.2): column is level 2 (§8.8),
@@ -29,54 +29,32 @@ func buildChangeset(in dbt.Inputs, precision string) (*policy.Changeset, []strin
 	return dbt.BuildLevel2(in)
 }
 
-// parsePolicyChangeset reads the flags of `governanced policy changeset`:
-// the artifact flags of `policy check`, --precision and --governance.
-func parsePolicyChangeset(args []string) (*policyCheckOptions, error) {
+func newPolicyChangesetCmd(env *cli.Env) *cobra.Command {
 	o := &policyCheckOptions{}
-	fset := flag.NewFlagSet("policy changeset", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	fset.StringVar(&o.manifest, "manifest", "", "head manifest.json")
-	fset.StringVar(&o.catalog, "catalog", "", "head catalog.json")
-	fset.StringVar(&o.baseManifest, "base-manifest", "", "base manifest.json")
-	fset.StringVar(&o.baseCatalog, "base-catalog", "", "base catalog.json")
-	fset.Var(&o.governance, "governance", "governance tree (repeatable)")
-	fset.StringVar(&o.precision, "precision", precisionColumn, "column or model")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, &usageError{msg: fmt.Sprintf("policy changeset: %v\n%s", err, policyUsage)}
+	c := &cobra.Command{
+		Use:   "changeset [flags]",
+		Short: "Print the changeset policy check would evaluate, as JSON",
+		Long: `Print, as JSON, the changeset policy check would evaluate on the same dbt
+artifacts, so that a policy author sees what the rules see.`,
+		Example: `  governanced policy changeset --base-manifest base/manifest.json --base-catalog base/catalog.json \
+    --manifest target/manifest.json --catalog target/catalog.json`,
+		Args: cli.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.check(false); err != nil {
+				return err
+			}
+			return runPolicyChangeset(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	usage := func(format string, a ...any) error {
-		return &usageError{msg: "policy changeset: " + fmt.Sprintf(format, a...) + "\n" + policyUsage}
-	}
-	switch {
-	case fset.NArg() > 0:
-		return nil, usage("unexpected argument %q", fset.Arg(0))
-	case o.manifest == "" || o.baseManifest == "":
-		return nil, usage("--manifest and --base-manifest are required (catalogs optional)")
-	case o.precision != precisionColumn && o.precision != precisionModel:
-		return nil, usage("--precision %q is not column or model", o.precision)
-	}
-	return o, nil
-}
-
-func runPolicyChangesetCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parsePolicyChangeset(args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err = io.WriteString(stdout, policyUsage)
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	return runPolicyChangeset(ctx, o, stdout, stderr)
+	c.Flags().SortFlags = false
+	addArtifactFlags(c.Flags(), o)
+	return c
 }
 
 // runPolicyChangeset prints, as JSON, the changeset `policy check` would
 // evaluate on the same artifacts, so a policy author sees what rules see.
 func runPolicyChangeset(ctx context.Context, o *policyCheckOptions, stdout, stderr io.Writer) error {
-	failed := func(err error) error { return &exitError{code: 2, err: err} }
+	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
 	var lookup policy.GovernanceLookup
 	if len(o.governance) > 0 {
 		var err error

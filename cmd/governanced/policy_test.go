@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/policy"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
@@ -31,7 +32,7 @@ type policyRun struct {
 func runPolicyCheckT(t *testing.T, workDir string, args ...string) policyRun {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := runPolicyCheck(context.Background(), args, workDir, &stdout, &stderr)
+	err := cli.Run(context.Background(), newRootCmd(&cli.Env{Dir: workDir, Getenv: func(string) string { return "" }}), append([]string{"policy", "check"}, args...), &stdout, &stderr)
 	return policyRun{code: exitCode(err, &stderr), stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
 
@@ -326,16 +327,16 @@ func TestPolicyCheckUsage(t *testing.T) {
 		{"--no-such-flag"},
 	} {
 		r := runPolicyCheckT(t, t.TempDir(), args...)
-		var ue *usageError
+		var ue *cli.UsageError
 		if r.code != 2 || !errors.As(r.err, &ue) {
 			t.Errorf("%q: code %d err %v, want a usage error", args, r.code, r.err)
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if err := runPolicy(context.Background(), []string{"evaluate"}, func(string) string { return "" }, &stdout, &stderr); exitCode(err, &stderr) != 2 {
+	if err := runE(context.Background(), []string{"policy", "evaluate"}, func(string) string { return "" }, &stdout, &stderr); exitCode(err, &stderr) != 2 {
 		t.Errorf("policy without check: %v", err)
 	}
-	if r := runPolicyCheckT(t, t.TempDir(), "--help"); r.code != 0 || !strings.Contains(r.stdout, "usage: governanced policy check") {
+	if r := runPolicyCheckT(t, t.TempDir(), "--help"); r.code != 0 || !strings.Contains(r.stdout, "governanced policy check [flags]") {
 		t.Errorf("--help: code %d, stdout %q", r.code, r.stdout)
 	}
 }

@@ -4,88 +4,84 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
-const resolveUsage = `usage: governanced resolve [--tree DIR]... [--overlay-name NAME] [--overlay-dir DIR]
-                          [--owners FILE]... [--placeholders FILE] [--app NAME] [--explain] DATASET
+// resolveOptions are resolve's command line.
+type resolveOptions struct {
+	inputs  snapshot.Inputs
+	app     string
+	explain bool
+	dataset string
+}
 
-Prints the body GET /datasets/{DATASET}/rule would answer for the same inputs:
+func newResolveCmd(env *cli.Env) *cobra.Command {
+	var o resolveOptions
+	c := &cobra.Command{
+		Use:   "resolve DATASET [flags]",
+		Short: "Resolve one dataset name as GET /datasets/{id}/rule would",
+		Long: `Prints the body GET /datasets/{DATASET}/rule would answer for the same inputs:
 the tree is checked and materialised exactly as serve does. --tree defaults to
 the working directory. --app resolves inside one app (falling back to its
 defaults); --explain adds where every field came from.
 
 Exit status: 0 resolved, 1 not found, ambiguous or the tree failed its check,
-2 usage error.
-
-flags:
-`
-
-func runResolve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("resolve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, resolveUsage)
-		fs.PrintDefaults()
-	}
-	var in snapshot.Inputs
-	var app string
-	var explain bool
-	fs.Var(&listFlag{values: &in.Trees}, "tree", "a tree root (repeatable)")
-	fs.StringVar(&in.OverlayName, "overlay-name", getenv("GOVERNANCE_OVERLAY_NAME"), "the overlay name to look for beside each base ($GOVERNANCE_OVERLAY_NAME)")
-	fs.StringVar(&in.OverlayDir, "overlay-dir", "", "a directory of deployer overlays")
-	fs.Var(&listFlag{values: &in.Owners}, "owners", "an owners registry file (repeatable)")
-	fs.StringVar(&in.Placeholders, "placeholders", "", "the deployment's placeholder map")
-	fs.StringVar(&app, "app", "", "resolve inside this app only")
-	fs.BoolVar(&explain, "explain", false, "add the provenance of every field")
-
-	// Flags may follow the dataset name, as in the other subcommands.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
+2 usage error.`,
+		Example: `  governanced resolve --tree ./celine-pipelines --owners owners.yaml datasets.ds_dev_gold.meters_data_15m
+  governanced resolve --app meters --explain datasets.demo_gold.unknown`,
+		Args: cli.Args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("overlay-name") {
+				o.inputs.OverlayName = env.Getenv("GOVERNANCE_OVERLAY_NAME")
 			}
-			return &usageError{msg: "resolve: " + err.Error()}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+			o.dataset = args[0]
+			o.inputs.Dir = env.Dir
+			return runResolve(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	if len(positional) != 1 {
-		return &usageError{msg: "resolve: name exactly one DATASET\n" + resolveUsage}
-	}
-	name := positional[0]
+	f := c.Flags()
+	f.SortFlags = false
+	f.StringArrayVar(&o.inputs.Trees, "tree", nil, "a tree root (repeatable; default the working directory)")
+	f.StringVar(&o.inputs.OverlayName, "overlay-name", "", "the overlay name to look for beside each base (default $GOVERNANCE_OVERLAY_NAME)")
+	f.StringVar(&o.inputs.OverlayDir, "overlay-dir", "", "a directory of deployer overlays")
+	f.StringArrayVar(&o.inputs.Owners, "owners", nil, "an owners registry file (repeatable)")
+	f.StringVar(&o.inputs.Placeholders, "placeholders", "", "the deployment's placeholder map")
+	f.StringVar(&o.app, "app", "", "resolve inside this app only")
+	f.BoolVar(&o.explain, "explain", false, "add the provenance of every field")
+	return c
+}
+
+func runResolve(ctx context.Context, o resolveOptions, stdout, stderr io.Writer) error {
+	in := o.inputs
 	if len(in.Trees) == 0 {
 		in.Trees = []string{"."}
 	}
-
 	snap, err := (&snapshot.Loader{Inputs: in}).Build(ctx)
 	var rej *snapshot.Rejection
 	switch {
 	case errors.As(err, &rej):
 		_ = rej.Report.WriteText(stderr)
-		return &exitError{code: 1, err: fmt.Errorf("resolve: %w", err)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("resolve: %w", err)}
 	case err != nil:
-		return &exitError{code: 1, err: fmt.Errorf("resolve: %w", err)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("resolve: %w", err)}
 	}
 	var d *snapshot.Dataset
-	if app != "" {
-		d, err = snap.ResolveIn(app, name)
+	if o.app != "" {
+		d, err = snap.ResolveIn(o.app, o.dataset)
 	} else {
-		d, err = snap.Resolve(name)
+		d, err = snap.Resolve(o.dataset)
 	}
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("resolve %s: %w", name, err)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("resolve %s: %w", o.dataset, err)}
 	}
 	var buf bytes.Buffer
-	snap.AppendRuleBody(&buf, name, d, explain)
+	snap.AppendRuleBody(&buf, o.dataset, d, o.explain)
 	buf.WriteByte('\n')
 	_, err = stdout.Write(buf.Bytes())
 	return err

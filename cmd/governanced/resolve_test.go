@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/cli"
 )
 
 func TestResolveCommand(t *testing.T) {
@@ -41,7 +43,7 @@ func TestResolveCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), append([]string{"resolve"}, tt.args...), mapEnv(nil), &stdout, &stderr)
+			err := runE(context.Background(), append([]string{"resolve"}, tt.args...), mapEnv(nil), &stdout, &stderr)
 			if got := exitCode(err, &stderr); got != tt.code {
 				t.Fatalf("exit %d, want %d (%v)\n%s", got, tt.code, err, stderr.String())
 			}
@@ -74,9 +76,9 @@ func TestResolveRefusesAFailingTree(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "apps", "a"), 0o755)
 	os.WriteFile(filepath.Join(dir, "apps", "a", "governance.yaml"), []byte("sources: ["), 0o644)
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"resolve", "--tree", dir, "x"}, mapEnv(nil), &stdout, &stderr)
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 1 || !strings.Contains(stderr.String(), "load-error") {
+	err := runE(context.Background(), []string{"resolve", "--tree", dir, "x"}, mapEnv(nil), &stdout, &stderr)
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(stderr.String(), "load-error") {
 		t.Fatalf("err %v, stderr %s", err, stderr.String())
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	stdlog "log"
@@ -12,33 +11,21 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/celine-eu/governanced/api"
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/demo"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/watch"
 )
-
-const serveUsage = `usage: governanced serve [--tree DIR]... [--overlay-name NAME] [--overlay-dir DIR]
-                        [--owners FILE]... [--placeholders FILE] [--addr HOST:PORT]
-                        [--log-format json|console] [--log-level LEVEL]
-                        [--auth-token-file FILE] [limits...]
-
-Serves governance trees over HTTP (http-api.md). Every flag also reads the
-environment variable GOVERNANCED_<FLAG> (upper snake case, e.g. GOVERNANCED_ADDR);
-the flag wins. Repeatable flags read a list separated by %q. With no --tree the
-server serves a demo tree built into the binary. Authentication is off unless
---auth-token-file or GOVERNANCED_AUTH_TOKEN (a token itself) is set.
-
-flags:
-`
 
 // onListen, when set (by tests), is told the address the server listens on.
 var onListen func(net.Addr)
@@ -58,101 +45,60 @@ type serveConfig struct {
 	debugAddr       string
 }
 
-// envFlags defines flags whose defaults come from GOVERNANCED_* variables, so
-// that a flag on the command line wins over the environment.
-type envFlags struct {
-	fs     *flag.FlagSet
-	getenv func(string) string
-	errs   []error
+// serveFlags are serve's flags as given, before they are checked.
+type serveFlags struct {
+	c             serveConfig
+	logLevel      string
+	authTokenFile string
 }
 
-func envName(flagName string) string {
-	return "GOVERNANCED_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+// addServeFlags declares serve's flags on fs.
+func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
+	c := &sf.c
+	c.limits = api.DefaultLimits
+	fs.SortFlags = false
+	fs.StringArrayVar(&c.inputs.Trees, "tree", nil, "a tree root: a directory holding apps/<app>/governance.yaml, or one governance.yaml (repeatable; none: the demo tree)")
+	fs.StringVar(&c.inputs.OverlayName, "overlay-name", "", "the overlay name to look for beside each base, instead of the app name (default $GOVERNANCE_OVERLAY_NAME)")
+	fs.StringVar(&c.inputs.OverlayDir, "overlay-dir", "", "a directory of deployer overlays, paired with bases by app name")
+	fs.StringArrayVar(&c.inputs.Owners, "owners", nil, "an owners registry file; later files shadow earlier ones (repeatable)")
+	fs.StringVar(&c.inputs.Placeholders, "placeholders", "", "the deployment's placeholder map (ownership name → owner id)")
+	fs.StringVar(&c.addr, "addr", "localhost:8080", "the address to listen on; :8080 listens on every interface")
+	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
+	fs.StringVar(&sf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.Var(&sizeValue{&c.limits.MaxBodyBytes}, "max-body-bytes", "largest POST body accepted (suffixes KiB, MiB, GiB)")
+	fs.Var(&sizeValue{&c.limits.MaxUploadBytes}, "max-upload-bytes", "most bytes an uploaded tree may hold (suffixes KiB, MiB, GiB)")
+	fs.IntVar(&c.limits.MaxUploadFiles, "max-upload-files", api.DefaultLimits.MaxUploadFiles, "most entries an uploaded tree may hold")
+	fs.DurationVar(&c.limits.RequestTimeout, "request-timeout", api.DefaultLimits.RequestTimeout, "longest a request may work")
+	fs.IntVar(&c.limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
+	fs.IntVar(&c.limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
+	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
+	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "reload check interval when file events are missed (0 disables)")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
+	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
+	fs.StringVar(&c.debugAddr, "debug-addr", "", "an address serving Go's profiler at /debug/pprof/ (off when empty; bind it to loopback)")
+	fs.StringVar(&sf.authTokenFile, "auth-token-file", "", "a file of bearer tokens (one per line) every POST and GET /metrics then require")
 }
 
-func (e *envFlags) env(name string) (string, bool) {
-	v := e.getenv(envName(name))
-	return v, v != ""
-}
+// sizeValue is a byte count flag: 1048576, 512KiB, 32MiB, 1GiB.
+type sizeValue struct{ p *int64 }
 
-func (e *envFlags) string(p *string, name, def, usage string) {
-	if v, ok := e.env(name); ok {
-		def = v
-	}
-	e.fs.StringVar(p, name, def, usage+" ($"+envName(name)+")")
-}
-
-func (e *envFlags) list(p *[]string, name, usage string) {
-	l := &listFlag{values: p}
-	if v, ok := e.env(name); ok {
-		*p = filepath.SplitList(v)
-		l.fromEnv = true
-	}
-	e.fs.Var(l, name, usage+" (repeatable; $"+envName(name)+")")
-}
-
-func (e *envFlags) duration(p *time.Duration, name string, def time.Duration, usage string) {
-	if v, ok := e.env(name); ok {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("%s=%q: not a duration such as 30s or 1m", envName(name), v))
-		} else {
-			def = d
-		}
-	}
-	e.fs.DurationVar(p, name, def, usage+" ($"+envName(name)+")")
-}
-
-func (e *envFlags) size(p *int64, name string, def int64, usage string) {
-	*p = def
-	if v, ok := e.env(name); ok {
-		n, err := parseSize(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("%s: %v", envName(name), err))
-		} else {
-			*p = n
-		}
-	}
-	e.fs.Func(name, fmt.Sprintf("%s (default %d; suffixes KiB, MiB, GiB; $%s)", usage, def, envName(name)), func(s string) error {
-		n, err := parseSize(s)
-		*p = n
-		return err
-	})
-}
-
-func (e *envFlags) int(p *int, name string, def int, usage string) {
-	if v, ok := e.env(name); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			e.errs = append(e.errs, fmt.Errorf("%s=%q: not a non-negative integer", envName(name), v))
-		} else {
-			def = n
-		}
-	}
-	e.fs.IntVar(p, name, def, usage+" ($"+envName(name)+")")
-}
-
-// listFlag is a repeatable flag; given on the command line it replaces the
-// list the environment supplied instead of adding to it.
-type listFlag struct {
-	values  *[]string
-	fromEnv bool
-}
-
-func (l *listFlag) String() string {
-	if l.values == nil {
+func (v sizeValue) String() string {
+	if v.p == nil {
 		return ""
 	}
-	return strings.Join(*l.values, ",")
+	return strconv.FormatInt(*v.p, 10)
 }
 
-func (l *listFlag) Set(v string) error {
-	if l.fromEnv {
-		*l.values, l.fromEnv = nil, false
+func (v sizeValue) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
 	}
-	*l.values = append(*l.values, v)
+	*v.p = n
 	return nil
 }
+
+func (v sizeValue) Type() string { return "size" }
 
 // parseSize reads a byte count: 1048576, 512KiB, 32MiB, 1GiB.
 func parseSize(s string) (int64, error) {
@@ -173,73 +119,68 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-func parseServeArgs(args []string, getenv func(string) string, stderr io.Writer) (*serveConfig, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, serveUsage, string(filepath.ListSeparator))
-		fs.PrintDefaults()
-	}
-	e := &envFlags{fs: fs, getenv: getenv}
-	c := &serveConfig{}
-	var logLevel string
-	limits := api.DefaultLimits
-	e.list(&c.inputs.Trees, "tree", "a tree root: a directory holding apps/<app>/governance.yaml, or one governance.yaml")
-	// GOVERNANCE_OVERLAY_NAME keeps its library meaning: the overlay name when
-	// none is configured for governanced itself.
-	e.string(&c.inputs.OverlayName, "overlay-name", getenv("GOVERNANCE_OVERLAY_NAME"), "the overlay name to look for beside each base, instead of the app name")
-	e.string(&c.inputs.OverlayDir, "overlay-dir", "", "a directory of deployer overlays, paired with bases by app name")
-	e.list(&c.inputs.Owners, "owners", "an owners registry file; later files shadow earlier ones")
-	e.string(&c.inputs.Placeholders, "placeholders", "", "the deployment's placeholder map (ownership name → owner id)")
-	e.string(&c.addr, "addr", ":8080", "the address to listen on")
-	e.string(&c.logFormat, "log-format", "json", "log format: json or console")
-	e.string(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	e.size(&limits.MaxBodyBytes, "max-body-bytes", api.DefaultLimits.MaxBodyBytes, "largest POST body accepted")
-	e.size(&limits.MaxUploadBytes, "max-upload-bytes", api.DefaultLimits.MaxUploadBytes, "most bytes an uploaded tree may extract to")
-	e.int(&limits.MaxUploadFiles, "max-upload-files", api.DefaultLimits.MaxUploadFiles, "most entries an uploaded tree may hold")
-	e.duration(&limits.RequestTimeout, "request-timeout", api.DefaultLimits.RequestTimeout, "longest a request may work")
-	e.int(&limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
-	e.int(&limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
-	e.duration(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
-	e.duration(&c.rescan, "rescan-interval", time.Minute, "reload check interval when file events are missed (0 disables)")
-	e.duration(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
-	e.duration(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
-	e.string(&c.debugAddr, "debug-addr", "", "an address serving Go's profiler at /debug/pprof/ (off when empty; bind it to loopback)")
-	var authTokenFile string
-	e.string(&authTokenFile, "auth-token-file", "", "a file of bearer tokens (one per line) every POST and GET /metrics then require")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, &usageError{msg: "serve: " + err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return nil, &usageError{msg: fmt.Sprintf("serve: unexpected argument %q (trees are named with --tree)", fs.Arg(0))}
-	}
-	if len(e.errs) > 0 {
-		return nil, &usageError{msg: "serve: " + errors.Join(e.errs...).Error()}
+// config checks the flags (after the environment was read into them) and
+// makes the configuration serve runs with.
+func (sf *serveFlags) config(fs *pflag.FlagSet, getenv func(string) string) (*serveConfig, error) {
+	c := sf.c
+	if !fs.Changed("overlay-name") && getenv(cli.EnvName("overlay-name")) == "" {
+		// GOVERNANCE_OVERLAY_NAME keeps its library meaning: the overlay
+		// name when none is configured for governanced itself.
+		c.inputs.OverlayName = getenv("GOVERNANCE_OVERLAY_NAME")
 	}
 	switch c.logFormat {
 	case "json", "console":
 	default:
-		return nil, &usageError{msg: fmt.Sprintf("serve: --log-format must be json or console, not %q", c.logFormat)}
+		return nil, cli.Usagef("--log-format must be json or console, not %q", c.logFormat)
 	}
-	lvl, err := zerolog.ParseLevel(strings.ToLower(logLevel))
-	if err != nil || logLevel == "" {
-		return nil, &usageError{msg: fmt.Sprintf("serve: --log-level must be debug, info, warn or error, not %q", logLevel)}
+	lvl, err := zerolog.ParseLevel(strings.ToLower(sf.logLevel))
+	if err != nil || sf.logLevel == "" {
+		return nil, cli.Usagef("--log-level must be debug, info, warn or error, not %q", sf.logLevel)
 	}
 	c.logLevel = lvl
-	if limits.MaxUploadFiles <= 0 || limits.MaxConcurrentValidations <= 0 || limits.MaxConcurrentOps <= 0 || limits.RequestTimeout <= 0 {
-		return nil, &usageError{msg: "serve: --max-upload-files, --max-validations, --max-ops and --request-timeout must be positive"}
+	l := c.limits
+	if l.MaxUploadFiles <= 0 || l.MaxConcurrentValidations <= 0 || l.MaxConcurrentOps <= 0 || l.RequestTimeout <= 0 {
+		return nil, cli.Usagef("--max-upload-files, --max-validations, --max-ops and --request-timeout must be positive")
 	}
 	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 {
-		return nil, &usageError{msg: "serve: --reload-debounce and --read-header-timeout must be positive, --rescan-interval not negative"}
+		return nil, cli.Usagef("--reload-debounce and --read-header-timeout must be positive, --rescan-interval not negative")
 	}
-	c.limits = limits
-	if c.auth, err = loadAuth(authTokenFile, getenv); err != nil {
-		return nil, &usageError{msg: "serve: " + err.Error()}
+	if c.auth, err = loadAuth(sf.authTokenFile, getenv); err != nil {
+		return nil, cli.Usagef("%v", err)
 	}
-	return c, nil
+	return &c, nil
+}
+
+// newServeCmd is `governanced serve`; run with no command at all, the root
+// does the same with its defaults.
+func newServeCmd(getenv func(string) string) *cobra.Command {
+	sf := &serveFlags{}
+	c := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Serve governance trees over HTTP (the default command)",
+		Long: `Serve governance trees over HTTP (the contract is http-api.md; GET
+/openapi.yaml describes every route). Every flag also reads the environment
+variable GOVERNANCED_<FLAG> (upper snake case, e.g. GOVERNANCED_ADDR); the
+flag wins. Repeatable flags read a list separated by ":". With no --tree the
+server serves a demo tree built into the binary. Authentication is off unless
+--auth-token-file or GOVERNANCED_AUTH_TOKEN (a token itself) is set.`,
+		Example: `  governanced serve
+  governanced serve --tree ./celine-pipelines --owners ./owners.yaml
+  GOVERNANCED_TREE=/srv/governance governanced serve --addr :8080`,
+		Args: cli.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cli.BindEnv(cmd.Flags(), getenv); err != nil {
+				return err
+			}
+			c, err := sf.config(cmd.Flags(), getenv)
+			if err != nil {
+				return err
+			}
+			return runServe(cmd.Context(), c, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	addServeFlags(c.Flags(), sf)
+	return c
 }
 
 func newLogger(c *serveConfig, w io.Writer) zerolog.Logger {
@@ -249,14 +190,7 @@ func newLogger(c *serveConfig, w io.Writer) zerolog.Logger {
 	return zerolog.New(w).Level(c.logLevel).With().Timestamp().Logger()
 }
 
-func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, err := parseServeArgs(args, getenv, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) error {
 	logOut, flushLog := bufferLog(stderr)
 	defer flushLog()
 	log := newLogger(c, logOut)
@@ -304,13 +238,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if c.debugAddr != "" {
 		stopDebug, err := serveDebug(c.debugAddr, log)
 		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("serve: --debug-addr: %w", err)}
+			return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: --debug-addr: %w", err)}
 		}
 		defer stopDebug()
 	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("serve: %w", err)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", err)}
 	}
 	srv := &http.Server{
 		Handler:           handler,
@@ -349,7 +283,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			fmt.Fprintln(stderr, "governanced: the tree failed its check; nothing is served. The report:")
 			_ = first.Rejected.Report.WriteText(stderr)
 		}
-		return &exitError{code: 1, err: fmt.Errorf("serve: %w", first.Err)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", first.Err)}
 	}
 
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -381,7 +315,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	shutdown()
 	<-watched
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return &exitError{code: 1, err: fmt.Errorf("serve: %w", serveErr)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", serveErr)}
 	}
 	return nil
 }

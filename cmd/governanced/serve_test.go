@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
@@ -67,7 +68,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) *server {
 	stderr := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), mapEnv(env), io.Discard, stderr)
+		done <- runE(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), mapEnv(env), io.Discard, stderr)
 	}()
 	stopped := false
 	var result error
@@ -519,9 +520,9 @@ func TestServeStartupFailure(t *testing.T) {
 	os.MkdirAll(filepath.Dir(gov), 0o755)
 	os.WriteFile(gov, []byte("defaults:\n  retention_days: a year\nsources: {}\n"), 0o644)
 	var stderr bytes.Buffer
-	err := run(context.Background(), []string{"serve", "--tree", dir, "--addr", "127.0.0.1:0"}, mapEnv(nil), io.Discard, &stderr)
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 1 {
+	err := runE(context.Background(), []string{"serve", "--tree", dir, "--addr", "127.0.0.1:0"}, mapEnv(nil), io.Discard, &stderr)
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 {
 		t.Fatalf("err = %v, want exit 1", err)
 	}
 	if !strings.Contains(stderr.String(), "apps/a/governance.yaml:2:") || !strings.Contains(stderr.String(), "schema-violation") {
@@ -538,7 +539,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		usage bool
 	}{
 		{name: "defaults", check: func(t *testing.T, c *serveConfig) {
-			if c.addr != ":8080" || c.logFormat != "json" || len(c.inputs.Trees) != 0 {
+			if c.addr != "localhost:8080" || c.logFormat != "json" || len(c.inputs.Trees) != 0 {
 				t.Errorf("%+v", c)
 			}
 		}},
@@ -581,7 +582,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := parseServeArgs(tt.args, mapEnv(tt.env), io.Discard)
-			var ue *usageError
+			var ue *cli.UsageError
 			if tt.usage {
 				if !errors.As(err, &ue) {
 					t.Fatalf("err = %v, want a usage error", err)

@@ -8,10 +8,10 @@ import (
 )
 
 // TestValidate runs the gate through governanced's own command dispatch on a
-// worked case of check.md §12: exit status carried by exitError, the report
+// worked case of check.md §12: exit status carried by cli.ExitError, the report
 // alone on stdout.
 func TestValidate(t *testing.T) {
-	t.Chdir("../../internal/check/testdata/cases/C19/tree")
+	t.Chdir("../../testdata/check-cases/C19/tree")
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -21,10 +21,10 @@ func TestValidate(t *testing.T) {
 		{[]string{"validate", "apps/*", "--format", "json"}, 1, "{\n  \"report_version\": 1,"},
 		{[]string{"validate", "apps/nothing"}, 1, "apps/nothing: error: path-no-match: "},
 		{[]string{"validate"}, 2, ""},
-		{[]string{"validate", "--help"}, 0, "usage: validate PATH..."},
+		{[]string{"validate", "--help"}, 0, "Check governance trees as they will be served"},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), tc.args, func(string) string { return "ignored" }, &stdout, &stderr)
+		err := runE(context.Background(), tc.args, func(string) string { return "ignored" }, &stdout, &stderr)
 		if code := exitCode(err, &stderr); code != tc.code {
 			t.Errorf("%q: exit %d, want %d (stderr %q)", tc.args, code, tc.code, stderr.String())
 		}

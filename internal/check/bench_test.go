@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"context"
@@ -7,14 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/check/checktest"
 )
 
 // BenchmarkReferenceTree checks the 17 real files of celine-pipelines.
 func BenchmarkReferenceTree(b *testing.B) {
 	dir := referenceDir(b)
-	opts := Options{Paths: []string{"apps/*"}, Owners: []string{"../dataset-api/owners.yaml"}, Dir: dir}
+	opts := check.Options{Paths: []string{"apps/*"}, Owners: []string{"../dataset-api/owners.yaml"}, Dir: dir}
 	for b.Loop() {
-		rep, err := Run(context.Background(), opts)
+		rep, err := check.Run(context.Background(), opts)
 		if err != nil || rep.Summary.Datasets != 174 {
 			b.Fatalf("err %v, summary %+v", err, rep.Summary)
 		}
@@ -53,12 +56,12 @@ func BenchmarkGeneratedTree(b *testing.B) {
 		write("apps/"+app+"/governance.yaml", base.String())
 		write("deploy/governance."+app+".yaml", ov.String())
 	}
-	opts := Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy"), Owners: []string{"owners.yaml"}, Dataspace: true, Dir: dir}
+	opts := check.Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy"), Owners: []string{"owners.yaml"}, Dataspace: true, Dir: dir}
 	b.ResetTimer()
 	for b.Loop() {
-		rep, err := Run(context.Background(), opts)
+		rep, err := check.Run(context.Background(), opts)
 		if err != nil || rep.Summary.Datasets != apps*(perApp+1) || !rep.OK {
-			b.Fatalf("err %v, summary %+v, findings %v", err, rep.Summary, briefs(rep)[:min(5, len(rep.Findings))])
+			b.Fatalf("err %v, summary %+v, findings %v", err, rep.Summary, checktest.Briefs(rep)[:min(5, len(rep.Findings))])
 		}
 	}
 }

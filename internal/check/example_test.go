@@ -14,7 +14,7 @@ func ExampleRun() {
 	rep, err := check.Run(context.Background(), check.Options{
 		Paths:  []string{"apps/*"},
 		Owners: []string{"owners.yaml"},
-		Dir:    "testdata/cases/C25/tree",
+		Dir:    "../../testdata/check-cases/C25/tree",
 	})
 	if err != nil { // only a usage error: nothing was checked
 		fmt.Println(err)

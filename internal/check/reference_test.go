@@ -1,4 +1,4 @@
-package check
+package check_test
 
 import (
 	"slices"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
@@ -43,30 +45,30 @@ func TestReferenceTree(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		opts   Options
+		opts   check.Options
 		ok     bool
 		exit   int
 		owners int
 	}{
-		{"plain", Options{Paths: []string{"apps/*"}}, true, 0, 0},
-		{"strict", Options{Paths: []string{"apps/*"}, Strict: true}, false, 1, 0},
-		{"owners", Options{Paths: []string{"apps/*"}, Owners: []string{"../dataset-api/owners.yaml"}}, true, 0, 1},
+		{"plain", check.Options{Paths: []string{"apps/*"}}, true, 0, 0},
+		{"strict", check.Options{Paths: []string{"apps/*"}, Strict: true}, false, 1, 0},
+		{"owners", check.Options{Paths: []string{"apps/*"}, Owners: []string{"../dataset-api/owners.yaml"}}, true, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Dir = dir
 			p, results := checked(t, tc.opts)
 			rep := p.Report(results)
-			wantSummary := Summary{Warnings: 42, Bases: 17, Datasets: 174, OwnersFiles: tc.owners}
+			wantSummary := check.Summary{Warnings: 42, Bases: 17, Datasets: 174, OwnersFiles: tc.owners}
 			if diff := cmp.Diff(wantSummary, rep.Summary); diff != "" {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}
 			if rep.OK != tc.ok || rep.ExitCode != tc.exit {
 				t.Errorf("ok=%v exit=%d, want ok=%v exit=%d", rep.OK, rep.ExitCode, tc.ok, tc.exit)
 			}
-			sameInMemory(t, tc.opts, rep)
+			checktest.SameInMemory(t, tc.opts, rep)
 			got := map[string][]string{}
 			for _, f := range rep.Findings {
-				if f.Code != CodeRowPolicyUndeclared || f.Severity != Warning || f.Dataset == nil || f.Line == 0 {
+				if f.Code != check.CodeRowPolicyUndeclared || f.Severity != check.Warning || f.Dataset == nil || f.Line == 0 {
 					t.Errorf("unexpected finding %+v", f)
 					continue
 				}

@@ -1,34 +1,28 @@
-package check
+package check_test
 
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
-func caseDir(t *testing.T, id string) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("testdata/cases", id, "tree"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func caseDir(t *testing.T, id string) string { return checktest.CaseDir(t, id) }
 
 // checked is a plan with its units checked, as a server builds from them.
-func checked(t *testing.T, opts Options) (*Plan, []UnitResult) {
+func checked(t *testing.T, opts check.Options) (*check.Plan, []check.UnitResult) {
 	t.Helper()
-	p, err := NewPlan(context.Background(), opts)
+	p, err := check.NewPlan(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := CheckUnits(context.Background(), p.Units)
+	results, err := check.CheckUnits(context.Background(), p.Units)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +35,7 @@ func checked(t *testing.T, opts Options) (*Plan, []UnitResult) {
 // the merged registry, so that what is served is exactly what was checked.
 func TestUnitsAreWhatIsServed(t *testing.T) {
 	t.Run("merged with its overlay", func(t *testing.T) {
-		p, results := checked(t, Options{Paths: []string{"apps/grid"}, Dir: caseDir(t, "C10")})
+		p, results := checked(t, check.Options{Paths: []string{"apps/grid"}, Dir: caseDir(t, "C10")})
 		if len(p.Units) != 1 || len(results) != 1 {
 			t.Fatalf("%d units, %d results", len(p.Units), len(results))
 		}
@@ -69,7 +63,7 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 
 	t.Run("owners resolved after the merge, leniently", func(t *testing.T) {
 		dir := caseDir(t, "C48")
-		for _, opts := range []Options{
+		for _, opts := range []check.Options{
 			{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, PlaceholdersFile: str("deploy/placeholders.yaml"), Dir: dir},
 			{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, Placeholders: map[string]string{"operator": "example-dso", "community": "example-community"}, Dir: dir},
 		} {
@@ -91,14 +85,14 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 				t.Errorf("owners asked (-want +got):\n%s", diff)
 			}
 			rep := p.Report(results)
-			if len(rep.Findings) != 1 || rep.Findings[0].Code != CodeOwnerUnresolved {
-				t.Errorf("findings %v, want the one owner-unresolved of C48", briefs(rep))
+			if len(rep.Findings) != 1 || rep.Findings[0].Code != check.CodeOwnerUnresolved {
+				t.Errorf("findings %v, want the one owner-unresolved of C48", checktest.Briefs(rep))
 			}
 		}
 	})
 
 	t.Run("not materialised", func(t *testing.T) {
-		p, results := checked(t, Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy/overlays"), Dir: caseDir(t, "C13")})
+		p, results := checked(t, check.Options{Paths: []string{"apps/*"}, OverlayDir: str("deploy/overlays"), Dir: caseDir(t, "C13")})
 		if res := results[0]; res.Config != nil || p.Units[0].App != "grid" || res.Overlay != "" {
 			t.Errorf("unit %+v: an overlay conflict is not served", res)
 		}
@@ -109,33 +103,33 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 }
 
 // TestUsageErrors holds check.md §2.2: exactly the option combinations that
-// cannot describe a check are errors, and they are *UsageError.
+// cannot describe a check are errors, and they are *check.UsageError.
 func TestUsageErrors(t *testing.T) {
 	dir := caseDir(t, "C01")
 	for _, tc := range []struct {
 		name string
-		opts Options
+		opts check.Options
 	}{
-		{"no paths", Options{}},
-		{"empty overlay name", Options{Paths: []string{"apps/*"}, OverlayName: str("")}},
-		{"overlay name with a slash", Options{Paths: []string{"apps/*"}, OverlayName: str("a/b")}},
-		{"overlay name ..", Options{Paths: []string{"apps/*"}, OverlayName: str("..")}},
-		{"dataspace without owners", Options{Paths: []string{"apps/*"}, Dataspace: true}},
-		{"placeholders file without owners", Options{Paths: []string{"apps/*"}, PlaceholdersFile: str("p.yaml")}},
-		{"placeholders map without owners", Options{Paths: []string{"apps/*"}, Placeholders: map[string]string{}}},
-		{"placeholders twice", Options{Paths: []string{"apps/*"}, Owners: []string{"o.yaml"}, PlaceholdersFile: str("p.yaml"), Placeholders: map[string]string{}}},
+		{"no paths", check.Options{}},
+		{"empty overlay name", check.Options{Paths: []string{"apps/*"}, OverlayName: str("")}},
+		{"overlay name with a slash", check.Options{Paths: []string{"apps/*"}, OverlayName: str("a/b")}},
+		{"overlay name ..", check.Options{Paths: []string{"apps/*"}, OverlayName: str("..")}},
+		{"dataspace without owners", check.Options{Paths: []string{"apps/*"}, Dataspace: true}},
+		{"placeholders file without owners", check.Options{Paths: []string{"apps/*"}, PlaceholdersFile: str("p.yaml")}},
+		{"placeholders map without owners", check.Options{Paths: []string{"apps/*"}, Placeholders: map[string]string{}}},
+		{"placeholders twice", check.Options{Paths: []string{"apps/*"}, Owners: []string{"o.yaml"}, PlaceholdersFile: str("p.yaml"), Placeholders: map[string]string{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Dir = dir
-			rep, err := Run(context.Background(), tc.opts)
-			var ue *UsageError
+			rep, err := check.Run(context.Background(), tc.opts)
+			var ue *check.UsageError
 			if !errors.As(err, &ue) || rep != nil {
 				t.Errorf("got report %v, err %v; want a usage error and no report", rep != nil, err)
 			}
 		})
 	}
 	// Anything about the files is a finding, never an error.
-	rep, err := Run(context.Background(), Options{Paths: []string{"nope"}, Owners: []string{"nope.yaml"}, Dataspace: true, OverlayDir: str("nope"), Dir: dir})
+	rep, err := check.Run(context.Background(), check.Options{Paths: []string{"nope"}, Owners: []string{"nope.yaml"}, Dataspace: true, OverlayDir: str("nope"), Dir: dir})
 	if err != nil || rep.OK {
 		t.Fatalf("missing inputs: err %v, ok %v; want a failing report", err, rep != nil && rep.OK)
 	}
@@ -151,16 +145,16 @@ func TestSharedOverlay(t *testing.T) {
 		"two/apps/grid/governance.yaml": base,
 		"overlays/governance.grid.yaml": "sources:\n  datasets.gold.x: {row_filters: [{handler: nosuch}]}\n",
 	})
-	opts := Options{Paths: []string{"one/apps/grid", "two/apps/grid"}, OverlayDir: str("overlays"), Dir: dir}
+	opts := check.Options{Paths: []string{"one/apps/grid", "two/apps/grid"}, OverlayDir: str("overlays"), Dir: dir}
 	p, results := checked(t, opts)
 	if len(results) != 2 || results[0].Overlay != "overlays/governance.grid.yaml" || results[1].Overlay != results[0].Overlay {
 		t.Fatalf("results %+v, want both bases paired with the one overlay", results)
 	}
 	rep := p.Report(results)
-	if diff := cmp.Diff([]string{"error row-filter-unknown-handler overlays/governance.grid.yaml 2:45 /sources/datasets.gold.x/row_filters/0/handler datasets.gold.x nosuch"}, briefs(rep)); diff != "" {
+	if diff := cmp.Diff([]string{"error row-filter-unknown-handler overlays/governance.grid.yaml 2:45 /sources/datasets.gold.x/row_filters/0/handler datasets.gold.x nosuch"}, checktest.Briefs(rep)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
-	sameInMemory(t, opts, rep)
+	checktest.SameInMemory(t, opts, rep)
 }
 
 // TestContextEndsTheCheck: a check whose context ends stops taking units
@@ -168,7 +162,9 @@ func TestSharedOverlay(t *testing.T) {
 func TestContextEndsTheCheck(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, Options{Paths: []string{"apps/*"}, Dir: caseDir(t, "C01")}); !errors.Is(err, context.Canceled) {
+	if _, err := check.Run(ctx, check.Options{Paths: []string{"apps/*"}, Dir: caseDir(t, "C01")}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
 }
+
+func str(s string) *string { return &s }

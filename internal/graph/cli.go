@@ -8,24 +8,6 @@ import (
 	"strings"
 )
 
-// Synopsis is the graph command line (graph.md §2).
-const Synopsis = `usage: graph [PATH...] [--format|-f tree|order|json|mermaid] [--schedules FILE] [--strict]
-             [--overlays [--overlay-name NAME]]
-
-Show which pipelines feed which, from every governance.yaml matched: sources
-say what a pipeline produces, depends_on what it reads.
-
-  PATH                 a glob naming pipelines (directories) or governance files; default apps/*
-  --format, -f FORMAT  tree (default), order, json or mermaid
-  --schedules FILE     a deployment's scheduled flows, to check the crons against the graph
-  --strict             exit 1 when any finding but external-satisfied and schedule-unverified is reported
-  --overlays           merge each file's deployer overlay (governance.<app>.yaml beside it) first
-  --overlay-name NAME  with --overlays: the overlay governance.NAME.yaml instead of the app's
-
-Exit status: 0, 1 when nothing matched, a file cannot be loaded or --strict
-fails, 2 for an unknown format, a missing schedules file or a usage error.
-`
-
 // CLIOptions are a parsed graph command line.
 type CLIOptions struct {
 	Patterns  []string // default apps/*
@@ -39,72 +21,7 @@ type CLIOptions struct {
 	OverlayName string
 	// Dir is the working directory patterns and the schedules file are
 	// taken against; "" means the process's.
-	Dir  string
-	Help bool
-}
-
-// UsageError is a command line that cannot be parsed: exit status 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// ParseArgs reads the arguments that follow "graph" as the reference's
-// command line reads them: options anywhere among the paths, "--" ending
-// them, --opt=value and -fVALUE forms, a repeated option's last value
-// winning.
-func ParseArgs(args []string) (CLIOptions, error) {
-	o := CLIOptions{Format: string(Tree)}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			o.Patterns = append(o.Patterns, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			o.Patterns = append(o.Patterns, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(a, "=")
-		if !strings.HasPrefix(a, "--") {
-			name, value, hasValue = a[:2], a[2:], len(a) > 2
-		}
-		var target *string
-		switch name {
-		case "--format", "-f":
-			target = &o.Format
-		case "--schedules":
-			target = &o.Schedules
-		case "--overlay-name":
-			target = &o.OverlayName
-		case "--strict", "--overlays", "--help", "-h":
-			if hasValue {
-				return o, &UsageError{Msg: fmt.Sprintf("Option '%s' does not take a value.", name)}
-			}
-			switch name {
-			case "--strict":
-				o.Strict = true
-			case "--overlays":
-				o.Overlays = true
-			default:
-				o.Help = true
-			}
-			continue
-		default:
-			return o, &UsageError{Msg: fmt.Sprintf("No such option: %s", name)}
-		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return o, &UsageError{Msg: fmt.Sprintf("Option '%s' requires an argument.", name)}
-			}
-			i++
-			value = args[i]
-		}
-		*target = value
-	}
-	if o.OverlayName != "" && !o.Overlays {
-		return o, &UsageError{Msg: "--overlay-name needs --overlays"}
-	}
-	return o, nil
+	Dir string
 }
 
 // RunCLI is the graph command (graph.md §2): discover, load, check the
@@ -112,10 +29,6 @@ func ParseArgs(args []string) (CLIOptions, error) {
 // Every message is the reference's, so that a CI job written for it keeps
 // working.
 func RunCLI(o CLIOptions, stdout, stderr io.Writer) int {
-	if o.Help {
-		io.WriteString(stdout, Synopsis)
-		return 0
-	}
 	patterns := o.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"apps/*"}

@@ -1,4 +1,4 @@
-package check
+package cli
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/check"
 )
 
 // The worked cases of check.md §12 are generated from the specification's own
@@ -17,8 +19,9 @@ import (
 //
 //	go test ./internal/check -run TestRegenerateCases -regen
 //
-// writes testdata/cases/<id>/case.json and testdata/cases/<id>/tree/.
-var regen = flag.Bool("regen", false, "regenerate testdata/cases from the check specification")
+// writes testdata/check-cases/<id>/case.json and testdata/check-cases/<id>/tree/
+// at the repository's top.
+var regen = flag.Bool("regen", false, "regenerate testdata/check-cases from the check specification")
 
 const specPath = "../../testdata/spec/check.md"
 
@@ -31,7 +34,7 @@ type specCase struct {
 	Exit       int               `json:"exit"`
 	UsageError bool              `json:"usage_error"`
 	Findings   []specFinding     `json:"findings"`
-	Summary    *Summary          `json:"summary,omitempty"`
+	Summary    *check.Summary    `json:"summary,omitempty"`
 	OK         *bool             `json:"ok,omitempty"`
 	Files      map[string]string `json:"-"`
 }
@@ -54,7 +57,7 @@ var (
 	reFileFix    = regexp.MustCompile("^`([^`]+)`: fixture \\*\\*(\\w+)\\*\\*$")
 	reInvocation = regexp.MustCompile("^Invocation: `validate ?([^`]*)` → \\*\\*exit (\\d)\\*\\*$")
 	reRow        = regexp.MustCompile(`^\| (\d+) \|(.*)\|$`)
-	reSummary    = regexp.MustCompile("^Summary: errors (\\d+), warnings (\\d+), infos (\\d+); bases (\\d+), overlays (\\d+), owners_files (\\d+), datasets (\\d+); ok `(true|false)`")
+	reSummary    = regexp.MustCompile("^check.Summary: errors (\\d+), warnings (\\d+), infos (\\d+); bases (\\d+), overlays (\\d+), owners_files (\\d+), datasets (\\d+); ok `(true|false)`")
 )
 
 func parseSpecCases(text string) ([]specCase, error) {
@@ -171,7 +174,7 @@ func parseSpecCases(text string) ([]specCase, error) {
 		}
 		if m := reSummary.FindStringSubmatch(l); m != nil {
 			n := func(k int) int { v, _ := strconv.Atoi(m[k]); return v }
-			cur.Summary = &Summary{Errors: n(1), Warnings: n(2), Infos: n(3), Bases: n(4), Overlays: n(5), OwnersFiles: n(6), Datasets: n(7)}
+			cur.Summary = &check.Summary{Errors: n(1), Warnings: n(2), Infos: n(3), Bases: n(4), Overlays: n(5), OwnersFiles: n(6), Datasets: n(7)}
 			ok := m[8] == "true"
 			cur.OK = &ok
 		}
@@ -181,7 +184,7 @@ func parseSpecCases(text string) ([]specCase, error) {
 
 func TestRegenerateCases(t *testing.T) {
 	if !*regen {
-		t.Skip("pass -regen to regenerate testdata/cases from " + specPath)
+		t.Skip("pass -regen to regenerate testdata/check-cases from " + specPath)
 	}
 	text, err := os.ReadFile(specPath)
 	if err != nil {
@@ -194,14 +197,14 @@ func TestRegenerateCases(t *testing.T) {
 	if len(cases) != 48 {
 		t.Fatalf("found %d cases in the specification, want 48", len(cases))
 	}
-	if err := os.RemoveAll("testdata/cases"); err != nil {
+	if err := os.RemoveAll(casesDir(t)); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cases {
 		if c.Args == nil {
 			t.Fatalf("%s: no invocation", c.ID)
 		}
-		dir := filepath.Join("testdata/cases", c.ID)
+		dir := filepath.Join(casesDir(t), c.ID)
 		for name, body := range c.Files {
 			p := filepath.Join(dir, "tree", filepath.FromSlash(name))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -1,52 +1,58 @@
-package check
+package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseArgs(t *testing.T) {
+func TestParseValidate(t *testing.T) {
+	type want struct {
+		opts   check.Options
+		format string
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
-		want Invocation
+		want want
 	}{
 		{"paths and flags interleaved", []string{"apps/*", "--strict", "more", "--dataspace", "--owners", "a.yaml", "--owners=b.yaml"},
-			Invocation{Format: "text", Options: Options{Paths: []string{"apps/*", "more"}, Strict: true, Dataspace: true, Owners: []string{"a.yaml", "b.yaml"}}}},
+			want{check.Options{Paths: []string{"apps/*", "more"}, Strict: true, Dataspace: true, Owners: []string{"a.yaml", "b.yaml"}}, "text"}},
 		{"the last --format wins", []string{"x", "--format", "json", "--format=sarif"},
-			Invocation{Format: "sarif", Options: Options{Paths: []string{"x"}}}},
-		{"unambiguous prefixes, as argparse allows", []string{"x", "--own", "o.yaml", "--overlay-n", "prod", "--str"},
-			Invocation{Format: "text", Options: Options{Paths: []string{"x"}, Owners: []string{"o.yaml"}, OverlayName: str("prod"), Strict: true}}},
+			want{check.Options{Paths: []string{"x"}}, "sarif"}},
 		{"-- ends the options", []string{"--strict", "--", "--odd-name", "-"},
-			Invocation{Format: "text", Options: Options{Paths: []string{"--odd-name", "-"}, Strict: true}}},
+			want{check.Options{Paths: []string{"--odd-name", "-"}, Strict: true}, "text"}},
 		{"an empty overlay dir is a value", []string{"x", "--overlay-dir", "", "--placeholders", "p.yaml"},
-			Invocation{Format: "text", Options: Options{Paths: []string{"x"}, OverlayDir: str(""), PlaceholdersFile: str("p.yaml")}}},
-		{"help", []string{"-h"}, Invocation{Format: "text", Help: true}},
+			want{check.Options{Paths: []string{"x"}, OverlayDir: str(""), PlaceholdersFile: str("p.yaml")}, "text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseArgs(tc.args)
+			got, err := parseValidate(tc.args, &Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, want{got.opts, got.format}, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestParseArgsUsageErrors(t *testing.T) {
+// TestValidateUsageErrors holds check.md §2.1's usage errors: exit 2, a
+// message on stderr, nothing on stdout.
+func TestValidateUsageErrors(t *testing.T) {
+	dir := checktest.CaseDir(t, "C01")
 	for _, args := range [][]string{
+		{},
 		{"x", "--bogus"},
 		{"x", "-x"},
 		{"x", "--owners"},
-		{"x", "--owners", "--strict"},
 		{"x", "--format", "xml"},
 		{"x", "--overlay-dir", "a", "--overlay-dir", "b"},
 		{"x", "--overlay-name", "a", "--overlay-name", "b"},
@@ -54,12 +60,33 @@ func TestParseArgsUsageErrors(t *testing.T) {
 		{"x", "--overlay-name", ""},
 		{"x", "--overlay-name", "../up"},
 		{"x", "--strict=yes"},
-		{"x", "--over", "d"}, // ambiguous: --overlay-dir, --overlay-name
+		{"x", "--own", "o.yaml"}, // options are written whole
+		{"x", "--dataspace"},
+		{"x", "--placeholders", "p.yaml"},
+		{"x", "--output", "sarif"},
+		{"x", "--output", "xml=out.xml"},
 	} {
-		_, err := ParseArgs(args)
-		var ue *UsageError
-		if !errors.As(err, &ue) {
-			t.Errorf("%q: got %v, want a usage error", args, err)
+		stdout, stderr, code := runValidate(t, dir, args...)
+		if code != 2 || stdout != "" || stderr == "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing, a message", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestValidateOutputs: --output writes the report in each format named, from
+// the one run, beside the report on standard output.
+func TestValidateOutputs(t *testing.T) {
+	dir := t.TempDir()
+	tree := checktest.CaseDir(t, "C21")
+	sarif, report := filepath.Join(dir, "r.sarif"), filepath.Join(dir, "r.json")
+	stdout, _, code := runValidate(t, tree, "apps/*", "--output", "sarif="+sarif, "--output", "json="+report)
+	if code != 0 || !strings.Contains(stdout, "row-policy-undeclared") {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	for _, f := range []string{sarif, report} {
+		data, err := os.ReadFile(f)
+		if err != nil || !json.Valid(data) || !strings.Contains(string(data), "row-policy-undeclared") {
+			t.Errorf("%s: %v %.80s", f, err, data)
 		}
 	}
 }
@@ -70,9 +97,7 @@ func TestParseArgsUsageErrors(t *testing.T) {
 func TestCLIOutput(t *testing.T) {
 	run := func(t *testing.T, id string, args ...string) (string, string, int) {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		code := runCLI(args, caseDir(t, id), &out, &errOut)
-		return out.String(), errOut.String(), code
+		return runValidate(t, checktest.CaseDir(t, id), args...)
 	}
 
 	t.Run("text", func(t *testing.T) {
@@ -155,17 +180,10 @@ func TestCLIOutput(t *testing.T) {
 
 	t.Run("help", func(t *testing.T) {
 		out, errOut, code := run(t, "C01", "--help")
-		if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: validate PATH...") {
+		if code != 0 || errOut != "" || !strings.Contains(out, "Usage:\n  governanced validate PATH... [flags]") {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 		}
 	})
 }
 
-func TestGitHubEscaping(t *testing.T) {
-	if got := ghProperty("a,b:c%\n"); got != "a%2Cb%3Ac%25%0A" {
-		t.Errorf("ghProperty = %q", got)
-	}
-	if got := ghData("50% done\r\nnext"); got != "50%25 done%0D%0Anext" {
-		t.Errorf("ghData = %q", got)
-	}
-}
+func str(s string) *string { return &s }

@@ -1,48 +1,17 @@
-package check
+package cli
 
 import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
-
-// brief renders a finding as one line of a §12 table: severity, code, file,
-// line:col, path, dataset, subject, "-" for null.
-func brief(f Finding) string {
-	opt := func(p *string) string {
-		if p == nil {
-			return "-"
-		}
-		if *p == "" {
-			return `""`
-		}
-		return *p
-	}
-	loc := "-"
-	if f.Line != 0 {
-		loc = strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column)
-	}
-	file := f.File
-	if file == "" {
-		file = "-"
-	}
-	return strings.Join([]string{string(f.Severity), f.Code, file, loc, opt(f.Path), opt(f.Dataset), opt(f.Subject)}, " ")
-}
-
-func briefs(r *Report) []string {
-	out := []string{}
-	for _, f := range r.Findings {
-		out = append(out, brief(f))
-	}
-	return out
-}
 
 const okBase = `defaults: {}
 sources:
@@ -327,12 +296,11 @@ sources:
 					t.Skip("no symlinks here:", err)
 				}
 			}
-			inv, err := ParseArgs(tc.args)
+			inv, err := parseValidate(tc.args, &Env{Dir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
-			inv.Options.Dir = dir
-			rep, err := Run(context.Background(), inv.Options)
+			rep, err := check.Run(context.Background(), inv.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,7 +308,7 @@ sources:
 			if want == nil {
 				want = []string{}
 			}
-			if diff := cmp.Diff(want, briefs(rep)); diff != "" {
+			if diff := cmp.Diff(want, checktest.Briefs(rep)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 			if rep.ExitCode != tc.exit {

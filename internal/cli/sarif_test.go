@@ -1,20 +1,23 @@
-package check
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/check/checktest"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // sarifSchema is the official SARIF 2.1.0 (rtm.5) JSON schema, draft-04, as
 // Microsoft's SARIF tooling ships it (testdata/README.md says where it came
-// from). Formats are asserted, so every artifact URI must be a URI reference.
+// from). check.Formats are asserted, so every artifact URI must be a URI reference.
 func sarifSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()
 	f, err := os.Open("testdata/sarif-2.1.0-rtm.5.json")
@@ -49,22 +52,22 @@ func TestSARIFValidates(t *testing.T) {
 	type run struct {
 		name string
 		dir  string
-		opts Options
+		opts check.Options
 	}
 	var runs []run
 	for _, c := range loadSpecCases(t) {
 		if c.UsageError {
 			continue
 		}
-		inv, err := ParseArgs(c.Args)
+		inv, err := parseValidate(c.Args, &Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, run{c.ID, filepath.Join("testdata/cases", c.ID, "tree"), inv.Options})
+		runs = append(runs, run{c.ID, checktest.CaseDir(t, c.ID), inv.opts})
 	}
 	runs = append(runs,
-		run{"reference", referenceDir(t), Options{Paths: []string{"apps/*"}}},
-		run{"awkward-paths", "testdata/cases/C01/tree", Options{Paths: []string{"apps/[ab] x/*", "apps/%zz", "apps/*"}}},
+		run{"reference", testcorpus.Path(t, "reference/celine-pipelines"), check.Options{Paths: []string{"apps/*"}}},
+		run{"awkward-paths", checktest.CaseDir(t, "C01"), check.Options{Paths: []string{"apps/[ab] x/*", "apps/%zz", "apps/*"}}},
 	)
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
@@ -73,7 +76,7 @@ func TestSARIFValidates(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.opts.Dir = dir
-			rep, err := Run(context.Background(), r.opts)
+			rep, err := check.Run(context.Background(), r.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,9 +119,9 @@ func TestSARIFValidates(t *testing.T) {
 						Properties map[string]*string `json:"properties"`
 					} `json:"results"`
 					Properties struct {
-						OK       bool    `json:"ok"`
-						ExitCode int     `json:"exit_code"`
-						Summary  Summary `json:"summary"`
+						OK       bool          `json:"ok"`
+						ExitCode int           `json:"exit_code"`
+						Summary  check.Summary `json:"summary"`
 					} `json:"properties"`
 				} `json:"runs"`
 			}
@@ -138,7 +141,7 @@ func TestSARIFValidates(t *testing.T) {
 				if x.RuleID != f.Code || rules[x.RuleIndex].ID != f.Code {
 					t.Errorf("result %d: ruleId %q (index %d), want %q", i, x.RuleID, x.RuleIndex, f.Code)
 				}
-				if want := sarifLevel(f.Severity); x.Level != want {
+				if want := map[check.Severity]string{check.Error: "error", check.Warning: "warning", check.Info: "note"}[f.Severity]; x.Level != want {
 					t.Errorf("result %d: level %q, want %q", i, x.Level, want)
 				}
 				if len(x.Locations) != 1 || x.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" || x.Locations[0].PhysicalLocation.Region.StartLine < 1 {
@@ -147,7 +150,7 @@ func TestSARIFValidates(t *testing.T) {
 				if f.Line > 0 && (x.Locations[0].PhysicalLocation.Region.StartLine != f.Line || x.Locations[0].PhysicalLocation.Region.StartColumn != f.Column) {
 					t.Errorf("result %d: region %+v, want %d:%d", i, x.Locations[0].PhysicalLocation.Region, f.Line, f.Column)
 				}
-				if f.File != "" && x.Locations[0].PhysicalLocation.ArtifactLocation.URI != uriReference(f.File) {
+				if uri := x.Locations[0].PhysicalLocation.ArtifactLocation.URI; f.File != "" && unescape(uri) != f.File {
 					t.Errorf("result %d: uri %q for file %q", i, x.Locations[0].PhysicalLocation.ArtifactLocation.URI, f.File)
 				}
 				for _, k := range []string{"path", "dataset", "subject"} {
@@ -163,21 +166,10 @@ func TestSARIFValidates(t *testing.T) {
 	}
 }
 
-func TestURIReference(t *testing.T) {
-	for in, want := range map[string]string{
-		"apps/grid/governance.yaml": "apps/grid/governance.yaml",
-		"apps/[ab] x/*":             "apps/%5Bab%5D%20x/*",
-		"apps/%zz":                  "apps/%25zz",
-		"a:b/c":                     "a%3Ab/c",
-		"x/a:b":                     "x/a:b",
-		"/abs/path":                 "/abs/path",
-		"apps/é":                    "apps/%C3%A9",
-	} {
-		if got := uriReference(in); got != want {
-			t.Errorf("uriReference(%q) = %q, want %q", in, got, want)
-		}
-		if strings.ContainsAny(uriReference(in), " []") {
-			t.Errorf("uriReference(%q) keeps a character a URI cannot hold", in)
-		}
+func unescape(uri string) string {
+	s, err := url.PathUnescape(uri)
+	if err != nil {
+		return "unescapable " + uri
 	}
+	return s
 }
