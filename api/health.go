@@ -13,7 +13,11 @@ func (s *server) current(w http.ResponseWriter, r *http.Request) *snapshot.Snaps
 	snap := s.store.Current()
 	if snap == nil {
 		w.Header().Set("Retry-After", "1")
-		writeProblem(w, r, http.StatusServiceUnavailable, "not-ready", "the first snapshot has not been loaded yet")
+		detail := "the first snapshot has not been loaded yet"
+		if st := s.store.LastReload(); st != nil && st.Err != nil {
+			detail += ": " + st.Err.Error()
+		}
+		writeProblem(w, r, http.StatusServiceUnavailable, "not-ready", detail)
 	}
 	return snap
 }
@@ -39,6 +43,7 @@ type statusBody struct {
 	LoadedAt   *time.Time           `json:"loaded_at"`
 	Counts     snapshot.Counts      `json:"counts"`
 	LastReload *lastReload          `json:"last_reload"`
+	Reloading  *reloadRunning       `json:"reloading,omitempty"`
 	Inputs     []snapshot.InputFile `json:"inputs"`
 }
 
@@ -55,6 +60,12 @@ type lastReload struct {
 	UnitsBuilt  int           `json:"units_built"`
 	Problems    []string      `json:"problems,omitempty"`
 	Report      *check.Report `json:"report,omitempty"`
+}
+
+// reloadRunning is a reload under way: /status says since when, so that an
+// operator sees one that takes long (it is abandoned at --reload-timeout).
+type reloadRunning struct {
+	Since time.Time `json:"since"`
 }
 
 // status is operational state, not tree content: it changes when a reload is
@@ -81,6 +92,9 @@ func (s *server) status(w http.ResponseWriter, r *http.Request) {
 			lr.Report = st.Rejected.Report
 		}
 		body.LastReload = lr
+	}
+	if since, ok := s.store.Reloading(); ok {
+		body.Reloading = &reloadRunning{Since: since}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeValue(w, body)

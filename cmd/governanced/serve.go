@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,6 +41,7 @@ type serveConfig struct {
 	debounce        time.Duration
 	rescan          time.Duration
 	shutdownTimeout time.Duration
+	reloadTimeout   time.Duration
 	readHeader      time.Duration
 	auth            authConfig
 	debugAddr       string
@@ -72,7 +74,8 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.IntVar(&c.limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
 	fs.IntVar(&c.limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
 	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
-	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "reload check interval when file events are missed (0 disables)")
+	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "how often every input is read again, to catch what file events missed (0 disables)")
+	fs.DurationVar(&c.reloadTimeout, "reload-timeout", 5*time.Minute, "longest a reload may take before it is abandoned (the last good revision keeps serving)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
 	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "an address serving Go's profiler at /debug/pprof/ (off when empty; bind it to loopback)")
@@ -142,8 +145,8 @@ func (sf *serveFlags) config(fs *pflag.FlagSet, getenv func(string) string) (*se
 	if l.MaxUploadFiles <= 0 || l.MaxConcurrentValidations <= 0 || l.MaxConcurrentOps <= 0 || l.RequestTimeout <= 0 {
 		return nil, cli.Usagef("--max-upload-files, --max-validations, --max-ops and --request-timeout must be positive")
 	}
-	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 {
-		return nil, cli.Usagef("--reload-debounce and --read-header-timeout must be positive, --rescan-interval not negative")
+	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 || c.reloadTimeout <= 0 {
+		return nil, cli.Usagef("--reload-debounce, --reload-timeout and --read-header-timeout must be positive, --rescan-interval not negative")
 	}
 	if c.auth, err = loadAuth(sf.authTokenFile, getenv); err != nil {
 		return nil, cli.Usagef("%v", err)
@@ -207,34 +210,17 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 
 	// SIGHUP is caught from the start: its default action would end the
 	// process, and an operator may send it while a large tree still loads.
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGHUP)
-	defer signal.Stop(signals)
+	// The watcher reads it: signals that arrive while a reload runs
+	// coalesce into one.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 
 	store := snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
 	logAuth(log, c.auth)
 	tokens := api.NewTokens(c.auth.tokens)
-	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: version, Tokens: tokens})
+	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: buildVersion(), Tokens: tokens})
 
-	// SIGHUP re-reads the token file, then reloads the tree (the watcher
-	// reads hup). Signals that arrive while a reload runs coalesce into one.
-	hup := make(chan os.Signal, 1)
-	hupCtx, stopHup := context.WithCancel(ctx)
-	defer stopHup()
-	go func() {
-		for {
-			select {
-			case <-hupCtx.Done():
-				return
-			case sig := <-signals:
-				reloadAuth(log, c.auth, tokens)
-				select {
-				case hup <- sig:
-				default:
-				}
-			}
-		}
-	}()
 	if c.debugAddr != "" {
 		stopDebug, err := serveDebug(c.debugAddr, log)
 		if err != nil {
@@ -260,7 +246,7 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info().Str("addr", ln.Addr().String()).Str("version", version).Msg("listening")
+	log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")
 	if onListen != nil {
 		onListen(ln.Addr())
 	}
@@ -271,12 +257,33 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 			log.Warn().Err(err).Msg("shutdown: requests still in flight were cut off")
 		}
 	}
+	reload := func(ctx context.Context, t watch.Trigger) *snapshot.ReloadStatus {
+		// A reload is bounded in time: past its bound it fails, the last
+		// good revision keeps serving, and the next trigger tries again.
+		rctx, cancel := context.WithTimeout(ctx, c.reloadTimeout)
+		defer cancel()
+		var st *snapshot.ReloadStatus
+		if t.Rescan {
+			st = store.Rescan(rctx)
+		} else {
+			st = store.Reload(rctx, t.Force)
+		}
+		logReload(log, st, t)
+		return st
+	}
 
 	// The listener is up before the first load so liveness probes pass while
 	// a large tree loads; /readyz says 503 until it is served.
-	first := store.Reload(ctx, true)
-	logReload(log, first, watch.Trigger{Reason: "start-up"})
-	if first.Outcome != snapshot.Activated {
+	first := reload(ctx, watch.Trigger{Reason: "start-up", Force: true})
+	var missing *snapshot.MissingRootError
+	switch {
+	case first.Outcome == snapshot.Activated:
+	case errors.As(first.Err, &missing) && ctx.Err() == nil:
+		// Before git-sync's first clone the tree is not there: wait for it
+		// (the watcher sees it appear), not ready meanwhile, instead of
+		// restarting until it lands.
+		log.Warn().Str("tree", missing.Root).Msg("waiting for the tree to appear; /readyz answers 503 until it is served")
+	default:
 		shutdown()
 		if first.Rejected != nil {
 			flushLog() // the log lines before the report, as they happened
@@ -290,15 +297,25 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		cfg := watch.Config{Debounce: c.debounce, Signals: hup, OnError: func(err error) {
-			log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
-		}}
+		cfg := watch.Config{Debounce: c.debounce, Signals: hup,
+			Retry: func() bool {
+				st := store.LastReload()
+				return st != nil && errors.Is(st.Err, snapshot.ErrInputsChanged)
+			},
+			OnError: func(err error) {
+				log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
+			}}
 		if !demoMode {
-			cfg.Recursive, cfg.Flat = c.inputs.WatchDirs()
+			cfg.Targets = watchTargets(c.inputs, c.auth.file)
 			cfg.Rescan = c.rescan
 		}
 		err := watch.Run(wctx, cfg, func(t watch.Trigger) {
-			logReload(log, store.Reload(wctx, t.Force), t)
+			if t.Has(tagAuth) {
+				reloadAuth(log, c.auth, tokens)
+			}
+			if t.Has(tagInputs) || t.Force || demoMode {
+				reload(wctx, t)
+			}
 		})
 		if err != nil {
 			log.Error().Err(err).Msg("file watching is off; reload with SIGHUP or rely on the rescan")
@@ -313,11 +330,53 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	}
 	stopWatch()
 	shutdown()
-	<-watched
+	// A reload in progress sees its context end and stops between units;
+	// whatever it is doing, the process ends within the shutdown timeout.
+	select {
+	case <-watched:
+	case <-time.After(c.shutdownTimeout):
+		log.Warn().Msg("shutdown: a reload did not stop in time; exiting anyway")
+	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", serveErr)}
 	}
 	return nil
+}
+
+// The tags of watched targets: the governance inputs, and the token file.
+const (
+	tagInputs = "inputs"
+	tagAuth   = "auth"
+)
+
+// watchTargets are what serve watches: each tree (its governance files and
+// app directories), the overlay directory's overlays, the owners files, the
+// placeholder map, and the token file. Nothing else beside them (a log
+// file, an editor's swap file) causes a reload.
+func watchTargets(in snapshot.Inputs, tokenFile string) []watch.Target {
+	abs := func(p string) string {
+		if filepath.IsAbs(p) || in.Dir == "" {
+			return p
+		}
+		return filepath.Join(in.Dir, p)
+	}
+	var out []watch.Target
+	for _, t := range in.Trees {
+		out = append(out, watch.Target{Path: abs(t), Kind: watch.Tree, Match: snapshot.IsGovernanceName, Tag: tagInputs})
+	}
+	if in.OverlayDir != "" {
+		out = append(out, watch.Target{Path: abs(in.OverlayDir), Kind: watch.Dir, Match: snapshot.IsGovernanceName, Tag: tagInputs})
+	}
+	for _, f := range in.Owners {
+		out = append(out, watch.Target{Path: abs(f), Kind: watch.File, Tag: tagInputs})
+	}
+	if in.Placeholders != "" {
+		out = append(out, watch.Target{Path: abs(in.Placeholders), Kind: watch.File, Tag: tagInputs})
+	}
+	if tokenFile != "" {
+		out = append(out, watch.Target{Path: tokenFile, Kind: watch.File, Tag: tagAuth})
+	}
+	return out
 }
 
 // logReload says what a reload did: what triggered it, what it examined and,

@@ -26,6 +26,7 @@ import (
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/testcorpus"
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines to write while
@@ -595,4 +596,116 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 			tt.check(t, c)
 		})
 	}
+}
+
+// startServeWaiting is startServe for a server that is not ready at once
+// (its tree does not exist yet): it waits for the listener only.
+func startServeWaiting(t *testing.T, args ...string) *server {
+	t.Helper()
+	serving.Lock()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	onListen = func(a net.Addr) { addrs <- a }
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- runE(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), mapEnv(nil), io.Discard, stderr)
+	}()
+	stopped := false
+	var result error
+	stop := func() error {
+		if !stopped {
+			stopped = true
+			cancel()
+			result = <-done
+			onListen = nil
+			serving.Unlock()
+		}
+		return result
+	}
+	t.Cleanup(func() { stop() })
+	select {
+	case addr := <-addrs:
+		return &server{base: "http://" + addr.String(), stderr: stderr, stop: stop}
+	case err := <-done:
+		done <- err
+		t.Fatalf("serve ended before listening: %v\n%s", err, stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not listen\n%s", stderr)
+	}
+	return nil
+}
+
+// TestServeWaitsForTheTree: started before git-sync's first clone, the
+// server is live but not ready, says why in /status, and serves the tree as
+// soon as it appears, instead of exiting and restarting until it lands.
+func TestServeWaitsForTheTree(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "current")
+	s := startServeWaiting(t, "--tree", root, "--reload-debounce", "20ms")
+	if code, _ := s.get(t, "/healthz"); code != 200 {
+		t.Fatalf("/healthz %d", code)
+	}
+	if code, body := s.get(t, "/readyz"); code != 503 {
+		t.Fatalf("/readyz %d before the tree exists: %s", code, body)
+	}
+	st := s.status(t)
+	if st.LastReload.Error == nil || !strings.Contains(*st.LastReload.Error, "does not exist") {
+		t.Fatalf("/status does not say why: %+v", st.LastReload)
+	}
+	// git-sync clones elsewhere and swaps a link in.
+	clone := filepath.Join(parent, ".worktrees", "abc")
+	testfs.Write(t, clone, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
+	if err := os.Symlink(clone, root); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the tree to be served", func() bool {
+		code, _ := s.get(t, "/readyz")
+		return code == 200
+	})
+}
+
+// TestWatcherIgnoresOtherFiles: a log file beside the tree, written to on
+// every reload at debug level, causes no reload; an edit to a base does.
+func TestWatcherIgnoresOtherFiles(t *testing.T) {
+	parent := t.TempDir()
+	tree := filepath.Join(parent, "tree")
+	testfs.Write(t, tree, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
+	logPath := filepath.Join(parent, "governanced.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	s := startServe(t, nil, "--tree", tree, "--log-level", "debug", "--reload-debounce", "20ms", "--rescan-interval", "0")
+	var first struct {
+		LastReload struct {
+			At string `json:"at"`
+		} `json:"last_reload"`
+	}
+	s.getJSON(t, "/status", &first)
+	for i := range 20 {
+		fmt.Fprintf(logFile, `{"level":"debug","message":"line %d"}`+"\n", i)
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	var after struct {
+		LastReload struct {
+			At string `json:"at"`
+		} `json:"last_reload"`
+	}
+	s.getJSON(t, "/status", &after)
+	if after.LastReload.At != first.LastReload.At {
+		t.Fatalf("writing a log file beside the tree reloaded (last reload %s, was %s)", after.LastReload.At, first.LastReload.At)
+	}
+	testfs.Append(t, tree, "apps/a/governance.yaml", "  ds.y: {expose: false}\n")
+	eventually(t, "the edit to be served", func() bool {
+		var now struct {
+			LastReload struct {
+				At string `json:"at"`
+			} `json:"last_reload"`
+		}
+		s.getJSON(t, "/status", &now)
+		return now.LastReload.At != first.LastReload.At
+	})
 }

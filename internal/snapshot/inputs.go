@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/check"
@@ -59,29 +58,6 @@ func (in Inputs) paths(fsys fs.FS) []string {
 	return out
 }
 
-// WatchDirs are the directories whose changes can change the snapshot: every
-// tree root (recursively), and flatly each root's parent, the overlay
-// directory and the directories holding the owners files and the placeholder
-// map.
-func (in Inputs) WatchDirs() (recursive, flat []string) {
-	for _, t := range in.Trees {
-		recursive = append(recursive, in.abs(t))
-		// The parent sees a root that is a symlink being swapped.
-		flat = append(flat, filepath.Dir(filepath.Clean(in.abs(t))))
-	}
-	if in.OverlayDir != "" {
-		flat = append(flat, in.abs(in.OverlayDir))
-	}
-	for _, f := range in.Owners {
-		flat = append(flat, filepath.Dir(in.abs(f)))
-	}
-	if in.Placeholders != "" {
-		flat = append(flat, filepath.Dir(in.abs(in.Placeholders)))
-	}
-	slices.Sort(flat)
-	return recursive, slices.Compact(flat)
-}
-
 // checkOptions are the tree check's options for the inputs: the same call
 // `governanced validate` makes for the same PATHs and flags.
 func (in Inputs) checkOptions(fsys fs.FS) check.Options {
@@ -116,8 +92,8 @@ func joinDisplay(root, rel string) string {
 	return strings.TrimRight(filepath.ToSlash(root), "/") + "/" + rel
 }
 
-// isGovernanceName reports whether a file name is a base or an overlay.
-func isGovernanceName(name string) bool {
+// IsGovernanceName reports whether a file name is a base or an overlay.
+func IsGovernanceName(name string) bool {
 	return name == "governance.yaml" || isOverlayName(name)
 }
 

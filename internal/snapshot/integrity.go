@@ -101,7 +101,7 @@ func (in Inputs) readableDir(dir, prefix string, fail func(display, reason strin
 		return
 	}
 	for _, e := range entries {
-		if !isGovernanceName(e.Name()) {
+		if !IsGovernanceName(e.Name()) {
 			continue
 		}
 		disp := prefix + e.Name()

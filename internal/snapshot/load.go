@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -66,6 +67,11 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 // identity is the one prev recorded are not hashed again.
 func (l *Loader) read(ctx context.Context, prev digests) (*reading, error) {
 	if l.FS == nil {
+		for _, root := range l.Inputs.Trees {
+			if _, err := os.Stat(l.Inputs.abs(root)); errors.Is(err, fs.ErrNotExist) {
+				return nil, &MissingRootError{Root: root}
+			}
+		}
 		if err := l.Inputs.readable(); err != nil {
 			return nil, err // integrity.go: never serve a tree missing what it cannot read
 		}
@@ -75,12 +81,47 @@ func (l *Loader) read(ctx context.Context, prev digests) (*reading, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := l.unchanged(plan.Inputs); err != nil {
+		return nil, err
+	}
 	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs))}
 	for _, in := range plan.Inputs {
 		r.digests[in.Name] = prev.digest(in)
 	}
 	r.revision, r.files = l.Inputs.revision(plan.Inputs, r.digests)
 	return r, nil
+}
+
+// MissingRootError is a tree root that does not exist: before git-sync's
+// first clone, or a mistyped --tree. Nothing was checked.
+type MissingRootError struct{ Root string }
+
+func (e *MissingRootError) Error() string {
+	return fmt.Sprintf("the tree root %s does not exist (yet)", e.Root)
+}
+
+// ErrInputsChanged is a reading during which an input changed: a file
+// being written (an editor's truncate-and-write, a checkout) was read half
+// way. The change that caused it will be read again.
+var ErrInputsChanged = errors.New("an input changed while it was being read")
+
+// unchanged fails with ErrInputsChanged when a file read is no longer the
+// file that was read (its size, modification time or inode differ).
+func (l *Loader) unchanged(inputs []check.Input) error {
+	fsys := l.FS
+	if fsys == nil {
+		fsys = os.DirFS("/")
+	}
+	for _, in := range inputs {
+		if in.Info == nil || in.Name == "" {
+			continue
+		}
+		now, err := fs.Stat(fsys, in.Name)
+		if err != nil || identityOf(now) != identityOf(in.Info) {
+			return fmt.Errorf("%s: %w", in.Display, ErrInputsChanged)
+		}
+	}
+	return nil
 }
 
 // reading is a plan of the inputs and the revision they make.

@@ -49,6 +49,7 @@ type Store struct {
 	digests     digests
 	lastTried   string // the revision the last completed reload examined
 	last        atomic.Pointer[ReloadStatus]
+	running     atomic.Pointer[time.Time] // when the reload under way started; nil when none
 	okCount     atomic.Uint64
 	failCount   atomic.Uint64
 	lastSuccess atomic.Pointer[time.Time]
@@ -108,6 +109,8 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		now = s.loader.Now
 	}
 	start := now()
+	s.running.Store(&start)
+	defer s.running.Store(nil)
 	st := &ReloadStatus{At: start}
 	cur := s.cur.Load()
 	if cur != nil {
@@ -169,6 +172,24 @@ func (s *Store) fail(st *ReloadStatus, err error) {
 	st.Outcome, st.Err = Failed, err
 	s.lastTried = ""
 	s.failCount.Add(1)
+}
+
+// Rescan is Reload that trusts no file's identity: every input is hashed
+// again, for the periodic rescan that catches what file events missed.
+func (s *Store) Rescan(ctx context.Context) *ReloadStatus {
+	s.mu.Lock()
+	s.digests = nil
+	s.mu.Unlock()
+	return s.Reload(ctx, false)
+}
+
+// Reloading reports when the reload under way started, and false when none
+// is.
+func (s *Store) Reloading() (time.Time, bool) {
+	if t := s.running.Load(); t != nil {
+		return *t, true
+	}
+	return time.Time{}, false
 }
 
 // LastReload is the last reload's status, or nil before the first.

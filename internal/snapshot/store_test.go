@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,10 +90,37 @@ func TestFirstLoadRejected(t *testing.T) {
 	}
 }
 
-func TestMissingTreeIsRejected(t *testing.T) {
-	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{filepath.Join(t.TempDir(), "nowhere")}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != Rejected || !strings.Contains(st.Err.Error(), "path-no-match") {
+// TestMissingTreeFails: a tree root that does not exist (before git-sync's
+// first clone) fails the reload with an error saying so, rather than a check
+// of nothing; once it appears, the next reload serves it.
+func TestMissingTreeFails(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "tree")
+	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{root}}})
+	st := store.Reload(context.Background(), true)
+	var missing *MissingRootError
+	if st.Outcome != Failed || !errors.As(st.Err, &missing) || missing.Root != root {
 		t.Fatalf("outcome %v: %v", st.Outcome, st.Err)
+	}
+	testfs.Write(t, root, map[string]string{"apps/a/governance.yaml": baseYAML})
+	if st := store.Reload(context.Background(), false); st.Outcome != Activated {
+		t.Fatalf("after the tree appeared: %v: %v", st.Outcome, st.Err)
+	}
+}
+
+// TestInputsChangedWhileRead: a file rewritten between being read and the
+// end of the reading fails the reload with ErrInputsChanged, which the
+// watcher retries after the debounce instead of reporting the half-written
+// file as broken.
+func TestInputsChangedWhileRead(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": baseYAML})
+	l := &Loader{Inputs: Inputs{Trees: []string{dir}}}
+	r, err := l.read(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testfs.Append(t, dir, "apps/a/governance.yaml", "# more\n")
+	if err := l.unchanged(r.plan.Inputs); !errors.Is(err, ErrInputsChanged) {
+		t.Fatalf("err %v, want ErrInputsChanged", err)
 	}
 }
 

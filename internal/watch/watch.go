@@ -12,17 +12,51 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
+// Kind is how a target is watched.
+type Kind int
+
+const (
+	// Tree is a directory watched with every non-hidden directory below it:
+	// a file whose name Match accepts changing, and a directory appearing or
+	// going, are changes. The root may not exist yet, and may be a symbolic
+	// link that is swapped (git-sync, a Kubernetes volume): its parent is
+	// watched for it.
+	Tree Kind = iota
+	// Dir is a directory watched alone: a file in it whose name Match
+	// accepts changing is a change.
+	Dir
+	// File is one file: it, or a Kubernetes-style ..data link beside it,
+	// changing is a change.
+	File
+)
+
+// Target is one thing watched for changes.
+type Target struct {
+	Path string
+	Kind Kind
+	// Match says which file names under a Tree or Dir are inputs; nil takes
+	// every name.
+	Match func(name string) bool
+	// Tag names the target in the triggers it causes (Trigger.Tags), so a
+	// caller can tell which of its inputs changed.
+	Tag string
+}
+
 // Trigger is one reload request.
 type Trigger struct {
-	Reason string   // "files changed", "SIGHUP" or "rescan"
+	Reason string   // "files changed", "rescan" or the signal's name
 	Paths  []string // a few of the paths that changed, for the log
+	Tags   []string // the tags of the targets that changed, each once
 	Force  bool     // rebuild even if the inputs hash as before (an operator asked)
+	Rescan bool     // the periodic rescan: read every input again, trusting no cache
 }
+
+// Has reports whether tag is among the trigger's tags.
+func (t Trigger) Has(tag string) bool { return slices.Contains(t.Tags, tag) }
 
 // Config says what to watch and how.
 type Config struct {
-	Recursive []string // directories watched with every subdirectory (tree roots)
-	Flat      []string // directories watched alone
+	Targets []Target
 	// Debounce is the quiet period after the last event before a reload is
 	// asked for; default 250ms. MaxDelay caps the wait after the first event;
 	// default 20 × Debounce.
@@ -31,6 +65,10 @@ type Config struct {
 	Rescan time.Duration
 	// Signals delivers SIGHUP (the caller wires signal.Notify); nil for none.
 	Signals <-chan os.Signal
+	// Retry, when set, is asked after each reload whether it should be
+	// tried again after the debounce (a file caught half-written); the
+	// retry is a trigger of its own, reason "retry".
+	Retry func() bool
 	// OnError hears about directories that cannot be watched and watcher
 	// errors; watching goes on (the rescan still covers them). nil ignores.
 	OnError func(error)
@@ -39,7 +77,13 @@ type Config struct {
 // maxReportedPaths bounds Trigger.Paths: a git checkout can touch thousands.
 const maxReportedPaths = 8
 
+// kubernetesData is the link a Kubernetes ConfigMap or Secret volume swaps to
+// update its files at once: the files themselves never change.
+const kubernetesData = "..data"
+
 // Run watches until ctx ends, calling reload for each request, one at a time.
+// Events on files that are not inputs (a log file beside a tree, an editor's
+// swap file) are ignored.
 func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 	if cfg.Debounce <= 0 {
 		cfg.Debounce = 250 * time.Millisecond
@@ -51,29 +95,14 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 	if onError == nil {
 		onError = func(error) {}
 	}
-	w, err := fsnotify.NewWatcher()
+	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-
-	roots := make([]string, len(cfg.Recursive))
-	for i, r := range cfg.Recursive {
-		roots[i] = filepath.Clean(r)
-		addTree(w, roots[i], onError)
-	}
-	// Events name the directories as they were added: a symlinked root is
-	// walked, and so reported, where it points.
-	under := slices.Clone(roots)
-	for _, r := range roots {
-		if resolved, err := filepath.EvalSymlinks(r); err == nil && resolved != r {
-			under = append(under, resolved)
-		}
-	}
-	for _, d := range cfg.Flat {
-		if err := w.Add(d); err != nil {
-			onError(err)
-		}
+	defer fw.Close()
+	w := &watcher{fw: fw, onError: onError, dirs: map[string]bool{}}
+	for _, t := range cfg.Targets {
+		w.add(t)
 	}
 
 	var rescan <-chan time.Time
@@ -87,37 +116,38 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 	defer timer.Stop()
 
 	db := debouncer{quiet: cfg.Debounce, max: cfg.MaxDelay}
-	var changed []string
-	arm := func() {
-		timer.Reset(time.Until(db.due()))
+	var paths, tags []string
+	retry := false
+	fire := func(t Trigger) {
+		reload(t)
+		if cfg.Retry != nil && cfg.Retry() {
+			// Caught mid-write: try again once things are quiet.
+			retry = true
+			db.event(time.Now())
+			timer.Reset(time.Until(db.due()))
+		}
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-fw.Events:
 			if !ok {
 				return nil
 			}
-			if ev.Op == fsnotify.Chmod {
-				continue // touch and editors' attribute writes change no byte
+			tag, relevant := w.event(ev)
+			if !relevant {
+				continue
 			}
-			if ev.Has(fsnotify.Create) && (underAny(ev.Name, under) || slices.Contains(roots, filepath.Clean(ev.Name))) {
-				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
-					// A new app directory, a checkout's, or a root swapped in
-					// by renaming a symlink over it.
-					addTree(w, ev.Name, onError)
-					if resolved, err := filepath.EvalSymlinks(ev.Name); err == nil && !slices.Contains(under, resolved) {
-						under = append(under, resolved)
-					}
-				}
+			if len(paths) < maxReportedPaths && !slices.Contains(paths, ev.Name) {
+				paths = append(paths, ev.Name)
 			}
-			if len(changed) < maxReportedPaths && !slices.Contains(changed, ev.Name) {
-				changed = append(changed, ev.Name)
+			if !slices.Contains(tags, tag) {
+				tags = append(tags, tag)
 			}
 			db.event(time.Now())
-			arm()
-		case err, ok := <-w.Errors:
+			timer.Reset(time.Until(db.due()))
+		case err, ok := <-fw.Errors:
 			if !ok {
 				return nil
 			}
@@ -127,11 +157,14 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 				continue
 			}
 			db.fire()
-			paths := changed
-			changed = nil
-			reload(Trigger{Reason: "files changed", Paths: paths})
+			t := Trigger{Reason: "files changed", Paths: paths, Tags: tags}
+			if len(paths) == 0 && retry {
+				t.Reason = "retry"
+			}
+			paths, tags, retry = nil, nil, false
+			fire(t)
 		case <-rescan:
-			reload(Trigger{Reason: "rescan"})
+			fire(Trigger{Reason: "rescan", Rescan: true, Tags: w.allTags()})
 		case sig, ok := <-cfg.Signals:
 			if !ok {
 				cfg.Signals = nil
@@ -140,23 +173,67 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 			// An operator's explicit request covers whatever was pending.
 			db.fire()
 			timer.Stop()
-			changed = nil
-			reload(Trigger{Reason: sig.String(), Force: true})
+			paths, tags, retry = nil, nil, false
+			fire(Trigger{Reason: sig.String(), Force: true, Tags: w.allTags()})
 		}
 	}
 }
 
+// watcher knows what every watched directory stands for.
+type watcher struct {
+	fw      *fsnotify.Watcher
+	onError func(error)
+	targets []Target
+	dirs    map[string]bool // directories watched under a Tree, by path
+	// roots are the Tree roots as given and as they resolve now: events
+	// name directories as they were added, and a symlinked root is walked
+	// where it points.
+	roots []treeRoot
+}
+
+type treeRoot struct {
+	target   *Target
+	path     string // as given, cleaned
+	resolved string // where it pointed when last walked
+}
+
+func (w *watcher) add(t Target) {
+	t.Path = filepath.Clean(t.Path)
+	w.targets = append(w.targets, t)
+	tp := &w.targets[len(w.targets)-1]
+	switch t.Kind {
+	case Tree:
+		// The parent sees the root appear (before git-sync's first clone
+		// it does not exist) and a symlinked root swapped.
+		w.watch(filepath.Dir(t.Path))
+		r := treeRoot{target: tp, path: t.Path}
+		r.resolved = w.addTree(t.Path)
+		w.roots = append(w.roots, r)
+	case Dir:
+		w.watch(t.Path)
+	case File:
+		w.watch(filepath.Dir(t.Path))
+	}
+}
+
+func (w *watcher) watch(dir string) {
+	if err := w.fw.Add(dir); err != nil {
+		w.onError(err)
+	}
+}
+
 // addTree watches dir (where it points, when it is a symlink) and every
-// directory below it, except hidden ones (.git churns on every git command; a
-// Kubernetes volume's ..data swap shows up as events in the root, which is
-// watched).
-func addTree(w *fsnotify.Watcher, dir string, onError func(error)) {
+// directory below it, except hidden ones (.git churns on every git command),
+// and returns where it points.
+func (w *watcher) addTree(dir string) string {
 	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = resolved
 	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			onError(err)
+			if !os.IsNotExist(err) {
+				w.onError(err)
+			}
 			if d == nil || d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -168,21 +245,88 @@ func addTree(w *fsnotify.Watcher, dir string, onError func(error)) {
 		if p != dir && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if err := w.Add(p); err != nil {
-			onError(err)
+		if err := w.fw.Add(p); err != nil {
+			w.onError(err)
+			return nil
 		}
+		w.dirs[p] = true
 		return nil
 	})
 	if err != nil {
-		onError(err)
+		w.onError(err)
 	}
+	return dir
 }
 
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) {
-			return true
+// event says whether an event changes an input, and which target's.
+func (w *watcher) event(ev fsnotify.Event) (tag string, relevant bool) {
+	if ev.Op == fsnotify.Chmod {
+		return "", false // touch and editors' attribute writes change no byte
+	}
+	name := filepath.Clean(ev.Name)
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	// A tree root itself, in its parent: it appeared, or was swapped.
+	for i := range w.roots {
+		r := &w.roots[i]
+		if name == r.path || (base == kubernetesData && dir == filepath.Dir(r.path)) {
+			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Rename) {
+				r.resolved = w.addTree(r.path)
+			}
+			return r.target.Tag, true
 		}
 	}
-	return false
+	// Under a tree root.
+	for i := range w.roots {
+		r := &w.roots[i]
+		if !under(name, r.path) && !under(name, r.resolved) {
+			continue
+		}
+		if strings.HasPrefix(base, ".") {
+			return "", false
+		}
+		if ev.Has(fsnotify.Create) {
+			if info, err := os.Stat(name); err == nil && info.IsDir() {
+				w.addTree(name) // a new app directory, or a checkout's
+				return r.target.Tag, true
+			}
+		}
+		if w.dirs[name] && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+			delete(w.dirs, name) // an app directory gone
+			return r.target.Tag, true
+		}
+		if match(r.target.Match, base) {
+			return r.target.Tag, true
+		}
+		return "", false
+	}
+	for _, t := range w.targets {
+		switch t.Kind {
+		case Dir:
+			if dir == t.Path && (match(t.Match, base) || base == kubernetesData) {
+				return t.Tag, true
+			}
+		case File:
+			if name == t.Path || (dir == filepath.Dir(t.Path) && base == kubernetesData) {
+				return t.Tag, true
+			}
+		}
+	}
+	return "", false
+}
+
+func match(m func(string) bool, name string) bool { return m == nil || m(name) }
+
+// allTags are the tags of every target: what a rescan or a signal covers.
+func (w *watcher) allTags() []string {
+	var out []string
+	for _, t := range w.targets {
+		if !slices.Contains(out, t.Tag) {
+			out = append(out, t.Tag)
+		}
+	}
+	return out
+}
+
+func under(p, root string) bool {
+	return root != "" && strings.HasPrefix(p, root+string(filepath.Separator))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestFileChangesAskForReload(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "apps", "a"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	triggers := start(t, Config{Recursive: []string{root}, Debounce: 20 * time.Millisecond})
+	triggers := start(t, Config{Targets: []Target{{Path: root, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
 	// The watches are set up asynchronously; keep touching until one lands.
 	var tr Trigger
 	for i := 0; ; i++ {
@@ -89,7 +90,7 @@ func TestFileChangesAskForReload(t *testing.T) {
 		}
 		break
 	}
-	if tr.Reason != "files changed" || tr.Force || len(tr.Paths) == 0 {
+	if tr.Reason != "files changed" || tr.Force || len(tr.Paths) == 0 || !tr.Has("tree") {
 		t.Errorf("trigger %+v", tr)
 	}
 	// A directory created after start is watched too (a new app).
@@ -125,7 +126,7 @@ func TestSignalForcesReload(t *testing.T) {
 func TestRescanAsksPeriodically(t *testing.T) {
 	triggers := start(t, Config{Rescan: 10 * time.Millisecond})
 	for range 2 {
-		if tr := next(t, triggers); tr.Reason != "rescan" || tr.Force {
+		if tr := next(t, triggers); tr.Reason != "rescan" || tr.Force || !tr.Rescan {
 			t.Errorf("trigger %+v", tr)
 		}
 	}
@@ -133,7 +134,7 @@ func TestRescanAsksPeriodically(t *testing.T) {
 
 func TestUnwatchableDirectoryIsReported(t *testing.T) {
 	errs := make(chan error, 4)
-	start(t, Config{Flat: []string{filepath.Join(t.TempDir(), "missing")}, OnError: func(err error) { errs <- err }})
+	start(t, Config{Targets: []Target{{Path: filepath.Join(t.TempDir(), "missing"), Kind: Dir}}, OnError: func(err error) { errs <- err }})
 	select {
 	case <-errs:
 	case <-time.After(30 * time.Second):
@@ -150,7 +151,7 @@ func TestSymlinkedRootSwapAsksForReload(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "v1"), link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	triggers := start(t, Config{Recursive: []string{link}, Flat: []string{dir}, Debounce: 20 * time.Millisecond})
+	triggers := start(t, Config{Targets: []Target{{Path: link, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
 	for i := 0; ; i++ {
 		tmp := filepath.Join(dir, "current.tmp")
 		os.Remove(tmp)
@@ -164,5 +165,86 @@ func TestSymlinkedRootSwapAsksForReload(t *testing.T) {
 				t.Fatal("swapping the root asked for no reload")
 			}
 		}
+	}
+}
+
+func isGovernance(name string) bool {
+	return name == "governance.yaml" || strings.HasPrefix(name, "governance.") && strings.HasSuffix(name, ".yaml")
+}
+
+// TestOnlyInputsAskForReload: files beside the inputs that are not inputs
+// (a log file next to the tree, an editor's temporary file, a README in an
+// app directory) ask for no reload; an owners file, a file of the overlay
+// directory and a tree root appearing do, each with its target's tag.
+func TestOnlyInputsAskForReload(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"overlays", "etc", "apps/a"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owners := filepath.Join(dir, "etc", "owners.yaml")
+	os.WriteFile(owners, []byte("owners: []\n"), 0o644)
+	tree := filepath.Join(dir, "tree") // appears later, as git-sync's first clone does
+	triggers := start(t, Config{Debounce: 20 * time.Millisecond, Targets: []Target{
+		{Path: tree, Kind: Tree, Match: isGovernance, Tag: "tree"},
+		{Path: filepath.Join(dir, "overlays"), Kind: Dir, Match: isGovernance, Tag: "tree"},
+		{Path: owners, Kind: File, Tag: "owners"},
+		{Path: filepath.Join(dir, "etc", "token"), Kind: File, Tag: "auth"},
+	}})
+	quiet := func(what string, change func()) {
+		t.Helper()
+		change()
+		select {
+		case tr := <-triggers:
+			t.Errorf("%s asked for a reload: %+v", what, tr)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	loud := func(what, tag string, change func()) {
+		t.Helper()
+		for i := 0; ; i++ {
+			change()
+			select {
+			case tr := <-triggers:
+				if !tr.Has(tag) {
+					t.Errorf("%s: trigger %+v, want tag %s", what, tr, tag)
+				}
+				// Let the burst settle so the next step starts clean.
+				time.Sleep(100 * time.Millisecond)
+				for len(triggers) > 0 {
+					<-triggers
+				}
+				return
+			case <-time.After(200 * time.Millisecond):
+				if i > 50 {
+					t.Fatalf("%s asked for no reload", what)
+				}
+			}
+		}
+	}
+	quiet("a log file beside the tree", func() { appendTo(t, filepath.Join(dir, "governanced.log"), "a line\n") })
+	quiet("an editor's file beside the owners file", func() { appendTo(t, filepath.Join(dir, "etc", ".owners.yaml.swp"), "x") })
+	quiet("a README in the overlay directory", func() { appendTo(t, filepath.Join(dir, "overlays", "README.md"), "x") })
+	loud("the tree appearing", "tree", func() {
+		os.MkdirAll(filepath.Join(tree, "apps", "a"), 0o755)
+		os.WriteFile(filepath.Join(tree, "apps", "a", "governance.yaml"), []byte("defaults: {}\n"), 0o644)
+	})
+	quiet("a README in an app directory", func() { appendTo(t, filepath.Join(tree, "apps", "a", "README.md"), "x") })
+	loud("a base edited", "tree", func() { appendTo(t, filepath.Join(tree, "apps", "a", "governance.yaml"), "# edit\n") })
+	loud("an overlay added", "tree", func() { appendTo(t, filepath.Join(dir, "overlays", "governance.a.yaml"), "defaults: {}\n") })
+	loud("the owners file", "owners", func() { appendTo(t, owners, "# edit\n") })
+	loud("the token file", "auth", func() { appendTo(t, filepath.Join(dir, "etc", "token"), "x\n") })
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
 	}
 }
