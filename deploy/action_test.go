@@ -353,7 +353,6 @@ func runAction(t *testing.T, cache *actionCache, workspace string, with map[stri
 				if ee, ok := err.(*exec.ExitError); ok {
 					run.failedRC = ee.ExitCode()
 				}
-				break
 			}
 		}
 		if run.failed != "" {

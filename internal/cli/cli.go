@@ -59,13 +59,6 @@ type Env struct {
 	Getenv func(string) string
 }
 
-func (e *Env) getenv(name string) string {
-	if e == nil || e.Getenv == nil {
-		return ""
-	}
-	return e.Getenv(name)
-}
-
 // Execute runs root with args and returns the exit status: help and
 // reports go to stdout, errors to stderr prefixed with the program's name.
 func Execute(ctx context.Context, root *cobra.Command, args []string, stdout, stderr io.Writer) int {
@@ -192,7 +185,6 @@ func BindEnv(fs *pflag.FlagSet, getenv func(string) string) error {
 type once struct {
 	value *string
 	set   bool
-	name  string
 }
 
 func (o *once) String() string {

@@ -148,8 +148,6 @@ type level2 struct {
 	*builder
 	base, head *lineageSide
 	reached    map[l2ReachKey]*walked
-	// fellBack are models whose logic diff fell back to level 1, with why.
-	fellBack map[string]string
 }
 
 func (l2 *level2) unanalysedWarnings(work map[*lineageSide][]string) []string {

@@ -350,11 +350,11 @@ func (c *canonizer) binary(op string, l, r sqlparse.Expr) sqlparse.Expr {
 }
 
 func isConstant(e sqlparse.Expr) bool {
-	switch e.(type) {
+	switch e := e.(type) {
 	case *sqlparse.Literal, *sqlparse.TypedLiteral, *sqlparse.Param:
 		return true
 	case *sqlparse.Cast:
-		return isConstant(e.(*sqlparse.Cast).X)
+		return isConstant(e.X)
 	}
 	return false
 }

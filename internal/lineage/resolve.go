@@ -107,10 +107,9 @@ func (e *cteEnv) lookup(name string) *cteDef {
 }
 
 type analyzer struct {
-	catalog  Catalog
-	bases    map[Relation]*rel
-	allRels  map[Relation]bool
-	derivedN int
+	catalog Catalog
+	bases   map[Relation]*rel
+	allRels map[Relation]bool
 }
 
 func newAnalyzer(c Catalog) *analyzer {
@@ -278,7 +277,6 @@ type fromEntry struct {
 	written []string // a base table's name parts as written
 	r       *rel
 	hidden  map[string]bool // merged away by USING / NATURAL (for `*`)
-	merged  map[string]*col // USING columns: the one an unqualified name means
 }
 
 // scope is a SELECT being resolved.
