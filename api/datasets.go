@@ -34,6 +34,22 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	withRule := false
+	switch inc := q.Get("include"); inc {
+	case "":
+	case "rule":
+		withRule = true
+	default:
+		writeError(w, r, badRequest("include must be rule, not %q", inc))
+		return
+	}
+	if acceptsNDJSON(r) {
+		if treeHeaders(w, r, snap) {
+			return
+		}
+		streamDatasets(w, snap, f, withRule)
+		return
+	}
 	limit := defaultPageSize
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -57,8 +73,47 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	snap.AppendListBody(buf, page)
+	snap.AppendListBody(buf, page, withRule)
 	write(w, http.StatusOK, jsonType, buf.Bytes())
+}
+
+// ndjsonType is newline-delimited JSON: one value a line.
+const ndjsonType = "application/x-ndjson"
+
+// acceptsNDJSON reports whether the client asked for the listing as
+// newline-delimited JSON.
+func acceptsNDJSON(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if strings.EqualFold(strings.TrimSpace(mt), ndjsonType) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// streamDatasets writes every dataset the filter keeps, one item a line,
+// without paging: what a consumer mirroring the whole tree reads in one
+// request. The revision is in the header; the lines are the items of the
+// paged listing.
+func streamDatasets(w http.ResponseWriter, snap *snapshot.Snapshot, f snapshot.Filter, withRule bool) {
+	w.Header().Set("Content-Type", ndjsonType)
+	w.WriteHeader(http.StatusOK)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	snap.Each(f, func(d *snapshot.Dataset) bool {
+		snap.AppendListItem(buf, d, withRule)
+		buf.WriteByte('\n')
+		if buf.Len() < 64<<10 {
+			return true
+		}
+		_, err := w.Write(buf.Bytes())
+		buf.Reset()
+		return err == nil
+	})
+	_, _ = w.Write(buf.Bytes())
 }
 
 // lookup resolves the {id} of a /datasets route: globally, or inside one app

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -33,10 +34,13 @@ type response struct {
 	body   []byte
 }
 
-// do sends one request to h in process.
+// do sends one request to h in process. A stream (GET /events) is read for
+// a second and then ended.
 func do(t testing.TB, h http.Handler, method, target string, body io.Reader, header ...string) response {
 	t.Helper()
-	req := httptest.NewRequest(method, target, body)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, method, target, body)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}

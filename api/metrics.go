@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -22,7 +23,7 @@ type metrics struct {
 	validating  prometheus.Gauge
 }
 
-func newMetrics(reg *prometheus.Registry, store *snapshot.Store) *metrics {
+func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "governanced_http_requests_total",
@@ -44,8 +45,15 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store) *metrics {
 			Help: "POST /validate runs in progress.",
 		}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.validations, m.validating,
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "governanced_build_info",
+		Help:        "Always 1; the labels say which governanced is running.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
+	})
+	buildInfo.Set(1)
+	reg.MustRegister(m.requests, m.duration, m.validations, m.validating, buildInfo,
 		&storeCollector{store: store},
+		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

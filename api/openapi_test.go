@@ -236,6 +236,13 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/owners?uri=did:web:rec.example", "/owners", nil, nil},
 		{"GET", "/owners/rec", "/owners/{key}", nil, nil},
 		{"GET", "/owners/nobody", "/owners/{key}", nil, nil},
+		{"GET", "/datasets?include=rule", "/datasets", nil, nil},
+		{"GET", "/datasets?include=rule", "/datasets", nil, []string{"Accept", "application/x-ndjson"}},
+		{"GET", "/datasets?include=everything", "/datasets", nil, nil},
+		{"GET", "/datasets?wait=1ms", "/datasets", nil, []string{"If-None-Match", etag}},
+		{"GET", "/datasets?wait=soon", "/datasets", nil, []string{"If-None-Match", etag}},
+		{"GET", "/unresolved-owners", "/unresolved-owners", nil, nil},
+		{"GET", "/events", "/events", nil, nil},
 		{"GET", "/report", "/report", nil, nil},
 		{"GET", "/report?format=sarif", "/report", nil, nil},
 		{"GET", "/report?format=xml", "/report", nil, nil},
@@ -247,6 +254,9 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/validate", "/validate", tree, []string{"Content-Type", "text/csv"}},
 		{"POST", "/resolve", "/resolve", []byte(`{"document": "defaults: {}\nsources: {ds.x: {expose: true}}", "dataset": "ds.x"}`), []string{"Content-Type", "application/json"}},
 		{"POST", "/resolve", "/resolve", []byte(`{"document": "sources: [", "dataset": "ds.x"}`), []string{"Content-Type", "application/json"}},
+		{"POST", "/resolve", "/resolve", []byte(`{"document": "sources: {ds.x: {ownership: [{name: op, type: DATA_OWNER}, {name: ghost, type: DATA_OWNER}]}}", "dataset": "ds.x",
+			"owners": "owners: [{id: acme, type: schema:Organization, name: Acme, url: https://acme.example}]", "placeholders": {"op": "acme"}}`), nil},
+		{"POST", "/resolve", "/resolve", []byte(`{"document": "sources: {}", "dataset": "ds.x", "placeholders": {"op": "acme"}}`), nil},
 		{"POST", "/resolve", "/resolve", []byte(`[]`), nil},
 		{"POST", "/resolve", "/resolve", []byte(`{}`), []string{"Content-Type", "text/plain"}},
 		{"POST", "/merge", "/merge", []byte(`{"base": {"tags": ["a"]}, "override": {"tags": ["b"]}}`), nil},
@@ -278,6 +288,19 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}
 		if !strings.Contains(mt, "json") {
 			continue // YAML, text and Markdown bodies have no schema to hold them to
+		}
+		if mt == "application/x-ndjson" {
+			lines := bytes.Split(bytes.TrimSuffix(r.body, []byte("\n")), []byte("\n"))
+			for _, line := range lines {
+				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+				if err == nil {
+					err = schemas.compile(t, pointer).Validate(inst)
+				}
+				if err != nil {
+					t.Errorf("%s %s: a line does not match openapi.yaml: %v\n%s", ex.method, ex.target, err, line)
+				}
+			}
+			continue
 		}
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.body))
 		if err != nil {

@@ -77,3 +77,20 @@ func (s *server) getOwner(w http.ResponseWriter, r *http.Request) {
 	buf.WriteByte('}')
 	write(w, http.StatusOK, jsonType, buf.Bytes())
 }
+
+// unresolvedOwners lists the ownership names of the served tree that
+// resolve to no owner, with where each is written.
+func (s *server) unresolvedOwners(w http.ResponseWriter, r *http.Request) {
+	snap := s.current(w, r)
+	if snap == nil || treeHeaders(w, r, snap) {
+		return
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	buf.WriteString(`{"revision":`)
+	buf.Write(snap.RevisionJSON())
+	buf.WriteString(`,"items":`)
+	writeJSONValue(buf, snap.UnresolvedOwners())
+	buf.WriteByte('}')
+	write(w, http.StatusOK, jsonType, buf.Bytes())
+}

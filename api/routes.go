@@ -26,17 +26,22 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	r.Get("/openapi.yaml", s.openapi)
 	r.Get("/schemas/{name}", s.schema)
 
-	// The served tree.
-	r.Get("/apps", s.listApps)
-	r.Get("/apps/{app}", s.getApp)
-	r.Get("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
-	r.Get("/datasets", s.listDatasets)
-	r.Get("/datasets/{id}/rule", s.datasetRule)
-	r.Get("/datasets/{id}/exposure", s.datasetExposure)
-	r.Get("/datasets/{id}/facet", s.datasetFacet)
-	r.Get("/owners", s.listOwners)
-	r.Get("/owners/{key}", s.getOwner)
-	r.Get("/report", s.report)
+	// The served tree: every answer may wait for the next revision (?wait).
+	r.Group(func(r chi.Router) {
+		r.Use(s.waitable)
+		r.Get("/apps", s.listApps)
+		r.Get("/apps/{app}", s.getApp)
+		r.Get("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
+		r.Get("/datasets", s.listDatasets)
+		r.Get("/datasets/{id}/rule", s.datasetRule)
+		r.Get("/datasets/{id}/exposure", s.datasetExposure)
+		r.Get("/datasets/{id}/facet", s.datasetFacet)
+		r.Get("/owners", s.listOwners)
+		r.Get("/owners/{key}", s.getOwner)
+		r.Get("/unresolved-owners", s.unresolvedOwners)
+		r.Get("/report", s.report)
+	})
+	r.Get("/events", s.events)
 
 	// Stateless operations for clients and CI (behind the bearer token when
 	// one is configured, like /metrics).

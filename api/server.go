@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -29,6 +30,11 @@ type Deps struct {
 	// Tokens are the bearer tokens every POST and GET /metrics require
 	// (Authorization: Bearer <token>); nil leaves those routes open.
 	Tokens *Tokens
+	// Streams ends the long-lived answers (a ?wait, GET /events) when it is
+	// done: the caller cancels it when shutdown begins, since a graceful
+	// shutdown waits for every request to end. Nil: they end with their
+	// requests only.
+	Streams context.Context
 }
 
 // Limits bound what one request may cost.
@@ -49,6 +55,12 @@ type Limits struct {
 	// parses a body of up to MaxBodyBytes, which costs seconds and hundreds
 	// of megabytes at the limit.
 	MaxConcurrentOps int
+	// MaxWaiters bounds the requests waiting for a change (?wait) and the
+	// event streams (GET /events) at once; one more is refused with 429.
+	MaxWaiters int
+	// MaxWait is the longest a request may wait for a change; a longer
+	// ?wait waits this long.
+	MaxWait time.Duration
 }
 
 // DefaultLimits are the limits of a zero Limits.
@@ -59,6 +71,8 @@ var DefaultLimits = Limits{
 	RequestTimeout:           30 * time.Second,
 	MaxConcurrentValidations: 4,
 	MaxConcurrentOps:         8,
+	MaxWaiters:               256,
+	MaxWait:                  5 * time.Minute,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -80,6 +94,12 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxConcurrentOps <= 0 {
 		l.MaxConcurrentOps = DefaultLimits.MaxConcurrentOps
 	}
+	if l.MaxWaiters <= 0 {
+		l.MaxWaiters = DefaultLimits.MaxWaiters
+	}
+	if l.MaxWait <= 0 {
+		l.MaxWait = DefaultLimits.MaxWait
+	}
 	return l
 }
 
@@ -92,8 +112,10 @@ type server struct {
 	metrics     *metrics
 	validations chan struct{} // a semaphore: one token per running validation
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
-	auth        *Tokens       // nil: authentication is off
-	mux         *chi.Mux      // every route; ServeHTTP prepares a request for it
+	waiters     chan struct{} // the same for ?wait and /events
+	streams     context.Context
+	auth        *Tokens  // nil: authentication is off
+	mux         *chi.Mux // every route; ServeHTTP prepares a request for it
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
@@ -116,7 +138,12 @@ func newServer(d Deps) (http.Handler, *server) {
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
-	s.metrics = newMetrics(reg, d.Store)
+	s.waiters = make(chan struct{}, s.limits.MaxWaiters)
+	s.streams = d.Streams
+	if s.streams == nil {
+		s.streams = context.Background()
+	}
+	s.metrics = newMetrics(reg, d.Store, d.Version)
 	s.mux = s.routes(reg)
 	return s, s
 }

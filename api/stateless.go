@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
@@ -55,6 +57,74 @@ type resolveRequest struct {
 	Document json.RawMessage `json:"document"`
 	Overlay  json.RawMessage `json:"overlay"`
 	Dataset  *string         `json:"dataset"`
+	// Owners are owners registry documents, later shadowing earlier ones
+	// (one document, or a list); with them ownership names are resolved
+	// as the CLI resolves them, leniently.
+	Owners json.RawMessage `json:"owners"`
+	// Placeholders is the deployment's placeholder map: an object from
+	// ownership name to owner id, or the same as YAML text. Needs owners.
+	Placeholders json.RawMessage `json:"placeholders"`
+}
+
+// given reports whether an optional member was sent.
+func given(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}
+
+// registry reads the owners member: one document or a list of them.
+func registry(raw json.RawMessage) (*owners.Registry, error) {
+	var docs []json.RawMessage
+	if bytes.TrimSpace(raw)[0] == '[' {
+		if err := json.Unmarshal(raw, &docs); err != nil {
+			return nil, badRequest("owners: %v", err)
+		}
+	} else {
+		docs = []json.RawMessage{raw}
+	}
+	files := make([]*owners.File, len(docs))
+	for i, d := range docs {
+		name := "owners"
+		if len(docs) > 1 {
+			name = fmt.Sprintf("owners[%d]", i)
+		}
+		text, err := yamlText(d, name)
+		if err != nil {
+			return nil, err
+		}
+		if files[i], err = owners.Parse(text, name, owners.Options{Validate: true}); err != nil {
+			return nil, documentError(err)
+		}
+	}
+	return owners.Materialise(files...), nil
+}
+
+// placeholderMap reads the placeholders member: a JSON object of strings,
+// or YAML text holding the mapping.
+func placeholderMap(raw json.RawMessage) (map[string]string, error) {
+	var m map[string]string
+	if err := json.Unmarshal(raw, &m); err == nil {
+		return m, nil
+	}
+	text, err := yamlText(raw, "placeholders")
+	if err != nil {
+		return nil, err
+	}
+	root, err := yaml11.Parse(text)
+	if err != nil {
+		return nil, documentError(err)
+	}
+	if root.Kind != yaml11.Map {
+		return nil, badRequest("placeholders must map ownership names to owner ids")
+	}
+	m = map[string]string{}
+	for _, p := range root.Pairs {
+		if p.Key.Kind != yaml11.String || p.Value.Kind != yaml11.String {
+			return nil, badRequest("placeholders: %s: %s must map a string name to a string owner id", yaml11.PyRepr(p.Key), yaml11.PyRepr(p.Value))
+		}
+		m[p.Key.Str] = p.Value.Str
+	}
+	return m, nil
 }
 
 // resolve resolves one name against a document the client sends: the body of
@@ -93,11 +163,44 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 		cfg = governance.MergeConfigs(cfg, overlay)
 	}
 	rule, m := cfg.Resolve(*req.Dataset)
+	var unresolved []string
+	switch {
+	case given(req.Owners):
+		reg, err := registry(req.Owners)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		var placeholders map[string]string
+		if given(req.Placeholders) {
+			if placeholders, err = placeholderMap(req.Placeholders); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		unresolved = []string{}
+		for _, u := range owners.UnresolvedOwners(&governance.Config{Defaults: rule}, reg, placeholders) {
+			unresolved = append(unresolved, u.Name)
+		}
+		// Leniently, as the check and the server do: a name that resolves
+		// to nothing is kept as written, and listed.
+		if rule, _, err = owners.ResolveOwnership(rule, reg, false, placeholders); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	case given(req.Placeholders):
+		writeError(w, r, badRequest(`the member "placeholders" needs "owners"`))
+		return
+	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	buf.WriteString(`{"dataset":`)
 	writeJSONValue(buf, *req.Dataset)
 	snapshot.AppendResolutionTail(buf, rule, m)
+	if unresolved != nil {
+		buf.WriteString(`,"unresolved_owners":`)
+		writeJSONValue(buf, unresolved)
+	}
 	buf.WriteByte('}')
 	write(w, http.StatusOK, jsonType, buf.Bytes())
 }

@@ -73,6 +73,8 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.DurationVar(&c.limits.RequestTimeout, "request-timeout", api.DefaultLimits.RequestTimeout, "longest a request may work")
 	fs.IntVar(&c.limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
 	fs.IntVar(&c.limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
+	fs.IntVar(&c.limits.MaxWaiters, "max-waiters", api.DefaultLimits.MaxWaiters, "most requests waiting for a change (?wait) and GET /events streams at once")
+	fs.DurationVar(&c.limits.MaxWait, "max-wait", api.DefaultLimits.MaxWait, "longest a request may wait for a change (?wait)")
 	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
 	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "how often every input is read again, to catch what file events missed (0 disables)")
 	fs.DurationVar(&c.reloadTimeout, "reload-timeout", 5*time.Minute, "longest a reload may take before it is abandoned (the last good revision keeps serving)")
@@ -142,8 +144,8 @@ func (sf *serveFlags) config(fs *pflag.FlagSet, getenv func(string) string) (*se
 	}
 	c.logLevel = lvl
 	l := c.limits
-	if l.MaxUploadFiles <= 0 || l.MaxConcurrentValidations <= 0 || l.MaxConcurrentOps <= 0 || l.RequestTimeout <= 0 {
-		return nil, cli.Usagef("--max-upload-files, --max-validations, --max-ops and --request-timeout must be positive")
+	if l.MaxUploadFiles <= 0 || l.MaxConcurrentValidations <= 0 || l.MaxConcurrentOps <= 0 || l.RequestTimeout <= 0 || l.MaxWaiters <= 0 || l.MaxWait <= 0 {
+		return nil, cli.Usagef("--max-upload-files, --max-validations, --max-ops, --max-waiters, --max-wait and --request-timeout must be positive")
 	}
 	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 || c.reloadTimeout <= 0 {
 		return nil, cli.Usagef("--reload-debounce, --reload-timeout and --read-header-timeout must be positive, --rescan-interval not negative")
@@ -219,7 +221,11 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	store := snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
 	logAuth(log, c.auth)
 	tokens := api.NewTokens(c.auth.tokens)
-	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: buildVersion(), Tokens: tokens})
+	// Long-lived answers (?wait, /events) end when shutdown begins: a
+	// graceful shutdown waits for every request.
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: buildVersion(), Tokens: tokens, Streams: streams})
 
 	if c.debugAddr != "" {
 		stopDebug, err := serveDebug(c.debugAddr, log)
@@ -244,6 +250,7 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 		// lines like every other, not bare text in between.
 		ErrorLog: stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
 	}
+	srv.RegisterOnShutdown(endStreams)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")

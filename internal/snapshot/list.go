@@ -79,8 +79,19 @@ func (s *Snapshot) List(f Filter, limit int, cursor string) (Page, error) {
 	return p, nil
 }
 
-// AppendListBody writes the body of GET /datasets for a page.
-func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page) {
+// Each calls fn for every dataset the filter keeps, in listing order,
+// until fn returns false.
+func (s *Snapshot) Each(f Filter, fn func(*Dataset) bool) {
+	for _, d := range s.datasets {
+		if f.keep(d) && !fn(d) {
+			return
+		}
+	}
+}
+
+// AppendListBody writes the body of GET /datasets for a page; withRule adds
+// each item's resolved rule (see AppendListItem).
+func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page, withRule bool) {
 	buf.WriteString(`{"revision":`)
 	buf.Write(s.revJSON)
 	buf.WriteString(`,"items":[`)
@@ -88,7 +99,7 @@ func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		d.appendItem(buf)
+		s.AppendListItem(buf, d, withRule)
 	}
 	buf.WriteString(`],"next":`)
 	if p.Next == "" {
@@ -97,6 +108,19 @@ func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page) {
 		buf.Write(yaml11.AppendJSONString(nil, p.Next))
 	}
 	buf.WriteByte('}')
+}
+
+// AppendListItem writes one item of GET /datasets. withRule adds "rule":
+// the body GET /datasets/{id}/rule?app={app} answers for the item's key, so
+// that a client can mirror every resolved rule of the tree from the listing.
+func (s *Snapshot) AppendListItem(buf *bytes.Buffer, d *Dataset, withRule bool) {
+	d.appendItem(buf)
+	if withRule {
+		buf.Truncate(buf.Len() - 1) // the item's closing brace
+		buf.WriteString(`,"rule":`)
+		s.AppendRuleBody(buf, d.ID, d, false)
+		buf.WriteByte('}')
+	}
 }
 
 // cursorTag is enough of the revision to tell two revisions apart.

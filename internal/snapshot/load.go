@@ -197,7 +197,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
-	snap, err := assemble(r.revision, r.files, rep, plan.Registry, apps, now())
+	snap, err := assemble(r.revision, r.files, rep, plan.Registry, plan.Placeholders, apps, now())
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,10 @@ type Snapshot struct {
 	// it checked and built afresh.
 	reused, built int
 
+	placeholders   map[string]string // the placeholder map names were resolved with
+	unresolvedOnce sync.Once
+	unresolved     []UnresolvedOwner
+
 	apps     []*App // by name
 	appIndex map[string]*App
 	datasets []*Dataset      // every sources key of every app: apps by name, keys in sources order
@@ -126,7 +130,7 @@ func (e *AmbiguousError) Error() string {
 
 // assemble puts a snapshot together from a passed check and the apps built
 // from its units: the global index is built here.
-func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, apps []*App, now time.Time) (*Snapshot, error) {
+func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{
 		Revision: revision,
 		LoadedAt: now,
@@ -134,6 +138,8 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 		report:   rep,
 		Owners:   registry,
 		appIndex: map[string]*App{},
+
+		placeholders: placeholders,
 	}
 	if s.Owners == nil {
 		s.Owners = owners.Build(nil)

@@ -50,6 +50,9 @@ type Store struct {
 	lastTried   string // the revision the last completed reload examined
 	last        atomic.Pointer[ReloadStatus]
 	running     atomic.Pointer[time.Time] // when the reload under way started; nil when none
+	activated   notifier                  // closes its channel when a new snapshot is served
+	reloaded    notifier                  // closes its channel when a reload ends, whatever it did
+	reloads     atomic.Uint64             // reloads ended, a sequence for /events
 	okCount     atomic.Uint64
 	failCount   atomic.Uint64
 	lastSuccess atomic.Pointer[time.Time]
@@ -91,6 +94,7 @@ type ReloadStatus struct {
 	UnitsReused, UnitsBuilt int
 	Err                     error      // nil unless Rejected or Failed
 	Rejected                *Rejection // the failed check, when Rejected
+	Seq                     uint64     // the reload's number, from 1
 }
 
 // OK reports whether the reload left the tree as the inputs say it is.
@@ -118,7 +122,12 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	}
 	defer func() {
 		st.Duration = now().Sub(start)
+		st.Seq = s.reloads.Add(1)
 		s.last.Store(st)
+		if st.Outcome == Activated {
+			s.activated.notify()
+		}
+		s.reloaded.notify()
 	}()
 
 	r, err := s.loader.read(ctx, s.digests)
@@ -172,6 +181,40 @@ func (s *Store) fail(st *ReloadStatus, err error) {
 	st.Outcome, st.Err = Failed, err
 	s.lastTried = ""
 	s.failCount.Add(1)
+}
+
+// Changed returns a channel closed when the next revision is served: a
+// request waiting for a change takes it before looking at Current, so a
+// swap in between is never missed.
+func (s *Store) Changed() <-chan struct{} { return s.activated.wait() }
+
+// Reloaded returns a channel closed when the next reload ends, whatever it
+// did.
+func (s *Store) Reloaded() <-chan struct{} { return s.reloaded.wait() }
+
+// notifier wakes every waiter at once; a waiter that is slow to look never
+// holds the notifying reload back.
+type notifier struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (n *notifier) wait() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = make(chan struct{})
+	}
+	return n.ch
+}
+
+func (n *notifier) notify() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch != nil {
+		close(n.ch)
+		n.ch = nil
+	}
 }
 
 // Rescan is Reload that trusts no file's identity: every input is hashed
