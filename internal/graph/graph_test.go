@@ -344,3 +344,51 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+// TestWriteJSONMembers: the compact members are the json rendering's
+// object, value for value, non-ASCII text included.
+func TestWriteJSONMembers(t *testing.T) {
+	g := g2(t)
+	// A description outside ASCII, and a name that needs escaping.
+	desc := "lecture \u00e9t\u00e9 \"quoted\" \U0001F600"
+	g = Build(append(append([]Pipeline(nil), g.Pipelines...), Pipeline{Name: "h\tx", Path: "apps/h/governance.yaml", Active: true, Declared: true,
+		DependsOn: []governance.Dependency{{Dataset: "datasets.ds_dev_gold.mine", Description: &desc}}}), Options{})
+	var pretty, members bytes.Buffer
+	if err := Render(&pretty, g, JSON); err != nil {
+		t.Fatal(err)
+	}
+	members.WriteByte('{')
+	if err := WriteJSONMembers(&members, g); err != nil {
+		t.Fatal(err)
+	}
+	members.WriteByte('}')
+	if bytes.Contains(members.Bytes(), []byte("\n")) {
+		t.Errorf("a newline in the compact members:\n%s", members.Bytes())
+	}
+	var want, got any
+	if err := json.Unmarshal(pretty.Bytes(), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(members.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, members.Bytes())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-rendering +members):\n%s", diff)
+	}
+	if members.Len() >= pretty.Len() {
+		t.Errorf("compact %d bytes, rendering %d", members.Len(), pretty.Len())
+	}
+}
+
+// TestFromSchedules: the four kinds only a deployment's flows produce.
+func TestFromSchedules(t *testing.T) {
+	var got []Kind
+	for _, k := range Kinds() {
+		if k.FromSchedules() {
+			got = append(got, k)
+		}
+	}
+	if diff := cmp.Diff([]Kind{ScheduleInversion, ScheduleCollision, ScheduleUnverified, NotDeployed}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
