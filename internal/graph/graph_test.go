@@ -306,6 +306,33 @@ func TestQueries(t *testing.T) {
 	if diff := cmp.Diff([]Reach{{"d", 1}, {"c", 2}, {"b", 3}}, g.Upstream("e", 0)); diff != "" {
 		t.Errorf("Upstream(e) (-want +got):\n%s", diff)
 	}
+	if p := g.Find("e"); p == nil || p.Name != "e" || !p.Declared {
+		t.Errorf("Find(e) = %+v", p)
+	}
+	if p := g.Find("nope"); p != nil {
+		t.Errorf("Find(nope) = %+v", p)
+	}
+	about := func(name string) []string {
+		var out []string
+		for _, f := range g.FindingsOf(name) {
+			out = append(out, string(f.Kind)+" "+f.Dataset)
+		}
+		return out
+	}
+	for name, want := range map[string][]string{
+		"a": {"unresolved datasets.*_silver.mteers_data_normalized", "multiple-producers datasets.ds_dev_gold.shared",
+			"self-dependency datasets.*_gold.mine", "self-dependency datasets.*_gold.shared",
+			"inactive-producer datasets.ds_dev_gold.shared", "external-satisfied datasets.*_gold.shared"},
+		"b":    {"multiple-producers datasets.ds_dev_gold.shared"},
+		"c":    {"cycle ", "inactive-producer datasets.ds_dev_gold.old"},
+		"e":    {"cycle "},
+		"f":    nil,
+		"nope": nil,
+	} {
+		if diff := cmp.Diff(want, about(name)); diff != "" {
+			t.Errorf("FindingsOf(%s) (-want +got):\n%s", name, diff)
+		}
+	}
 	for k, want := range map[Kind]int{Unresolved: 1, SelfDependency: 2, InactiveProducer: 2, Cycle: 1, NotDeployed: 0} {
 		if got := g.Count(k); got != want {
 			t.Errorf("Count(%s) = %d, want %d", k, got, want)
