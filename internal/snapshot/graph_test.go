@@ -38,12 +38,12 @@ var discoveryTree = map[string]string{
 	"apps/c/governance.yaml": "defaults: {}\ndepends_on:\n  - dataset: x.b2\n  - dataset: x.b\nsources:\n  x.c: {}\n",
 }
 
-// cliOutput runs `governanced graph` (graph.RunCLI) over the PATHs the
-// snapshot's check was given, from the same directory.
-func cliOutput(t *testing.T, in Inputs, format graph.Format, overlays bool) []byte {
+// cliOutput runs `governanced graph` (graph.RunCLI) over patterns, from
+// the snapshot's directory.
+func cliOutput(t *testing.T, in Inputs, patterns []string, format graph.Format, overlays bool) []byte {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	o := graph.CLIOptions{Patterns: in.Paths(), Format: string(format), Dir: in.Dir, Overlays: overlays, OverlayName: in.OverlayName}
+	o := graph.CLIOptions{Patterns: patterns, Format: string(format), Dir: in.Dir, Overlays: overlays, OverlayName: in.OverlayName}
 	if !overlays {
 		o.OverlayName = ""
 	}
@@ -60,15 +60,24 @@ func cliOutput(t *testing.T, in Inputs, format graph.Format, overlays bool) []by
 func TestGraphIsTheCommands(t *testing.T) {
 	real := copyReal(t)
 	disc := testfs.Tree(t, discoveryTree)
+	single := testfs.Tree(t, map[string]string{"pipe/governance.yaml": "defaults: {}\ndepends_on: []\nsources:\n  x.a: {}\n"})
 	for _, tc := range []struct {
 		name string
 		in   Inputs
+		// patterns are the command's PATHs that name the same files as the
+		// check's (nil: the check's own, Inputs.Paths).
+		patterns []string
 	}{
-		{"17 real files, absolute tree", Inputs{Trees: []string{real}}},
-		{"17 real files, relative tree", Inputs{Trees: []string{"."}, Dir: real}},
-		{"discovery and overlays", Inputs{Trees: []string{"."}, Dir: disc}},
-		{"discovery, named overlay", Inputs{Trees: []string{disc}, OverlayName: "b"}},
-		{"two trees", Inputs{Trees: []string{"real", "disc"}, Dir: filepath.Dir(real)}},
+		{"17 real files, absolute tree", Inputs{Trees: []string{real}}, nil},
+		{"17 real files, relative tree", Inputs{Trees: []string{"."}, Dir: real}, nil},
+		{"discovery and overlays", Inputs{Trees: []string{"."}, Dir: disc}, nil},
+		{"discovery, named overlay", Inputs{Trees: []string{disc}, OverlayName: "b"}, nil},
+		{"two trees", Inputs{Trees: []string{"real", "disc"}, Dir: filepath.Dir(real)}, nil},
+		{"a root holding one governance.yaml", Inputs{Trees: []string{"."}, Dir: filepath.Join(single, "pipe")}, nil},
+		// A root that is an apps directory: the check takes the apps in it,
+		// graph.md takes a named directory's own governance.yaml only, so
+		// the command needs the glob.
+		{"a root that is an apps directory", Inputs{Trees: []string{"."}, Dir: filepath.Join(disc, "apps")}, []string{"*"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.in
@@ -87,13 +96,17 @@ func TestGraphIsTheCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			patterns := tc.patterns
+			if patterns == nil {
+				patterns = in.Paths()
+			}
 			for _, overlays := range []bool{false, true} {
 				for _, f := range []graph.Format{graph.Tree, graph.Order, graph.Mermaid} {
 					body, ok := s.GraphBody(overlays, f)
 					if !ok {
 						t.Fatalf("no %s body", f)
 					}
-					if diff := cmp.Diff(string(cliOutput(t, in, f, overlays)), string(body)); diff != "" {
+					if diff := cmp.Diff(string(cliOutput(t, in, patterns, f, overlays)), string(body)); diff != "" {
 						t.Errorf("overlays=%v %s (-command +served):\n%s", overlays, f, diff)
 					}
 				}
@@ -107,7 +120,7 @@ func TestGraphIsTheCommands(t *testing.T) {
 				}
 				delete(served, "revision")
 				delete(served, "overlays")
-				if err := json.Unmarshal(cliOutput(t, in, graph.JSON, overlays), &printed); err != nil {
+				if err := json.Unmarshal(cliOutput(t, in, patterns, graph.JSON, overlays), &printed); err != nil {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(printed, served); diff != "" {
@@ -339,4 +352,31 @@ func FuzzBaseViewIsGraphParse(f *testing.F) {
 			t.Fatalf("(-graph.Parse +check):\n%s", diff)
 		}
 	})
+}
+
+// TestGraphNamesAreAppNames: a pipeline is named after the app the snapshot
+// serves, so /graph/pipelines/{name} and /apps/{app} agree. For an app
+// directory that is a symlink this is where the served graph and the
+// command differ: the command names it after the directory it resolves to
+// (graph.md §12.1 C5).
+func TestGraphNamesAreAppNames(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{"elsewhere/b/governance.yaml": "defaults: {}\nsources:\n  x.a: {}\n"})
+	if err := os.MkdirAll(filepath.Join(dir, "apps"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../elsewhere/b", filepath.Join(dir, "apps", "alias")); err != nil {
+		t.Fatal(err)
+	}
+	in := Inputs{Trees: []string{"."}, Dir: dir}
+	s, err := (&Loader{Inputs: in}).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Graph().Pipelines[0]
+	if p.Name != "alias" || s.App(p.Name) == nil || p.Path != "apps/alias/governance.yaml" {
+		t.Errorf("pipeline %q at %s; served apps %v", p.Name, p.Path, s.Apps()[0].Name)
+	}
+	if got := string(cliOutput(t, in, in.Paths(), graph.Order, false)); got != "1. b\n" {
+		t.Errorf("the command's order: %q, want the resolved directory's name b", got)
+	}
 }
