@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -378,5 +379,32 @@ func TestGraphNamesAreAppNames(t *testing.T) {
 	}
 	if got := string(cliOutput(t, in, in.Paths(), graph.Order, false)); got != "1. b\n" {
 		t.Errorf("the command's order: %q, want the resolved directory's name b", got)
+	}
+}
+
+// TestGraphConcurrentReaders: the merged graph and the bodies are made on
+// first request; readers racing for them get one and the same (go test
+// -race watches the rest).
+func TestGraphConcurrentReaders(t *testing.T) {
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{"."}, Dir: testfs.Tree(t, discoveryTree)}}).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const readers = 8
+	graphs := make([]*graph.Graph, readers)
+	bodies := make([][]byte, readers)
+	var wg sync.WaitGroup
+	for i := range readers {
+		wg.Go(func() {
+			s.GraphBody(i%2 == 0, graphFormats[i%len(graphFormats)])
+			graphs[i] = s.MergedGraph()
+			bodies[i], _ = s.GraphBody(true, graph.JSON)
+		})
+	}
+	wg.Wait()
+	for i := 1; i < readers; i++ {
+		if graphs[i] != graphs[0] || &bodies[i][0] != &bodies[0][0] {
+			t.Fatalf("reader %d got another merged graph or body", i)
+		}
 	}
 }
