@@ -321,7 +321,7 @@ func TestBodyLimit(t *testing.T) {
 func TestNotReady(t *testing.T) {
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})
 	h, _ := newServer(Deps{Store: store})
-	for _, p := range []string{"/readyz", "/apps", "/datasets/x/rule", "/report"} {
+	for _, p := range []string{"/readyz", "/apps", "/datasets/x/rule", "/report", "/graph", "/graph/pipelines/x", "/datasets/x/producers", "/datasets/x/consumers"} {
 		if r := do(t, h, "GET", p, nil); r.status != http.StatusServiceUnavailable {
 			t.Errorf("%s before the first load: status %d, want 503", p, r.status)
 		}

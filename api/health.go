@@ -39,12 +39,16 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 }
 
 type statusBody struct {
-	Revision   *string              `json:"revision"`
-	LoadedAt   *time.Time           `json:"loaded_at"`
-	Counts     snapshot.Counts      `json:"counts"`
-	LastReload *lastReload          `json:"last_reload"`
-	Reloading  *reloadRunning       `json:"reloading,omitempty"`
-	Inputs     []snapshot.InputFile `json:"inputs"`
+	Revision *string         `json:"revision"`
+	LoadedAt *time.Time      `json:"loaded_at"`
+	Counts   snapshot.Counts `json:"counts"`
+	// Graph are the dependency graph's sizes and findings (the base files'
+	// reading, GET /graph's default): a reload that brings a cycle or an
+	// input nobody produces shows here in the revision that brings it.
+	Graph      *snapshot.GraphCounts `json:"graph"`
+	LastReload *lastReload           `json:"last_reload"`
+	Reloading  *reloadRunning        `json:"reloading,omitempty"`
+	Inputs     []snapshot.InputFile  `json:"inputs"`
 }
 
 type lastReload struct {
@@ -76,6 +80,8 @@ func (s *server) status(w http.ResponseWriter, r *http.Request) {
 		w.Header()[revisionHeader] = snap.RevisionValues()
 		body.Revision, body.LoadedAt = &snap.Revision, &snap.LoadedAt
 		body.Counts, body.Inputs = snap.Counts, snap.Inputs
+		gc := snap.GraphCounts()
+		body.Graph = &gc
 	}
 	if st := s.store.LastReload(); st != nil {
 		lr := &lastReload{OK: st.OK(), At: st.At, Outcome: st.Outcome.String(), DurationMS: float64(st.Duration.Microseconds()) / 1000,

@@ -119,13 +119,21 @@ var (
 	descDatasets = prometheus.NewDesc("governanced_datasets", "Literal sources keys in the served tree.", nil, nil)
 	descPatterns = prometheus.NewDesc("governanced_patterns", "Glob sources keys in the served tree.", nil, nil)
 	descOwners   = prometheus.NewDesc("governanced_owners", "Owners in the merged registry.", nil, nil)
+
+	descGraphPipelines = prometheus.NewDesc("governanced_graph_pipelines",
+		"Pipelines in the served tree's dependency graph (GET /graph: the base files).", nil, nil)
+	descGraphEdges = prometheus.NewDesc("governanced_graph_edges",
+		"Producer-to-consumer edges in the served tree's dependency graph.", nil, nil)
+	descGraphFindings = prometheus.NewDesc("governanced_graph_findings",
+		"Findings of the served tree's dependency graph, by kind (graph.md), every kind the service computes included at 0.", []string{"kind"}, nil)
 )
 
 // storeCollector reports the store's state at scrape time.
 type storeCollector struct{ store *snapshot.Store }
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descReloads, descLastSuccess, descRevision, descAge, descLastReloadOK, descApps, descSources, descDatasets, descPatterns, descOwners} {
+	for _, d := range []*prometheus.Desc{descReloads, descLastSuccess, descRevision, descAge, descLastReloadOK, descApps, descSources, descDatasets, descPatterns, descOwners,
+		descGraphPipelines, descGraphEdges, descGraphFindings} {
 		ch <- d
 	}
 }
@@ -153,4 +161,10 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descDatasets, prometheus.GaugeValue, float64(snap.Counts.Datasets))
 	ch <- prometheus.MustNewConstMetric(descPatterns, prometheus.GaugeValue, float64(snap.Counts.Patterns))
 	ch <- prometheus.MustNewConstMetric(descOwners, prometheus.GaugeValue, float64(snap.Counts.Owners))
+	gc := snap.GraphCounts()
+	ch <- prometheus.MustNewConstMetric(descGraphPipelines, prometheus.GaugeValue, float64(gc.Pipelines))
+	ch <- prometheus.MustNewConstMetric(descGraphEdges, prometheus.GaugeValue, float64(gc.Edges))
+	for _, k := range snapshot.GraphKinds() {
+		ch <- prometheus.MustNewConstMetric(descGraphFindings, prometheus.GaugeValue, float64(gc.Findings[k]), string(k))
+	}
 }

@@ -31,6 +31,7 @@ var problemTitles = map[string]string{
 	"dataset-not-found":      "No app declares or matches the dataset",
 	"ambiguous-dataset":      "Several apps claim the dataset",
 	"owner-not-found":        "No such owner",
+	"pipeline-not-found":     "No such pipeline in the dependency graph",
 	"schema-not-found":       "No such schema",
 	"method-not-allowed":     "Method not allowed",
 	"not-ready":              "No tree loaded yet",

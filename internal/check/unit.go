@@ -25,6 +25,11 @@ type UnitResult struct {
 	// offers). Nil when the base or its overlay has an error finding, or two
 	// overlays claim the base (semantic-skipped): the unit is not served.
 	Config *governance.Config
+	// Base is the base alone as the check parsed it: before its overlay is
+	// merged and owner names are resolved. Nil exactly when Config is. What
+	// reads the base files only (the dependency graph, graph.md) reads it
+	// rather than parse the bytes a second time.
+	Base *governance.Config
 	// Datasets counts the served source keys, Offers the dataspace offers
 	// among them.
 	Datasets, Offers int
@@ -61,8 +66,8 @@ func CheckUnit(u *Unit) UnitResult {
 		c.add(Finding{Severity: Error, Code: CodeOverlayConflict, File: u.Base.Display, Subject: str(u.App),
 			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(u.Overlays), strings.Join(names, ", "))})
 	}
-	if cfg := c.unit(base, overlays); cfg != nil {
-		res.Config = cfg
+	if cfg, baseCfg := c.unit(base, overlays); cfg != nil {
+		res.Config, res.Base = cfg, baseCfg
 	} else {
 		c.add(Finding{Severity: Info, Code: CodeSemanticSkipped, File: u.Base.Display,
 			Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
@@ -120,25 +125,25 @@ func (c *unitChecker) load(f File, schema string, overlay bool) *loadedFile {
 	return lf
 }
 
-// unit pairs, parses and materialises a loaded unit; nil when it is
-// skipped (check.md §4.2).
-func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) *governance.Config {
+// unit pairs, parses and materialises a loaded unit, and returns it with
+// the base as parsed alone; nil when it is skipped (check.md §4.2).
+func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) (cfg, baseCfg *governance.Config) {
 	if base.hasError || len(overlays) > 1 || len(overlays) == 1 && overlays[0].hasError {
-		return nil
+		return nil, nil
 	}
 	var ov *loadedFile
 	if len(overlays) == 1 {
 		ov = overlays[0]
 	}
-	baseCfg := c.parse(base)
+	baseCfg = c.parse(base)
 	var ovCfg *governance.Config
 	if ov != nil {
 		ovCfg = c.parse(ov)
 	}
 	if baseCfg == nil || ov != nil && ovCfg == nil {
-		return nil
+		return nil, nil
 	}
-	cfg := baseCfg
+	cfg = baseCfg
 	if ovCfg != nil {
 		cfg = governance.MergeConfigs(baseCfg, ovCfg)
 	}
@@ -151,7 +156,7 @@ func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) *governance
 			cfg = resolved
 		}
 	}
-	return cfg
+	return cfg, baseCfg
 }
 
 // parse reads a loaded document into the rule model.

@@ -31,6 +31,17 @@ var kinds = []Kind{
 // enumerates, zeros included.
 func Kinds() []Kind { return slices.Clone(kinds) }
 
+// FromSchedules reports whether the kind comes from the schedule checks (§7):
+// a graph built without a deployment's flows (Options.CheckSchedules false,
+// as the server builds it) never reports one.
+func (k Kind) FromSchedules() bool {
+	switch k {
+	case ScheduleInversion, ScheduleCollision, ScheduleUnverified, NotDeployed:
+		return true
+	}
+	return false
+}
+
 // Rank is the kind's place in report order.
 func (k Kind) Rank() int {
 	if i := slices.Index(kinds, k); i >= 0 {

@@ -306,6 +306,33 @@ func TestQueries(t *testing.T) {
 	if diff := cmp.Diff([]Reach{{"d", 1}, {"c", 2}, {"b", 3}}, g.Upstream("e", 0)); diff != "" {
 		t.Errorf("Upstream(e) (-want +got):\n%s", diff)
 	}
+	if p := g.Find("e"); p == nil || p.Name != "e" || !p.Declared {
+		t.Errorf("Find(e) = %+v", p)
+	}
+	if p := g.Find("nope"); p != nil {
+		t.Errorf("Find(nope) = %+v", p)
+	}
+	about := func(name string) []string {
+		var out []string
+		for _, f := range g.FindingsOf(name) {
+			out = append(out, string(f.Kind)+" "+f.Dataset)
+		}
+		return out
+	}
+	for name, want := range map[string][]string{
+		"a": {"unresolved datasets.*_silver.mteers_data_normalized", "multiple-producers datasets.ds_dev_gold.shared",
+			"self-dependency datasets.*_gold.mine", "self-dependency datasets.*_gold.shared",
+			"inactive-producer datasets.ds_dev_gold.shared", "external-satisfied datasets.*_gold.shared"},
+		"b":    {"multiple-producers datasets.ds_dev_gold.shared"},
+		"c":    {"cycle ", "inactive-producer datasets.ds_dev_gold.old"},
+		"e":    {"cycle "},
+		"f":    nil,
+		"nope": nil,
+	} {
+		if diff := cmp.Diff(want, about(name)); diff != "" {
+			t.Errorf("FindingsOf(%s) (-want +got):\n%s", name, diff)
+		}
+	}
 	for k, want := range map[Kind]int{Unresolved: 1, SelfDependency: 2, InactiveProducer: 2, Cycle: 1, NotDeployed: 0} {
 		if got := g.Count(k); got != want {
 			t.Errorf("Count(%s) = %d, want %d", k, got, want)
@@ -342,5 +369,53 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestWriteJSONMembers: the compact members are the json rendering's
+// object, value for value, non-ASCII text included.
+func TestWriteJSONMembers(t *testing.T) {
+	g := g2(t)
+	// A description outside ASCII, and a name that needs escaping.
+	desc := "lecture \u00e9t\u00e9 \"quoted\" \U0001F600"
+	g = Build(append(append([]Pipeline(nil), g.Pipelines...), Pipeline{Name: "h\tx", Path: "apps/h/governance.yaml", Active: true, Declared: true,
+		DependsOn: []governance.Dependency{{Dataset: "datasets.ds_dev_gold.mine", Description: &desc}}}), Options{})
+	var pretty, members bytes.Buffer
+	if err := Render(&pretty, g, JSON); err != nil {
+		t.Fatal(err)
+	}
+	members.WriteByte('{')
+	if err := WriteJSONMembers(&members, g); err != nil {
+		t.Fatal(err)
+	}
+	members.WriteByte('}')
+	if bytes.Contains(members.Bytes(), []byte("\n")) {
+		t.Errorf("a newline in the compact members:\n%s", members.Bytes())
+	}
+	var want, got any
+	if err := json.Unmarshal(pretty.Bytes(), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(members.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, members.Bytes())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-rendering +members):\n%s", diff)
+	}
+	if members.Len() >= pretty.Len() {
+		t.Errorf("compact %d bytes, rendering %d", members.Len(), pretty.Len())
+	}
+}
+
+// TestFromSchedules: the four kinds only a deployment's flows produce.
+func TestFromSchedules(t *testing.T) {
+	var got []Kind
+	for _, k := range Kinds() {
+		if k.FromSchedules() {
+			got = append(got, k)
+		}
+	}
+	if diff := cmp.Diff([]Kind{ScheduleInversion, ScheduleCollision, ScheduleUnverified, NotDeployed}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

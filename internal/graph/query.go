@@ -110,6 +110,47 @@ func (g *Graph) Consumers(dataset string) []Consumer {
 	return out
 }
 
+// Find returns the named pipeline, nil when the graph has none of that name.
+func (g *Graph) Find(name string) *Pipeline {
+	if p, ok := g.byName[name]; ok {
+		return &g.Pipelines[p]
+	}
+	return nil
+}
+
+// FindingsOf are the findings about the named pipeline, in report order:
+// those naming it, a multiple-producers finding on one of its keys, and the
+// cycle finding when it is in no tier.
+func (g *Graph) FindingsOf(name string) []Finding {
+	pi, ok := g.byName[name]
+	if !ok {
+		return nil
+	}
+	var keys map[string]bool
+	var out []Finding
+	for _, f := range g.Findings {
+		switch {
+		case f.Kind == Cycle:
+			if g.tierOf[pi] < 0 {
+				out = append(out, f)
+			}
+		case f.Kind == MultipleProducers:
+			if keys == nil {
+				keys = make(map[string]bool, len(g.Pipelines[pi].Produces))
+				for _, k := range g.Pipelines[pi].Produces {
+					keys[k] = true
+				}
+			}
+			if keys[f.Dataset] {
+				out = append(out, f)
+			}
+		case f.Pipeline == name:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Node is one pipeline in its graph.
 type Node struct {
 	Pipeline *Pipeline

@@ -184,6 +184,27 @@ func mermaidID(name string) string { return mermaidReplacer.Replace(name) }
 func writeJSON(w *bufio.Writer, g *Graph) {
 	j := &pyJSON{w: w}
 	j.open('{')
+	writeJSONMembers(j, g)
+	j.close('}')
+	w.WriteByte('\n')
+}
+
+// WriteJSONMembers writes the members of the json rendering's object (§8.4:
+// pipelines, edges, tiers, findings, in that order) as compact JSON, without
+// the braces around them: for a caller that sets members of its own beside
+// them, as the server sets the revision. The values are those of the json
+// rendering.
+func WriteJSONMembers(w io.Writer, g *Graph) error {
+	bw := bufio.NewWriter(w)
+	j := &pyJSON{w: bw, compact: true}
+	// The members are written as inside an object of their own, whose
+	// braces are not written.
+	j.count = append(j.count, 0)
+	writeJSONMembers(j, g)
+	return bw.Flush()
+}
+
+func writeJSONMembers(j *pyJSON, g *Graph) {
 	j.key("pipelines")
 	j.open('[')
 	for i := range g.Pipelines {
@@ -281,8 +302,6 @@ func writeJSON(w *bufio.Writer, g *Graph) {
 		j.close('}')
 	}
 	j.close(']')
-	j.close('}')
-	w.WriteByte('\n')
 }
 
 // pyJSON writes JSON as Python's json.dumps(indent=2) does: a newline and
@@ -292,6 +311,9 @@ type pyJSON struct {
 	w     *bufio.Writer
 	depth int
 	count []int // members written, per open container
+	// compact writes no newlines or indentation and no space after a
+	// key's colon: the same value in fewer bytes.
+	compact bool
 }
 
 func (j *pyJSON) open(c byte) {
@@ -320,6 +342,9 @@ func (j *pyJSON) item() {
 }
 
 func (j *pyJSON) newline() {
+	if j.compact {
+		return
+	}
 	j.w.WriteByte('\n')
 	for range j.depth {
 		j.w.WriteString("  ")
@@ -329,6 +354,10 @@ func (j *pyJSON) newline() {
 func (j *pyJSON) key(k string) {
 	j.item()
 	j.str(k)
+	if j.compact {
+		j.w.WriteByte(':')
+		return
+	}
 	j.w.WriteString(": ")
 }
 

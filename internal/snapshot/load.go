@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/graph"
 )
 
 // Loader builds snapshots from a fixed set of inputs.
@@ -185,6 +186,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 		return nil, rej
 	}
 	var apps []*App
+	var nodes []graph.Pipeline
 	var buildErrs []error
 	for _, b := range built {
 		switch {
@@ -192,12 +194,13 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 			buildErrs = append(buildErrs, b.err)
 		case b.app != nil:
 			apps = append(apps, b.app)
+			nodes = append(nodes, b.node)
 		}
 	}
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
-	snap, err := assemble(r.revision, r.files, rep, plan.Registry, plan.Placeholders, apps, now())
+	snap, err := assemble(r.revision, r.files, rep, plan.Registry, plan.Placeholders, apps, nodes, now())
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/owners"
 )
 
@@ -89,10 +90,13 @@ type units map[[32]byte]*builtUnit
 
 // builtUnit is one unit's check and the app built from it.
 type builtUnit struct {
-	key     [32]byte
-	result  check.UnitResult
-	app     *App  // nil when the unit is not served
-	err     error // why the app could not be built (deterministic for the same inputs)
+	key    [32]byte
+	result check.UnitResult
+	app    *App  // nil when the unit is not served
+	err    error // why the app could not be built (deterministic for the same inputs)
+	// node is the app's pipeline as its base file says it: its part of the
+	// dependency graph (graph.go).
+	node    graph.Pipeline
 	answers [32]byte
 	reuse   bool // taken from the previous build
 }
@@ -120,6 +124,13 @@ func buildUnit(key [32]byte, u *check.Unit, answers *ownerAnswers) *builtUnit {
 	if b.result.Config != nil {
 		b.app, b.err = newApp(u, &b.result)
 	}
+	if b.app != nil {
+		b.node = baseNode(b.app.Name, u.Base.Display, b.result.Base)
+	}
+	// The node holds what the graph reads of the base; the rest of it is
+	// in the served configuration, and a reused unit must not keep a
+	// second copy alive.
+	b.result.Base = nil
 	return b
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/celine-eu/governanced/internal/treegen"
 )
@@ -21,7 +22,13 @@ var scaleSizes = []int{1_000, 10_000, 100_000}
 // sources an app) and returns the loader serving it.
 func genTree(b *testing.B, n int) (*Loader, *treegen.Tree) {
 	b.Helper()
-	tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+	return genTreeWith(b, treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+}
+
+// genTreeWith is genTree for any generator options.
+func genTreeWith(b *testing.B, opts treegen.Options) (*Loader, *treegen.Tree) {
+	b.Helper()
+	tree := treegen.Generate(opts)
 	dir := b.TempDir()
 	if err := tree.Write(dir); err != nil {
 		b.Fatal(err)
@@ -65,6 +72,44 @@ func BenchmarkBuildGenerated(b *testing.B) {
 			runtime.KeepAlive(s)
 			b.ReportMetric(float64(retained), "retained-B")
 			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+		})
+	}
+}
+
+// BenchmarkBuildGeneratedGraph is BenchmarkBuildGenerated over the same
+// tree with 20 depends_on entries an app (literal names, schema globs,
+// names only a glob key covers, a tenth external), and the dependency
+// graph's share of the build: graph-ns is the graph's own step of the
+// snapshot build (graph.Build over every app's pipeline and the counts
+// /status reports; each unit's pipeline is read from its parsed base
+// while the unit is built, in the parallel part, and is not in it), and
+// graph-% is that step against the whole build.
+func BenchmarkBuildGeneratedGraph(b *testing.B) {
+	for _, n := range scaleSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			l, tree := genTreeWith(b, treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225, DependsOn: 20})
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			var s *Snapshot
+			for b.Loop() {
+				var err error
+				if s, err = l.Build(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			build := b.Elapsed() / time.Duration(b.N)
+			b.StopTimer()
+			nodes := slices.Clone(s.Graph().Pipelines)
+			const rounds = 5
+			start := time.Now()
+			var g *servedGraph
+			for range rounds {
+				g = newServedGraph(nodes, false)
+			}
+			graphTime := time.Since(start) / rounds
+			b.ReportMetric(float64(graphTime.Nanoseconds()), "graph-ns")
+			b.ReportMetric(100*float64(graphTime)/float64(build), "graph-%")
+			b.ReportMetric(float64(g.counts.Edges), "edges")
 		})
 	}
 }

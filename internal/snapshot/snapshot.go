@@ -14,6 +14,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/strindex"
 	"github.com/celine-eu/governanced/internal/yaml11"
@@ -54,6 +55,14 @@ type Snapshot struct {
 	// metadata takes, built once so no request allocates them.
 	revisionValues, etagValues []string
 	appsBody                   []byte
+
+	// The dependency graph (graph.go): of the base files, built with the
+	// snapshot, and of the served configurations, built when first asked
+	// for from the apps in unit order.
+	graph       *servedGraph
+	mergedOnce  sync.Once
+	mergedGraph *servedGraph
+	unitOrder   []*App
 }
 
 // Counts are the sizes /status and /metrics report.
@@ -129,15 +138,18 @@ func (e *AmbiguousError) Error() string {
 }
 
 // assemble puts a snapshot together from a passed check and the apps built
-// from its units: the global index is built here.
-func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, now time.Time) (*Snapshot, error) {
+// from its units, in unit order, with each app's pipeline as its base file
+// says it (nodes[i] is apps[i]'s): the global index and the dependency graph
+// are built here.
+func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, nodes []graph.Pipeline, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{
-		Revision: revision,
-		LoadedAt: now,
-		Inputs:   files,
-		report:   rep,
-		Owners:   registry,
-		appIndex: map[string]*App{},
+		Revision:  revision,
+		LoadedAt:  now,
+		Inputs:    files,
+		report:    rep,
+		Owners:    registry,
+		appIndex:  map[string]*App{},
+		unitOrder: apps,
 
 		placeholders: placeholders,
 	}
@@ -190,6 +202,9 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 		}
 	}
 	s.globs = buildGlobIndex(s.apps)
+	// After the check that no name is served twice: the graph's names
+	// must be unique.
+	s.graph = newServedGraph(nodes, false)
 	s.Counts.Apps = len(s.apps)
 	s.Counts.Sources = len(s.datasets)
 	s.Counts.Owners = s.Owners.Len()

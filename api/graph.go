@@ -1,0 +1,281 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/celine-eu/governanced/internal/graph"
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+// The pipeline dependency graph (graph.md), as every snapshot holds it: the
+// base files' reading by default (what `governanced graph` prints for the
+// same files), the served configurations' with overlays=true.
+
+const textType = "text/plain; charset=utf-8"
+
+// overlaysParam reads ?overlays=, false by default.
+func overlaysParam(q url.Values) (bool, error) { return flag(q, "overlays", false) }
+
+// graphDoc answers GET /graph: the json rendering's document with the
+// revision, or with ?format= one of the text renderings.
+func (s *server) graphDoc(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	overlays, err := overlaysParam(q)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	format := graph.JSON
+	if v := q.Get("format"); v != "" {
+		f, ok := graph.ParseFormat(v)
+		if !ok {
+			writeError(w, r, badRequest("format must be json, tree, order or mermaid, not %q", v))
+			return
+		}
+		format = f
+	}
+	snap := s.current(w, r)
+	if snap == nil || treeHeaders(w, r, snap) {
+		return
+	}
+	body, _ := snap.GraphBody(overlays, format)
+	contentType := jsonType
+	if format != graph.JSON {
+		contentType = textType
+	}
+	write(w, http.StatusOK, contentType, body)
+}
+
+// pipelineBody is GET /graph/pipelines/{name}.
+type pipelineBody struct {
+	Revision string `json:"revision"`
+	Overlays bool   `json:"overlays"`
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Active   bool   `json:"active"`
+	Declared bool   `json:"declared"`
+	// Tier is null for a pipeline in a cycle, or downstream of one.
+	Tier       *int             `json:"tier"`
+	Inputs     []pipelineInput  `json:"inputs"`
+	Outputs    []pipelineOutput `json:"outputs"`
+	Depth      int              `json:"depth"`
+	Upstream   []reached        `json:"upstream"`
+	Downstream []reached        `json:"downstream"`
+	Findings   []graphFinding   `json:"findings"`
+}
+
+// pipelineInput is one depends_on entry and the producer keys it matched.
+type pipelineInput struct {
+	Dataset     string         `json:"dataset"`
+	External    bool           `json:"external"`
+	Optional    bool           `json:"optional"`
+	Description *string        `json:"description"`
+	Producers   []producerItem `json:"producers"`
+}
+
+// pipelineOutput is one sources key and the entries of other pipelines that
+// matched it.
+type pipelineOutput struct {
+	Dataset   string         `json:"dataset"`
+	Consumers []consumerItem `json:"consumers"`
+}
+
+// producerItem is a pipeline writing a dataset: Output is its sources key
+// that matched.
+type producerItem struct {
+	Pipeline string `json:"pipeline"`
+	Output   string `json:"output"`
+	Match    string `json:"match"`
+	Active   bool   `json:"active"`
+}
+
+// consumerItem is a pipeline reading a dataset: Input is its depends_on
+// entry's dataset that matched.
+type consumerItem struct {
+	Pipeline string `json:"pipeline"`
+	Input    string `json:"input"`
+	External bool   `json:"external"`
+	Optional bool   `json:"optional"`
+	Match    string `json:"match"`
+	Active   bool   `json:"active"`
+}
+
+type reached struct {
+	Pipeline string `json:"pipeline"`
+	Distance int    `json:"distance"`
+}
+
+// graphFinding is a finding as the json rendering writes it.
+type graphFinding struct {
+	Kind     graph.Kind `json:"kind"`
+	Pipeline *string    `json:"pipeline"`
+	Dataset  *string    `json:"dataset"`
+	Detail   string     `json:"detail"`
+}
+
+// matchKind says how a dataset name and a key or dependency met (graph.md
+// §5): the same text, or through a glob on either side.
+func matchKind(a, b string) string {
+	if a == b {
+		return "exact"
+	}
+	return "glob"
+}
+
+func active(g *graph.Graph, name string) bool {
+	p := g.Find(name)
+	return p != nil && p.Active
+}
+
+func (s *server) graphPipeline(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	overlays, err := overlaysParam(q)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	depth := 1
+	if v := q.Get("depth"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, r, badRequest("depth must be a whole number of edges (0: no limit), not %q", v))
+			return
+		}
+		depth = n
+	}
+	snap := s.current(w, r)
+	if snap == nil {
+		return
+	}
+	name := pathParam(r, "name")
+	g := snap.GraphOf(overlays)
+	node, ok := g.Pipeline(name)
+	if !ok {
+		w.Header()[revisionHeader] = snap.RevisionValues()
+		writeProblem(w, r, http.StatusNotFound, "pipeline-not-found",
+			"no pipeline called "+quote(name)+" is in the graph; GET /graph lists them", member{"pipeline", name})
+		return
+	}
+	if treeHeaders(w, r, snap) {
+		return
+	}
+	p := node.Pipeline
+	body := pipelineBody{Revision: snap.Revision, Overlays: overlays, Name: p.Name, Path: p.Path, Active: p.Active, Declared: p.Declared,
+		Inputs: make([]pipelineInput, len(node.Inputs)), Outputs: make([]pipelineOutput, len(node.Outputs)), Depth: depth,
+		Upstream: reachedOf(g.Upstream(name, depth)), Downstream: reachedOf(g.Downstream(name, depth)),
+		Findings: findingsOf(g.FindingsOf(name))}
+	if node.Tier >= 0 {
+		body.Tier = &node.Tier
+	}
+	for i, in := range node.Inputs {
+		d := in.Dependency
+		items := make([]producerItem, len(in.Producers))
+		for j, pr := range in.Producers {
+			items[j] = producerItem{Pipeline: pr.Pipeline, Output: pr.Key, Match: matchKind(d.Dataset, pr.Key), Active: active(g, pr.Pipeline)}
+		}
+		body.Inputs[i] = pipelineInput{Dataset: d.Dataset, External: d.External, Optional: d.Optional, Description: d.Description, Producers: items}
+	}
+	for i, out := range node.Outputs {
+		items := make([]consumerItem, len(out.Consumers))
+		for j, c := range out.Consumers {
+			d := c.Dependency
+			items[j] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
+				Match: matchKind(d.Dataset, out.Key), Active: active(g, c.Pipeline)}
+		}
+		body.Outputs[i] = pipelineOutput{Dataset: out.Key, Consumers: items}
+	}
+	writeValue(w, body)
+}
+
+func reachedOf(rs []graph.Reach) []reached {
+	out := make([]reached, len(rs))
+	for i, r := range rs {
+		out[i] = reached{Pipeline: r.Pipeline, Distance: r.Distance}
+	}
+	return out
+}
+
+func findingsOf(fs []graph.Finding) []graphFinding {
+	out := make([]graphFinding, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		out[i] = graphFinding{Kind: f.Kind, Detail: f.Detail}
+		if f.HasPipeline() {
+			out[i].Pipeline = &f.Pipeline
+		}
+		if f.HasDataset() {
+			out[i].Dataset = &f.Dataset
+		}
+	}
+	return out
+}
+
+// producersBody is GET /datasets/{id}/producers.
+type producersBody struct {
+	Revision  string         `json:"revision"`
+	Overlays  bool           `json:"overlays"`
+	Dataset   string         `json:"dataset"`
+	Producers []producerItem `json:"producers"`
+}
+
+// consumersBody is GET /datasets/{id}/consumers.
+type consumersBody struct {
+	Revision  string         `json:"revision"`
+	Overlays  bool           `json:"overlays"`
+	Dataset   string         `json:"dataset"`
+	Consumers []consumerItem `json:"consumers"`
+}
+
+// datasetGraph is the start of both dataset routes of the graph: the
+// reading asked for, or nil when the request has been answered.
+func (s *server) datasetGraph(w http.ResponseWriter, r *http.Request) (*snapshot.Snapshot, *graph.Graph, bool) {
+	overlays, err := overlaysParam(query(r))
+	if err != nil {
+		writeError(w, r, err)
+		return nil, nil, false
+	}
+	snap := s.current(w, r)
+	if snap == nil || treeHeaders(w, r, snap) {
+		return nil, nil, false
+	}
+	return snap, snap.GraphOf(overlays), overlays
+}
+
+// datasetProducers answers who writes a dataset name: every pipeline whose
+// sources key matches it (graph.md §5, either side a glob). Nobody is an
+// answer (an empty list), not an error: the name may be produced outside
+// the tree.
+func (s *server) datasetProducers(w http.ResponseWriter, r *http.Request) {
+	snap, g, overlays := s.datasetGraph(w, r)
+	if g == nil {
+		return
+	}
+	id := pathParam(r, "id")
+	ps := g.Producers(id)
+	body := producersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Producers: make([]producerItem, len(ps))}
+	for i, p := range ps {
+		body.Producers[i] = producerItem{Pipeline: p.Pipeline, Output: p.Key, Match: matchKind(id, p.Key), Active: active(g, p.Pipeline)}
+	}
+	writeValue(w, body)
+}
+
+// datasetConsumers answers who reads a dataset name: every pipeline with a
+// depends_on entry matching it, including one that also produces it (the
+// graph drops that self-edge, and reports it).
+func (s *server) datasetConsumers(w http.ResponseWriter, r *http.Request) {
+	snap, g, overlays := s.datasetGraph(w, r)
+	if g == nil {
+		return
+	}
+	id := pathParam(r, "id")
+	cs := g.Consumers(id)
+	body := consumersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Consumers: make([]consumerItem, len(cs))}
+	for i, c := range cs {
+		d := c.Dependency
+		body.Consumers[i] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
+			Match: matchKind(id, d.Dataset), Active: active(g, c.Pipeline)}
+	}
+	writeValue(w, body)
+}
