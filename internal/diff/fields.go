@@ -18,8 +18,12 @@ type member struct {
 }
 
 // members reads a JSON object's members in order; false when raw is not an
-// object.
+// object. Rules render compact JSON, which a scan splits without decoding
+// (a diff of a large app splits thousands); anything else is decoded.
 func members(raw []byte) ([]member, bool) {
+	if ms, ok := scanMembers(raw); ok {
+		return ms, true
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -42,6 +46,74 @@ func members(raw []byte) ([]member, bool) {
 		out = append(out, member{key, v})
 	}
 	return out, true
+}
+
+// scanMembers splits a compact JSON object (no blank between tokens) into
+// its members; false for anything else, or a key with an escape in it.
+func scanMembers(raw []byte) ([]member, bool) {
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return nil, false
+	}
+	var out []member
+	i := 1
+	if raw[i] == '}' {
+		return out, i == len(raw)-1
+	}
+	for {
+		// "key":
+		if raw[i] != '"' {
+			return nil, false
+		}
+		end := bytes.IndexByte(raw[i+1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		key := raw[i+1 : i+1+end]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return nil, false
+		}
+		i += end + 2
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		i++
+		// the value, up to the comma or brace that ends it
+		start, depth, inString := i, 0, false
+	value:
+		for ; i < len(raw); i++ {
+			c := raw[i]
+			switch {
+			case inString:
+				switch c {
+				case '\\':
+					i++
+				case '"':
+					inString = false
+				}
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth == 0 {
+					break value
+				}
+				depth--
+			case c == ',' && depth == 0:
+				break value
+			case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+				return nil, false
+			}
+		}
+		if i >= len(raw) || i == start {
+			return nil, false
+		}
+		out = append(out, member{string(key), raw[start:i]})
+		if raw[i] == '}' {
+			return out, i == len(raw)-1
+		}
+		i++ // the comma
+	}
 }
 
 func isObject(raw []byte) bool {
@@ -157,16 +229,16 @@ func fieldRank(key string) int {
 // provenance is a rule's provenance entries by path.
 type provenance map[string]*Origin
 
-// provenanceOf reads the provenance the merge recorded for r.
+// provenanceOf is the provenance the merge recorded for r.
 func provenanceOf(r *governance.Rule) provenance {
-	var entries map[string]Origin
-	if err := json.Unmarshal(r.AppendProvenanceJSON(nil), &entries); err != nil {
-		// The service renders it; it is always an object of origins.
-		panic(fmt.Sprintf("diff: reading a rule's provenance: %v", err))
-	}
+	entries := r.Provenance()
 	p := make(provenance, len(entries))
-	for k, o := range entries {
-		p[k] = &o
+	for _, e := range entries {
+		var layer, file string
+		if l := e.Origin.Layer; l != nil {
+			layer, file = l.Name, l.File
+		}
+		p[e.Path] = &Origin{Layer: layer, File: file, Line: int(e.Origin.Line), Column: int(e.Origin.Column)}
 	}
 	return p
 }

@@ -192,3 +192,20 @@ func TestMutateChangesSomething(t *testing.T) {
 		t.Errorf("mutated\n%s\ninto\n%s\nand nothing changed", base["apps/a/governance.yaml"], head["apps/a/governance.yaml"])
 	}
 }
+
+// TestScanMembers holds the fast split of rule JSON to the decoder's.
+func TestScanMembers(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, `{"a":1}`, `{"a":"x,y}","b":[1,{"c":"]"}],"d":{"e":null}}`, `{"a":"q\"u,o\"te","b":true}`,
+		`{"a\u0041":1}`, `{"a": 1}`, `{"a":1,}`, `{"a"}`, `[1]`, `{"a":{"b":1}`,
+	} {
+		fast, okFast := scanMembers([]byte(raw))
+		dec, okDec := members([]byte(raw))
+		if okFast && (!okDec || !cmp.Equal(fast, dec, cmp.AllowUnexported(member{}))) {
+			t.Errorf("%s: scanned %v, decoded %v (%v)", raw, fast, dec, okDec)
+		}
+	}
+	if _, ok := scanMembers([]byte(`{"a":"x,y}","b":[1,{"c":"]"}]}`)); !ok {
+		t.Error("a compact object is not scanned")
+	}
+}
