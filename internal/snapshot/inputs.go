@@ -25,6 +25,9 @@ type Inputs struct {
 	Owners []string
 	// Placeholders is the deployment's placeholder map file ("" for none).
 	Placeholders string
+	// Dataspace also requires a DID for every owner of a dataspace offer
+	// narrowed by an organization filter (validate --dataspace).
+	Dataspace bool
 	// Dir is the working directory relative paths are read against and display
 	// paths derive from ("" is the process's working directory).
 	Dir string
@@ -68,7 +71,7 @@ func (in Inputs) paths(fsys fs.FS, rooted bool) []string {
 // checkOptions are the tree check's options for the inputs: the same call
 // `governanced validate` makes for the same PATHs and flags.
 func (in Inputs) checkOptions(fsys fs.FS, rooted bool) check.Options {
-	opts := check.Options{Paths: in.paths(fsys, rooted), Owners: in.Owners, Dir: in.Dir, FS: fsys, Rooted: rooted && fsys != nil}
+	opts := check.Options{Paths: in.paths(fsys, rooted), Owners: in.Owners, Dir: in.Dir, FS: fsys, Rooted: rooted && fsys != nil, Dataspace: in.Dataspace}
 	if in.OverlayDir != "" {
 		opts.OverlayDir = &in.OverlayDir
 	}

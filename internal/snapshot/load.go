@@ -234,6 +234,11 @@ func (in Inputs) revision(inputs []check.Input, d digests) (string, []InputFile)
 	h := sha256.New()
 	fmt.Fprintf(h, "governanced-snapshot/2\x00trees=%q\x00overlay_name=%q\x00overlay_dir=%q\x00owners=%q\x00placeholders=%q\x00",
 		in.Trees, in.OverlayName, in.OverlayDir, in.Owners, in.Placeholders)
+	if in.Dataspace {
+		// Only when set, so that the revisions of every tree served without
+		// it stay what they were.
+		h.Write([]byte("dataspace\x00"))
+	}
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.SHA256)
 	}
