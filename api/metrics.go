@@ -20,6 +20,7 @@ type metrics struct {
 	series      sync.Map // requestKey → *requestSeries
 	validations *prometheus.CounterVec
 	validating  prometheus.Gauge
+	diffs       *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry, store *snapshot.Store) *metrics {
@@ -41,10 +42,14 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store) *metrics {
 		}, []string{"result"}),
 		validating: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "governanced_validations_in_progress",
-			Help: "POST /validate runs in progress.",
+			Help: "POST /validate and POST /diff runs in progress (they share the validation slots).",
 		}),
+		diffs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "governanced_diffs_total",
+			Help: "POST /diff runs, by result: changes, no-change, rejected (the upload or options were unusable, or the trees could not be compared) or busy (refused with 429: every validation slot was taken).",
+		}, []string{"result"}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.validations, m.validating,
+	reg.MustRegister(m.requests, m.duration, m.validations, m.validating, m.diffs,
 		&storeCollector{store: store},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

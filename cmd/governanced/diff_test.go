@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/diff"
 	"github.com/celine-eu/governanced/internal/testcorpus"
@@ -126,5 +132,91 @@ func TestDiffUsage(t *testing.T) {
 	}
 	if code, out, _ := runArgs(t, "diff", "--help"); code != 0 || !strings.Contains(out, "governanced diff --base DIR [--head DIR] [flags]") {
 		t.Errorf("--help: exit %d, %q", code, out)
+	}
+}
+
+// TestServeDiff: POST /diff against a running server serving the real tree
+// with its owners registry outside the tree root. The served tree uploaded
+// is no change; a one-line edit gives what `governanced diff` gives for the
+// same two trees, named as the server names its files.
+func TestServeDiff(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	celineCheckout(t, tree)
+	if err := os.Rename(filepath.Join(tree, "owners.yaml"), filepath.Join(dir, "owners.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, map[string]string{"GOVERNANCED_LOG_LEVEL": "warn"}, "--tree", tree, "--owners", filepath.Join(dir, "owners.yaml"))
+	served := s.status(t).Revision
+
+	post := func(body []byte, contentType, query string) diff.Report {
+		t.Helper()
+		resp, err := http.Post(s.base+"/diff"+query, contentType, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("POST /diff%s: %d %s", query, resp.StatusCode, b)
+		}
+		var rep diff.Report
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+		return rep
+	}
+
+	same := post(tarGz(t, tree), "application/gzip", "")
+	if !same.Empty() || same.Base.Revision != served || same.Head.Revision != served {
+		t.Errorf("the served tree uploaded: base %s head %s (served %s), %d datasets", same.Base.Revision, same.Head.Revision, served, len(same.Datasets))
+	}
+
+	head := filepath.Join(dir, "head")
+	if err := os.CopyFS(head, os.DirFS(tree)); err != nil {
+		t.Fatal(err)
+	}
+	editFile(t, filepath.Join(head, "apps/mt/governance.yaml"), "  license: CC-BY-4.0\n", "  license: CC-BY-SA-4.0\n")
+	rep := post(tarGz(t, head), "application/gzip", "")
+	if rep.Count(diff.LicenceChanged) == 0 || rep.Base.Revision != served || rep.Head.Revision == served {
+		t.Fatalf("kinds %+v, base %s head %s", rep.Kinds, rep.Base.Revision, rep.Head.Revision)
+	}
+	for _, d := range rep.Datasets {
+		if o := d.Fields[0].Origin; o == nil || o.File != filepath.ToSlash(filepath.Join(tree, "apps/mt/governance.yaml")) {
+			t.Errorf("%s: the change is stated at %+v, want the served tree's name for apps/mt/governance.yaml", d.Dataset, o)
+		}
+	}
+
+	// The CLI on the same two trees, with the same registry.
+	code, out, errs := runArgs(t, "diff", "--base", tree, "--head", head, "--owners", filepath.Join(dir, "owners.yaml"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("governanced diff: exit %d: %s", code, errs)
+	}
+	var cli diff.Report
+	if err := json.Unmarshal([]byte(out), &cli); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(r diff.Report) []string {
+		var out []string
+		for _, d := range r.Datasets {
+			out = append(out, fmt.Sprintf("%s %s %s %v %d", d.Status, d.App, d.Dataset, d.Kinds, len(d.Fields)))
+		}
+		return out
+	}
+	if d := cmp.Diff(summary(cli), summary(rep)); d != "" || len(cli.Datasets) == 0 {
+		t.Errorf("POST /diff and governanced diff disagree (-cli +http):\n%s", d)
+	}
+
+	// Two uploads: the base in a part of its own, the options in the query.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, p := range []struct{ name, dir string }{{"base", tree}, {"head", head}} {
+		w, _ := mw.CreateFormFile(p.name, p.name+".tar.gz")
+		w.Write(tarGz(t, p.dir))
+	}
+	mw.Close()
+	two := post(body.Bytes(), mw.FormDataContentType(), "")
+	if d := cmp.Diff(summary(cli), summary(two)); d != "" {
+		t.Errorf("two uploads and governanced diff disagree (-cli +http):\n%s", d)
 	}
 }
