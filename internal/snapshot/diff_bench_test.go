@@ -41,6 +41,9 @@ func BenchmarkDiff(b *testing.B) {
 			if got := len(rep.Datasets); got < want/2 || got > 2*want {
 				b.Fatalf("%d datasets changed, want about %d (app_000's)", got, want)
 			}
+			if len(rep.Findings.Added)+len(rep.Findings.Resolved) > 0 {
+				b.Fatalf("the findings differ: %v added, %v resolved", rep.Findings.Added, rep.Findings.Resolved)
+			}
 		}
 		b.Run(fmt.Sprintf("cold/%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -78,7 +81,7 @@ func BenchmarkDiff(b *testing.B) {
 			if rs := store.Reload(context.Background(), false); rs.Outcome != Activated {
 				b.Fatalf("%v (%v)", rs.Outcome, rs.Err)
 			}
-			up := upload(b, treeFiles(headFiles))
+			up := upload(b, headFiles) // the owners registry is inside the root
 			b.ReportAllocs()
 			for b.Loop() {
 				served, head, err := store.CheckUpload(context.Background(), up)
