@@ -21,6 +21,7 @@ type metrics struct {
 	series      sync.Map // requestKey → *requestSeries
 	validations *prometheus.CounterVec
 	validating  prometheus.Gauge
+	diffs       *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string) *metrics {
@@ -42,8 +43,12 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string)
 		}, []string{"result"}),
 		validating: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "governanced_validations_in_progress",
-			Help: "POST /validate runs in progress.",
+			Help: "POST /validate and POST /diff runs in progress (they share the validation slots).",
 		}),
+		diffs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "governanced_diffs_total",
+			Help: "POST /diff runs, by result: changes, no-change, rejected (the upload or options were unusable, or the trees could not be compared) or busy (refused with 429: every validation slot was taken).",
+		}, []string{"result"}),
 	}
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "governanced_build_info",
@@ -51,7 +56,7 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string)
 		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
 	})
 	buildInfo.Set(1)
-	reg.MustRegister(m.requests, m.duration, m.validations, m.validating, buildInfo,
+	reg.MustRegister(m.requests, m.duration, m.validations, m.validating, m.diffs, buildInfo,
 		&storeCollector{store: store},
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),

@@ -197,6 +197,16 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	delete(withoutPolicy, "policy")
 	noPolicy := artifactBody(t, withoutPolicy)
 
+	served := servedFiles(t)
+	changed := edited(t, served, "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n")
+	changed = edited(t, changed, "apps/twin/governance.yaml", "sources:", "sources:\n  datasets.new: {expose: true}")
+	diffHead := uploadOf(t, changed)
+	var diffBoth struct {
+		body        []byte
+		contentType string
+	}
+	diffBoth.body, diffBoth.contentType = multipartDiff(t, "base", uploadOf(t, served), "head", uploadOf(t, edited(t, changed, "apps/weather/governance.yaml", "defaults:", "defaults:\n  access_level: [")))
+
 	exchanges := []exchange{
 		{"GET", "/healthz", "/healthz", nil, nil},
 		{"GET", "/readyz", "/readyz", nil, nil},
@@ -272,6 +282,12 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/validate?dataspace=true", "/validate", tree, []string{"Content-Type", "application/x-tar"}},
 		{"POST", "/validate", "/validate", []byte("not a tar"), []string{"Content-Type", "application/x-tar"}},
 		{"POST", "/validate", "/validate", tree, []string{"Content-Type", "text/csv"}},
+		{"POST", "/diff", "/diff", diffHead, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/diff?format=markdown", "/diff", diffHead, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/diff?format=text", "/diff", diffHead, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/diff?owners=owners.yaml", "/diff", diffBoth.body, []string{"Content-Type", diffBoth.contentType}},
+		{"POST", "/diff", "/diff", broken, []string{"Content-Type", "application/x-tar"}},
+		{"POST", "/diff?format=xml", "/diff", diffHead, []string{"Content-Type", "application/x-tar"}},
 		{"POST", "/resolve", "/resolve", []byte(`{"document": "defaults: {}\nsources: {ds.x: {expose: true}}", "dataset": "ds.x"}`), []string{"Content-Type", "application/json"}},
 		{"POST", "/resolve", "/resolve", []byte(`{"document": "sources: [", "dataset": "ds.x"}`), []string{"Content-Type", "application/json"}},
 		{"POST", "/resolve", "/resolve", []byte(`{"document": "sources: {ds.x: {ownership: [{name: op, type: DATA_OWNER}, {name: ghost, type: DATA_OWNER}]}}", "dataset": "ds.x",

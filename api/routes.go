@@ -47,9 +47,11 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	})
 	r.Get("/events", s.events)
 
-	// Stateless operations for clients and CI (behind the bearer token when
-	// one is configured, like /metrics).
+	// Operations for clients and CI (behind the bearer token when one is
+	// configured, like /metrics); /diff compares an upload with the served
+	// tree.
 	r.With(s.requireAuth, s.withTimeout).Post("/validate", s.validate)
+	r.With(s.requireAuth, s.withTimeout).Post("/diff", s.diff)
 	r.With(s.requireAuth, s.limitOps).Post("/resolve", s.resolve)
 	r.With(s.requireAuth, s.limitOps).Post("/merge", s.merge)
 	r.With(s.requireAuth, s.limitOps).Post("/policy/evaluate", s.policyEvaluate)

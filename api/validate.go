@@ -113,13 +113,18 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 func readUpload(r *http.Request, body *bufio.Reader, x *extractor) error {
 	kind, mr, err := detectUpload(r, body)
 	if err != nil {
-		var re *requestError
-		if errors.As(err, &re) {
-			return re
-		}
-		return &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: err.Error()}
+		return uploadError(err)
 	}
-	err = x.extract(kind, body, mr)
+	return uploadError(x.extract(kind, body, mr))
+}
+
+// uploadError maps a failure to read an upload to its answer: 400, 408 for
+// a body that stopped arriving, 413 over the limits; nil stays nil.
+func uploadError(err error) error {
+	var re *requestError
+	if errors.As(err, &re) {
+		return re
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case err == nil:

@@ -681,6 +681,84 @@ func TestActionFailOn(t *testing.T) {
 	}
 }
 
+// TestActionDiffMode: with diff-base naming the base branch checked out
+// beside the head, the action diffs the two trees: the Markdown comment in
+// the diff-comment file and the job summary, an annotation on the head
+// line that lowered the access level, the kinds as an output; the job fails
+// on the kinds diff-fail-on names, in its last step, and only then.
+func TestActionDiffMode(t *testing.T) {
+	ws := celineRepository(t)
+	if err := os.CopyFS(filepath.Join(ws, "base"), os.DirFS(testcorpus.Path(t, "reference/celine-pipelines"))); err != nil {
+		t.Fatal(err)
+	}
+	gov := filepath.Join(ws, "apps", "copernicus", "governance.yaml")
+	b, err := os.ReadFile(gov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(b, []byte("\n  access_level: internal\n"), []byte("\n  access_level: open\n"), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatal("apps/copernicus/governance.yaml states no default access_level: the edit changes nothing")
+	}
+	if err := os.WriteFile(gov, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := 1 + bytes.Count(edited[:bytes.Index(edited, []byte("\n  access_level: open\n"))+1], []byte("\n"))
+
+	cases := []struct {
+		name   string
+		failOn string
+		ok     bool
+	}{
+		{"reports", "", true},
+		{"fails on a risky kind", "risky", false},
+		{"passes a kind that did not occur", "dataspace-offered,row-policy-removed", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runAction(t, shared(t), ws, map[string]string{"diff-base": "base", "diff-fail-on": c.failOn})
+			if r.ok != c.ok || !c.ok && r.failed != "Apply fail-on" {
+				t.Fatalf("ok = %v, failed at %q; want ok = %v (failing in Apply fail-on)\n%s", r.ok, r.failed, c.ok, r.log)
+			}
+			if r.outputs["diff-kinds"] != "field-changed,access-level-lowered" {
+				t.Errorf("diff-kinds = %q", r.outputs["diff-kinds"])
+			}
+			md, err := os.ReadFile(filepath.Join(ws, r.outputs["diff-comment"]))
+			if err != nil {
+				t.Fatalf("diff-comment = %q: %v", r.outputs["diff-comment"], err)
+			}
+			want := "| `access-level-lowered` | 4 datasets of `copernicus`: "
+			if !bytes.Contains(md, []byte("### Governance diff")) || !bytes.Contains(md, []byte(want)) ||
+				!bytes.Contains(md, []byte(fmt.Sprintf("`apps/copernicus/governance.yaml:%d`", line))) {
+				t.Errorf("the comment lacks the lowered access level at apps/copernicus/governance.yaml:%d:\n%s", line, md)
+			}
+			if !strings.Contains(r.summary, "### Governance diff") {
+				t.Errorf("the job summary has no diff:\n%s", r.summary)
+			}
+			annotation := fmt.Sprintf("\n::warning file=apps/copernicus/governance.yaml,line=%d,title=governanced diff%%3A access-level-lowered::4 datasets of copernicus", line)
+			if !strings.Contains(r.log, annotation) {
+				t.Errorf("no annotation %q in the log:\n%s", annotation, r.log)
+			}
+			if !c.ok && !strings.Contains(r.log, "::error::the governance diff holds a kind it fails on") {
+				t.Errorf("the failing step does not say why:\n%s", r.log)
+			}
+		})
+	}
+	t.Run("skipped without diff-base", func(t *testing.T) {
+		r := runAction(t, shared(t), ws, nil)
+		mustSucceed(t, r)
+		if r.outputs["diff-comment"] != "" || !strings.Contains(r.log, "diff-base is empty: the governance diff is skipped.") {
+			t.Errorf("diff-comment = %q; the diff ran without a base", r.outputs["diff-comment"])
+		}
+	})
+	t.Run("an unknown kind is refused", func(t *testing.T) {
+		r := runAction(t, shared(t), ws, map[string]string{"diff-base": "base", "diff-fail-on": "dataspace-offerd"})
+		if r.ok || r.failed != "Diff governance" || r.failedRC != 2 {
+			t.Errorf("ok = %v, failed at %q (exit %d); want Diff governance to refuse it with 2\n%s", r.ok, r.failed, r.failedRC, r.log)
+		}
+	})
+}
+
 // TestActionCachesTheBuild: the first run sets up Go and builds governanced
 // from the action's source; a second run with the same source restores the
 // binary and does neither.

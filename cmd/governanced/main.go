@@ -1,7 +1,8 @@
 // Command governanced serves CELINE governance trees over HTTP, checks them in
-// CI (`governanced validate`), gates dbt pull requests (`governanced policy
-// check`), answers column-lineage questions (`governanced lineage`) and shows
-// the pipeline dependency graph (`governanced graph`).
+// CI (`governanced validate`), says what a change to them does to the served
+// governance (`governanced diff`), gates dbt pull requests (`governanced
+// policy check`), answers column-lineage questions (`governanced lineage`)
+// and shows the pipeline dependency graph (`governanced graph`).
 package main
 
 import (
@@ -55,6 +56,7 @@ With no command it runs serve.`,
 	root.AddCommand(
 		serve,
 		cli.NewValidateCmd(env),
+		newDiffCmd(env),
 		newResolveCmd(env),
 		newPolicyCmd(env),
 		newLineageCmd(),

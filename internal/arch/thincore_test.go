@@ -18,6 +18,7 @@ var domainPackages = []string{
 	"internal/owners",
 	"internal/schema",
 	"internal/check",
+	"internal/diff",
 	"internal/policy",
 	"internal/dbt",
 	"internal/graph",

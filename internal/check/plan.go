@@ -49,6 +49,13 @@ type Options struct {
 	// operating system ("" is the process's); with FS, a name in it ("" is
 	// its top).
 	Dir string
+	// Rooted says FS is laid out as the operating system's root directory
+	// (a file's name is its absolute path without the leading slash): an
+	// absolute path names a file in it and Dir is read as with FS nil. A
+	// tree checked in place of a served one (an upload standing in for a
+	// tree root, the rest of the files the server's own) is read this way,
+	// so that its files are named exactly as the served tree's.
+	Rooted bool
 }
 
 // UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,

@@ -76,16 +76,17 @@ func appName(display string) string {
 // the file system here, and nowhere else.
 type tree struct {
 	fsys fs.FS
-	// rooted: fsys is the operating system's root directory, so an absolute
-	// path names a file in it. In any other file system (an upload, the demo
-	// tree) an absolute path names nothing.
+	// rooted: fsys is the operating system's root directory, or laid out
+	// like it (Options.Rooted), so an absolute path names a file in it. In
+	// any other file system (an upload, the demo tree) an absolute path
+	// names nothing.
 	rooted bool
 	dir    string // the working directory, as a name in fsys
 }
 
 // newTree makes the tree an Options describes.
 func newTree(opts Options) (tree, error) {
-	if opts.FS != nil {
+	if opts.FS != nil && !opts.Rooted {
 		dir := opts.Dir
 		if dir == "" {
 			dir = "."
@@ -109,7 +110,11 @@ func newTree(opts Options) (tree, error) {
 		}
 		dir = path.Join(wd, dir)
 	}
-	return tree{fsys: os.DirFS("/"), rooted: true, dir: rootedName(dir)}, nil
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = os.DirFS("/")
+	}
+	return tree{fsys: fsys, rooted: true, dir: rootedName(dir)}, nil
 }
 
 // rootedName is the name of an absolute path in the root file system.

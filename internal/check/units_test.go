@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -168,3 +169,29 @@ func TestContextEndsTheCheck(t *testing.T) {
 }
 
 func str(s string) *string { return &s }
+
+// TestRootedFS: a file system laid out as the root directory names its
+// files by absolute paths, as the operating system's files are named; any
+// other file system has no absolute paths.
+func TestRootedFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"srv/gov/apps/a/governance.yaml": {Data: []byte("defaults: {row_filters: []}\nsources: {x: {}}\n")},
+		"srv/gov/owners.yaml":            {Data: []byte("owners:\n  - {id: o, type: schema:NGO, name: O, url: https://o.example}\n")},
+	}
+	opts := check.Options{FS: fsys, Rooted: true, Paths: []string{"/srv/gov/apps/*"}, Owners: []string{"/srv/gov/owners.yaml"}}
+	p, results := checked(t, opts)
+	if len(p.Units) != 1 || p.Units[0].Base.Display != "/srv/gov/apps/a/governance.yaml" || p.Units[0].Base.Name != "srv/gov/apps/a/governance.yaml" || results[0].Config == nil {
+		t.Fatalf("units %+v: want /srv/gov/apps/a/governance.yaml, named srv/gov/apps/a/governance.yaml, materialised", p.Units)
+	}
+	if rep := p.Report(results); rep.HasErrors() {
+		t.Errorf("report %+v", rep.Findings)
+	}
+	opts.Rooted = false
+	rep, err := check.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Bases != 0 || !rep.HasErrors() {
+		t.Errorf("without Rooted an absolute path named %d bases (errors %d); want none, and path-no-match", rep.Summary.Bases, rep.Summary.Errors)
+	}
+}

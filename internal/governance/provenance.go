@@ -458,3 +458,39 @@ func (r *Rule) appendOrigin(dst []byte, e pathPosition) []byte {
 	dst = append(dst, `,"column":`...)
 	return strconv.AppendInt(dst, int64(e.Column), 10)
 }
+
+// ProvenanceEntry is one path of a rule's provenance and the statement
+// that supplied its value.
+type ProvenanceEntry struct {
+	Path   string // as AppendProvenanceJSON names it: "access_level", "dcat.themes", "extra.<key>"
+	Origin Origin
+}
+
+// Provenance lists what AppendProvenanceJSON renders, in its order, without
+// the merged_from lists: for a caller that reads the places rather than
+// serving them.
+func (r *Rule) Provenance() []ProvenanceEntry {
+	var out []ProvenanceEntry
+	at := func(path string, e pathPosition) {
+		out = append(out, ProvenanceEntry{Path: path, Origin: Origin{Layer: r.layerAt(e.layer), Line: e.Line, Column: e.Column}})
+	}
+	es := r.prov
+	for f := Field(0); f < FieldExtra; f++ {
+		if p := r.positions[f]; r.Set.Has(f) && p.layer != 0 {
+			at(f.Key(), pathPosition{Line: p.Line, Column: p.Column, layer: p.layer})
+		}
+		for len(es) > 0 && pathInfo[es[0].code].parent == f {
+			e := es[0]
+			es = es[1:]
+			if info := pathInfo[e.code]; info.path != "" && e.layer != 0 {
+				at(info.path, e)
+			}
+		}
+	}
+	for _, e := range es {
+		if e.code == pathExtra && int(e.index) < len(r.Extra) && e.layer != 0 {
+			at("extra."+r.Extra[e.index].Key, e)
+		}
+	}
+	return out
+}

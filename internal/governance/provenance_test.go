@@ -74,6 +74,7 @@ sources:
 	if got := string(rule.AppendProvenanceJSON(nil)); got != want {
 		t.Errorf("provenance:\n got %s\nwant %s", got, want)
 	}
+	samePlaces(t, "the served rule", rule, []byte(want))
 	// The defaults alone: two layers.
 	wantDefaults := `{"tags":` + origin(LayerOverlayDefaults, o, 2, 9, origin(LayerDefaults, b, 2, 9), origin(LayerOverlayDefaults, o, 2, 9)) +
 		`,"dataspace":` + origin(LayerDefaults, b, 3, 14) + `,"dataspace.purpose":` + origin(LayerDefaults, b, 3, 24) + "}"
@@ -232,6 +233,7 @@ func holdsProvenance(t *testing.T, what string, r *Rule, layers []*Layer, twoSte
 		t.Fatalf("%s: entries out of order: %v", what, r.prov)
 	}
 	body := r.AppendProvenanceJSON(nil)
+	samePlaces(t, what, r, body)
 	type originJSON struct {
 		Layer, File  string
 		Line, Column int
@@ -373,5 +375,37 @@ func TestTemporalResetAcrossTheTwoSteps(t *testing.T) {
 	prov := string(rule.AppendProvenanceJSON(nil))
 	if !strings.Contains(prov, `"dcat.temporal.start"`) || strings.Contains(prov, `"dcat.temporal.end"`) {
 		t.Errorf("provenance %s: want temporal.start and no temporal.end", prov)
+	}
+}
+
+// samePlaces holds Provenance to the provenance body: the same paths in the
+// same order, each at the same layer, file, line and column.
+func samePlaces(t *testing.T, what string, r *Rule, body []byte) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var want []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Layer, File  string
+			Line, Column int
+		}
+		if err := dec.Decode(&o); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("%s %s %s %d:%d", k, o.Layer, o.File, o.Line, o.Column))
+	}
+	var got []string
+	for _, e := range r.Provenance() {
+		got = append(got, fmt.Sprintf("%s %s %s %d:%d", e.Path, e.Origin.Layer.Name, e.Origin.Layer.File, e.Origin.Line, e.Origin.Column))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("%s: Provenance is not what the body says (-body +Provenance):\n%s", what, d)
 	}
 }

@@ -14,12 +14,7 @@ import (
 // revision), so a reload that reuses the unit serves the same app.
 func newApp(u *check.Unit, res *check.UnitResult) (*App, error) {
 	cfg := res.Config
-	name := u.App
-	if name == "" {
-		// A tree root named as "." holds its governance.yaml with no
-		// directory in its display path; the directory's own name serves.
-		name = path.Base(path.Dir("/" + u.Base.Name))
-	}
+	name := appNameOf(u)
 	a := &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg,
 		nameJSON: yaml11.AppendJSONString(nil, name)}
 	// Resolution builds the config's index lazily; build it now, while the
@@ -38,4 +33,14 @@ func newApp(u *check.Unit, res *check.UnitResult) (*App, error) {
 	a.defaults = &all[n]
 	initDataset(a.defaults, a, -1, "", cfg.Defaults, false)
 	return a, nil
+}
+
+// appNameOf is the name a unit is served under: its app name, or for a tree
+// root named as "." (its governance.yaml with no directory in its display
+// path) the directory's own name.
+func appNameOf(u *check.Unit) string {
+	if u.App != "" {
+		return u.App
+	}
+	return path.Base(path.Dir("/" + u.Base.Name))
 }

@@ -25,6 +25,9 @@ type Inputs struct {
 	Owners []string
 	// Placeholders is the deployment's placeholder map file ("" for none).
 	Placeholders string
+	// Dataspace also requires a DID for every owner of a dataspace offer
+	// narrowed by an organization filter (validate --dataspace).
+	Dataspace bool
 	// Dir is the working directory relative paths are read against and display
 	// paths derive from ("" is the process's working directory).
 	Dir string
@@ -33,16 +36,23 @@ type Inputs struct {
 // Paths are the check's PATH arguments for the tree roots: `<root>/apps/*` for a
 // root with an apps directory, else the root itself (a literal directory
 // contributes its governance.yaml).
-func (in Inputs) Paths() []string { return in.paths(nil) }
+func (in Inputs) Paths() []string { return in.paths(nil, false) }
 
-// paths is Paths for the trees of fsys (nil: the operating system's files).
-func (in Inputs) paths(fsys fs.FS) []string {
+// paths is Paths for the trees of fsys (nil: the operating system's files;
+// rooted: laid out as the operating system's root directory).
+func (in Inputs) paths(fsys fs.FS, rooted bool) []string {
 	isDir := func(p string) bool {
 		var info fs.FileInfo
 		var err error
-		if fsys == nil {
+		switch {
+		case fsys == nil:
 			info, err = os.Stat(in.abs(p))
-		} else {
+		case rooted:
+			var name string
+			if name, err = in.rootedName(p); err == nil {
+				info, err = fs.Stat(fsys, name)
+			}
+		default:
 			info, err = fs.Stat(fsys, path.Join(in.Dir, filepath.ToSlash(p)))
 		}
 		return err == nil && info.IsDir()
@@ -60,8 +70,8 @@ func (in Inputs) paths(fsys fs.FS) []string {
 
 // checkOptions are the tree check's options for the inputs: the same call
 // `governanced validate` makes for the same PATHs and flags.
-func (in Inputs) checkOptions(fsys fs.FS) check.Options {
-	opts := check.Options{Paths: in.paths(fsys), Owners: in.Owners, Dir: in.Dir, FS: fsys}
+func (in Inputs) checkOptions(fsys fs.FS, rooted bool) check.Options {
+	opts := check.Options{Paths: in.paths(fsys, rooted), Owners: in.Owners, Dir: in.Dir, FS: fsys, Rooted: rooted && fsys != nil, Dataspace: in.Dataspace}
 	if in.OverlayDir != "" {
 		opts.OverlayDir = &in.OverlayDir
 	}
@@ -74,6 +84,20 @@ func (in Inputs) checkOptions(fsys fs.FS) check.Options {
 		opts.PlaceholdersFile = &in.Placeholders
 	}
 	return opts
+}
+
+// rootedName is p's name in a file system laid out as the operating
+// system's root directory: its absolute path without the leading slash.
+func (in Inputs) rootedName(p string) (string, error) {
+	abs, err := filepath.Abs(in.abs(p))
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimLeft(filepath.ToSlash(abs), "/")
+	if name == "" {
+		name = "."
+	}
+	return name, nil
 }
 
 func (in Inputs) abs(p string) string {

@@ -24,6 +24,11 @@ type Loader struct {
 	// FS is the file system the inputs are read from; nil is the operating
 	// system's files.
 	FS fs.FS
+	// Rooted says FS is laid out as the operating system's root directory
+	// (check.Options.Rooted): the inputs name its files as they would name
+	// the operating system's, so what is read is named as a server reading
+	// the disk names it.
+	Rooted bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -77,7 +82,7 @@ func (l *Loader) read(ctx context.Context, prev digests) (*reading, error) {
 			return nil, err // integrity.go: never serve a tree missing what it cannot read
 		}
 	}
-	opts := l.Inputs.checkOptions(l.FS)
+	opts := l.Inputs.checkOptions(l.FS, l.Rooted)
 	plan, err := check.NewPlan(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -154,27 +159,10 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 		known = prev.units
 	}
 	plan := r.plan
-	answers := newOwnerAnswers(plan.Registry)
-	built := make([]*builtUnit, len(plan.Units))
-	err := check.Parallel(ctx, workers, len(plan.Units), func(i int) {
-		u := &plan.Units[i]
-		key := unitKey(u, r.digests)
-		if b := known[key]; b != nil && answers.same(b) {
-			built[i] = b.reused()
-			return
-		}
-		built[i] = buildUnit(key, u, answers)
-	})
+	built, next, rep, err := checkUnits(ctx, r, known, workers)
 	if err != nil {
 		return nil, err
 	}
-	results := make([]check.UnitResult, len(built))
-	next := make(units, len(built))
-	for i, b := range built {
-		results[i] = b.result
-		next[b.key] = b
-	}
-	rep := plan.Report(results)
 	if rep.HasErrors() {
 		rej := &Rejection{Revision: r.revision, Report: rep}
 		rej.reused, rej.built = countReuse(built)
@@ -208,6 +196,34 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	return &generation{snap: snap, units: next, digests: r.digests}, nil
 }
 
+// checkUnits checks every unit of r that known holds no build of with the
+// same inputs, on up to workers goroutines, and reports: the units in plan
+// order, the same keyed by their inputs, and the report.
+func checkUnits(ctx context.Context, r *reading, known units, workers int) ([]*builtUnit, units, *check.Report, error) {
+	plan := r.plan
+	answers := newOwnerAnswers(plan.Registry)
+	built := make([]*builtUnit, len(plan.Units))
+	err := check.Parallel(ctx, workers, len(plan.Units), func(i int) {
+		u := &plan.Units[i]
+		key := unitKey(u, r.digests)
+		if b := known[key]; b != nil && answers.same(b) {
+			built[i] = b.reused()
+			return
+		}
+		built[i] = buildUnit(key, u, answers)
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	results := make([]check.UnitResult, len(built))
+	next := make(units, len(built))
+	for i, b := range built {
+		results[i] = b.result
+		next[b.key] = b
+	}
+	return built, next, plan.Report(results), nil
+}
+
 // revision hashes the options and every input file's digest, in display
 // order. Two revisions are equal exactly when a build would serve the same
 // thing.
@@ -221,6 +237,11 @@ func (in Inputs) revision(inputs []check.Input, d digests) (string, []InputFile)
 	h := sha256.New()
 	fmt.Fprintf(h, "governanced-snapshot/2\x00trees=%q\x00overlay_name=%q\x00overlay_dir=%q\x00owners=%q\x00placeholders=%q\x00",
 		in.Trees, in.OverlayName, in.OverlayDir, in.Owners, in.Placeholders)
+	if in.Dataspace {
+		// Only when set, so that the revisions of every tree served without
+		// it stay what they were.
+		h.Write([]byte("dataspace\x00"))
+	}
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.SHA256)
 	}

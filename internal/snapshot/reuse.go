@@ -19,14 +19,18 @@ import (
 
 // A reload reads every input but checks and builds only the units whose
 // inputs changed (ADR-0004). A unit is check.CheckUnit's whole input, so its
-// key is a hash of every field of check.Unit: the base and overlay
-// candidates (display paths, names and bytes, or why they could not be
-// read), the app name, the placeholder map, --dataspace and whether there
-// is a registry. The registry itself is not in the key: a unit reads it only
-// through the owner ids it asks for (check.UnitResult.OwnersAsked), so a
-// unit is reused when the registry answers each of those ids as before —
-// the entry in full, whatever its place in the file. TestUnitKeyCoversTheUnit
-// fails when a field is added to check.Unit and the key does not cover it.
+// key is a hash of every field of check.Unit that the unit's result reads:
+// the base and overlay candidates (display paths and bytes, or why they
+// could not be read), the app name, the placeholder map, --dataspace and
+// whether there is a registry. A file's name in the file system is read
+// only to name an app that has none (a tree root named as "."), so it is in
+// the key only then: the same tree read from another directory, with the
+// same display paths, reuses the units (a diff's head reusing its base's).
+// The registry itself is not in the key: a unit reads it only through the
+// owner ids it asks for (check.UnitResult.OwnersAsked), so a unit is reused
+// when the registry answers each of those ids as before — the entry in
+// full, whatever its place in the file. TestUnitKeyCoversTheUnit fails when
+// a field is added to check.Unit and the key does not cover it.
 
 // digest is a file's SHA-256 and the identity of the file it was taken from.
 type digest struct {
@@ -141,7 +145,6 @@ func unitKey(u *check.Unit, d digests) [32]byte {
 	writeField(h, []byte(u.App))
 	writeFile := func(f *check.File) {
 		writeField(h, []byte(f.Display))
-		writeField(h, []byte(f.Name))
 		if f.Err != nil {
 			writeField(h, []byte("error: "+f.Err.Error()))
 			return
@@ -153,6 +156,9 @@ func unitKey(u *check.Unit, d digests) [32]byte {
 		writeField(h, fd.sum[:])
 	}
 	writeFile(&u.Base)
+	if u.App == "" {
+		writeField(h, []byte(u.Base.Name)) // newApp names the app after it
+	}
 	writeField(h, binary.AppendUvarint(nil, uint64(len(u.Overlays))))
 	for i := range u.Overlays {
 		writeFile(&u.Overlays[i])

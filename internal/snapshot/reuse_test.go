@@ -359,12 +359,15 @@ func TestUnitKeyCoversTheUnit(t *testing.T) {
 		Overlays: []check.File{{Display: "apps/grid/governance.grid.yaml", Name: "t/apps/grid/governance.grid.yaml", Data: []byte("defaults: {}\n")}},
 		Env:      check.Env{Placeholders: map[string]string{"a": "b"}},
 	}
-	key := unitKey(&base, nil)
 	// Every leaf, one at a time.
 	for _, leaf := range unitLeaves() {
-		u := cloneUnit(base)
+		ref := cloneUnit(base)
+		if leaf.prepare != nil {
+			leaf.prepare(&ref)
+		}
+		u := cloneUnit(ref)
 		leaf.change(&u)
-		if unitKey(&u, nil) == key {
+		if unitKey(&u, nil) == unitKey(&ref, nil) {
 			t.Errorf("changing %s leaves the unit key as it was: a rule reading it would serve a stale unit", leaf.name)
 		}
 	}
@@ -373,9 +376,31 @@ func TestUnitKeyCoversTheUnit(t *testing.T) {
 	}
 }
 
+// TestUnitKeyLeavesOutWhereTheTreeIs: the same files under the same display
+// paths, read from another directory, key alike, so a diff's head tree
+// reuses its base's units; but an app named after its directory does not.
+func TestUnitKeyLeavesOutWhereTheTreeIs(t *testing.T) {
+	u := check.Unit{
+		App:  "grid",
+		Base: check.File{Display: "apps/grid/governance.yaml", Name: "base/apps/grid/governance.yaml", Data: []byte("sources: {}\n")},
+	}
+	moved := cloneUnit(u)
+	moved.Base.Name = "head/apps/grid/governance.yaml"
+	if unitKey(&u, nil) != unitKey(&moved, nil) {
+		t.Error("the same app read from another directory keys differently: a diff's head would check it again")
+	}
+	u.App, moved.App = "", ""
+	if unitKey(&u, nil) == unitKey(&moved, nil) {
+		t.Error("a root named \".\" is named after its directory, yet moving it leaves the key as it was")
+	}
+}
+
 type unitLeaf struct {
-	name   string
-	change func(u *check.Unit)
+	name string
+	// prepare makes the unit one whose result reads the leaf; nil for
+	// every unit.
+	prepare func(u *check.Unit)
+	change  func(u *check.Unit)
 }
 
 // unitLeaves changes each field of a unit in turn.
@@ -383,7 +408,8 @@ func unitLeaves() []unitLeaf {
 	return []unitLeaf{
 		{name: "App", change: func(u *check.Unit) { u.App = "other" }},
 		{name: "Base.Display", change: func(u *check.Unit) { u.Base.Display = "x" }},
-		{name: "Base.Name", change: func(u *check.Unit) { u.Base.Name = "x" }},
+		// A name is read only to name an app that has none.
+		{name: "Base.Name", prepare: func(u *check.Unit) { u.App = "" }, change: func(u *check.Unit) { u.Base.Name = "x/governance.yaml" }},
 		{name: "Base.Data", change: func(u *check.Unit) { u.Base.Data = []byte("sources: {a: {}}\n") }},
 		{name: "Base.Err", change: func(u *check.Unit) { u.Base.Err = errors.New("unreadable") }},
 		{name: "Overlays", change: func(u *check.Unit) { u.Overlays = append(u.Overlays, u.Overlays[0]) }},

@@ -37,13 +37,13 @@ type StoreOptions struct {
 type Store struct {
 	loader *Loader
 	opts   StoreOptions
-	cur    atomic.Pointer[Snapshot]
-
-	mu sync.Mutex // one reload at a time
-	// gen is the last activated build: the units the next one may reuse.
+	// cur is the last activated build: the snapshot being served and the
+	// units the next build (a reload, a tree checked beside it) may reuse.
 	// A rejected or failed build leaves it as it is, so the apps of a tree
 	// that is never served are not kept.
-	gen *generation
+	cur atomic.Pointer[generation]
+
+	mu sync.Mutex // one reload at a time
 	// digests are the files of the last reading, whatever its outcome:
 	// a file whose identity did not change is not hashed again.
 	digests     digests
@@ -66,7 +66,12 @@ func NewStore(l *Loader) *Store { return NewStoreWith(l, StoreOptions{}) }
 func NewStoreWith(l *Loader, opts StoreOptions) *Store { return &Store{loader: l, opts: opts} }
 
 // Current is the snapshot being served, or nil before the first successful load.
-func (s *Store) Current() *Snapshot { return s.cur.Load() }
+func (s *Store) Current() *Snapshot {
+	if g := s.cur.Load(); g != nil {
+		return g.snap
+	}
+	return nil
+}
 
 // Outcome says what a reload did.
 type Outcome int
@@ -118,7 +123,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	st := &ReloadStatus{At: start}
 	cur := s.cur.Load()
 	if cur != nil {
-		st.Previous = cur.Revision
+		st.Previous = cur.snap.Revision
 	}
 	defer func() {
 		st.Duration = now().Sub(start)
@@ -149,7 +154,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		workers = s.opts.Workers
 	}
 	var g *generation
-	build := func() { g, err = s.loader.build(ctx, r, s.gen, workers) }
+	build := func() { g, err = s.loader.build(ctx, r, cur, workers) }
 	if cur != nil && s.opts.Run != nil {
 		s.opts.Run(build)
 	} else {
@@ -168,8 +173,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		st.Outcome, st.Revision = Activated, g.snap.Revision
 		st.UnitsReused, st.UnitsBuilt = g.snap.reused, g.snap.built
 		s.lastTried = g.snap.Revision
-		s.gen = g
-		s.cur.Store(g.snap)
+		s.cur.Store(g)
 		s.okCount.Add(1)
 		t := g.snap.LoadedAt
 		s.lastSuccess.Store(&t)

@@ -1,0 +1,305 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+
+	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/diff"
+	"github.com/celine-eu/governanced/internal/memfs"
+	"github.com/celine-eu/governanced/internal/snapshot"
+)
+
+// diffTypes are the media types of POST /diff's formats.
+var diffTypes = map[string]string{
+	"json":     jsonType,
+	"markdown": "text/markdown; charset=utf-8",
+	"text":     "text/plain; charset=utf-8",
+}
+
+// diffRequest is a POST /diff read from its query and body.
+type diffRequest struct {
+	format string
+	// inputs are the check options for two uploaded trees; nil when the
+	// head is compared with the served tree, which brings its own.
+	inputs     *snapshot.Inputs
+	head, base *memfs.FS // base nil: the served tree is the base
+}
+
+// diffTrees are the two sides of a diff, built.
+type diffTrees struct {
+	base, head diff.Tree
+}
+
+// buildDiff is how POST /diff builds its two trees; a test replaces it to
+// hold a diff in progress.
+var buildDiff = func(ctx context.Context, store *snapshot.Store, req *diffRequest) (*diffTrees, error) {
+	if req.base == nil {
+		served, head, err := store.CheckUpload(ctx, req.head)
+		if err != nil {
+			return nil, err
+		}
+		return &diffTrees{base: served.Tree(), head: head.Tree("")}, nil
+	}
+	loader := func(fsys *memfs.FS) *snapshot.Loader {
+		return &snapshot.Loader{Inputs: *req.inputs, FS: fsys}
+	}
+	base, err := loader(req.base).Check(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	head, err := loader(req.head).Check(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	return &diffTrees{base: base.Tree(""), head: head.Tree("")}, nil
+}
+
+// diff compares an uploaded head tree with the served tree, or with an
+// uploaded base tree (internal/diff), and answers the report, 200 whatever
+// it finds. It takes a validation slot: a diff checks a tree as a
+// validation does (against the served tree, only the units that differ
+// from it).
+func (s *server) diff(w http.ResponseWriter, r *http.Request) {
+	format, err := diffFormat(r)
+	if err != nil {
+		s.metrics.diffs.WithLabelValues("rejected").Inc()
+		writeError(w, r, err)
+		return
+	}
+	select {
+	case s.validations <- struct{}{}:
+	default:
+		s.metrics.diffs.WithLabelValues("busy").Inc()
+		writeBusy(w, r, "validation", cap(s.validations), retryAfterSeconds)
+		return
+	}
+	released := false
+	defer func() {
+		if !released {
+			<-s.validations
+		}
+	}()
+
+	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
+	req, err := s.readDiff(r, body)
+	if err == nil {
+		req.format = format
+	}
+	if err != nil {
+		s.metrics.diffs.WithLabelValues("rejected").Inc()
+		writeError(w, r, err)
+		return
+	}
+	type outcome struct {
+		rep *diff.Report
+		err error
+	}
+	done := make(chan outcome, 1)
+	s.metrics.validating.Inc()
+	released = true // the goroutine owns the slot now
+	ctx := r.Context()
+	build := buildDiff
+	go func() {
+		defer func() {
+			<-s.validations
+			s.metrics.validating.Dec()
+		}()
+		trees, err := build(ctx, s.store, req)
+		if err != nil {
+			done <- outcome{nil, err}
+			return
+		}
+		rep, err := diff.Compare(ctx, trees.base, trees.head)
+		done <- outcome{rep, err}
+	}()
+	var out outcome
+	select {
+	case out = <-done:
+	case <-ctx.Done():
+		writeProblem(w, r, http.StatusServiceUnavailable, "timeout", "the diff did not finish within the request timeout")
+		return
+	}
+	if out.err != nil {
+		s.metrics.diffs.WithLabelValues("rejected").Inc()
+		writeError(w, r, diffError(out.err))
+		return
+	}
+	result := "no-change"
+	if !out.rep.Empty() {
+		result = "changes"
+	}
+	s.metrics.diffs.WithLabelValues(result).Inc()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := out.rep.Write(buf, req.format); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	write(w, http.StatusOK, diffTypes[req.format], bytes.TrimRight(buf.Bytes(), "\n"))
+}
+
+// diffError maps a failed build to its answer.
+func diffError(err error) error {
+	var usage *check.UsageError
+	switch {
+	case errors.As(err, &usage):
+		return badRequest("%s", usage.Msg)
+	case errors.Is(err, snapshot.ErrNotServing):
+		return &requestError{status: http.StatusServiceUnavailable, kind: "not-ready",
+			detail: "no tree is served yet to compare the upload with; send the base tree too (a part named base)"}
+	case errors.Is(err, snapshot.ErrSeveralTrees):
+		return badRequest("the served tree has several roots, which one upload cannot stand in for; send the base tree too (a part named base)")
+	}
+	return err
+}
+
+// diffFormat is the answer's format: the format parameter, else Markdown
+// when the client accepts it before JSON, else JSON.
+func diffFormat(r *http.Request) (string, error) {
+	f := r.URL.Query().Get("format")
+	switch {
+	case f == "" && wantsMarkdown(r):
+		return "markdown", nil
+	case f == "":
+		return "json", nil
+	}
+	if _, ok := diffTypes[f]; !ok {
+		return "", badRequest("format must be json, markdown or text, not %q", f)
+	}
+	return f, nil
+}
+
+// readDiff reads the trees: a tar or gzip body is the head; multipart holds
+// a part named head and, optionally, one named base, each a tar or gzip
+// archive. Both count against the upload limits together. Check options in
+// the query (relative to each upload's root, as POST /validate takes them)
+// apply to two uploaded trees; against the served tree the served options
+// apply, and giving any is refused.
+func (s *server) readDiff(r *http.Request, body *bufio.Reader) (*diffRequest, error) {
+	kind, mr, err := detectUpload(r, body)
+	if err != nil {
+		return nil, uploadError(err)
+	}
+	req := &diffRequest{}
+	budget := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes}
+	extract := func(kind uploadKind, rd io.Reader) (*memfs.FS, error) {
+		x := &extractor{maxFiles: budget.maxFiles - budget.entries, maxBytes: budget.maxBytes - budget.written}
+		err := x.extract(kind, rd, nil)
+		budget.entries += x.entries
+		budget.written += x.written
+		if err != nil {
+			return nil, uploadError(err)
+		}
+		return &x.tree, nil
+	}
+	if kind != uploadMultipart {
+		if req.head, err = extract(kind, body); err != nil {
+			return nil, err
+		}
+	} else {
+		for {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, uploadError(fmt.Errorf("not a readable multipart body: %w", err))
+			}
+			name := part.FormName()
+			var dst **memfs.FS
+			switch name {
+			case "head":
+				dst = &req.head
+			case "base":
+				dst = &req.base
+			default:
+				part.Close()
+				return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload",
+					detail: fmt.Sprintf("part %q: the parts are head and base, each a tar or gzip archive", name)}
+			}
+			if *dst != nil {
+				part.Close()
+				return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: fmt.Sprintf("part %q is given twice", name)}
+			}
+			*dst, err = extractPart(part, name, extract)
+			part.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		if req.head == nil {
+			return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: "no part named head: it holds the tree to compare"}
+		}
+	}
+	opts, given, err := diffInputs(r)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case req.base != nil:
+		req.inputs = &opts
+	case given:
+		return nil, badRequest("check options are given for an upload compared with the served tree, which is checked with the served options; send the base tree too (a part named base) to choose them")
+	}
+	return req, nil
+}
+
+// extractPart reads one multipart part that is an archive, of the kind its
+// first bytes say.
+func extractPart(part *multipart.Part, name string, extract func(uploadKind, io.Reader) (*memfs.FS, error)) (*memfs.FS, error) {
+	br := bufio.NewReader(part)
+	head, _ := br.Peek(262)
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return extract(uploadGzip, br)
+	case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
+		return extract(uploadTar, br)
+	}
+	return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: fmt.Sprintf("part %q is neither a tar nor a gzip archive", name)}
+}
+
+// diffInputs reads the check options of two uploaded trees from the query:
+// POST /validate's, but each tree is a tree root (no path). given reports
+// whether any was.
+func diffInputs(r *http.Request) (snapshot.Inputs, bool, error) {
+	q := r.URL.Query()
+	in := snapshot.Inputs{Trees: []string{"."}}
+	if _, ok := q["path"]; ok {
+		return in, true, badRequest("path is not an option of a diff: each upload is a tree root")
+	}
+	opts, _, err := validateOptions(r)
+	if err != nil {
+		return in, false, err
+	}
+	given := false
+	for _, k := range []string{"owners", "overlay_dir", "overlay_name", "placeholders", "dataspace", "strict"} {
+		if _, ok := q[k]; ok {
+			given = true
+		}
+	}
+	if opts.Strict {
+		return in, given, badRequest("strict is not an option of a diff: new warnings are a kind of their own (new-warning)")
+	}
+	in.Owners = opts.Owners
+	if opts.OverlayDir != nil {
+		in.OverlayDir = *opts.OverlayDir
+	}
+	if opts.OverlayName != nil {
+		if !check.ValidOverlayName(*opts.OverlayName) {
+			return in, given, badRequest("invalid overlay_name %q: it must be non-empty, not . or .., and contain no / or \\", *opts.OverlayName)
+		}
+		in.OverlayName = *opts.OverlayName
+	}
+	if opts.PlaceholdersFile != nil {
+		in.Placeholders = *opts.PlaceholdersFile
+	}
+	in.Dataspace = opts.Dataspace
+	return in, given, nil
+}
