@@ -709,3 +709,46 @@ func TestWatcherIgnoresOtherFiles(t *testing.T) {
 		return now.LastReload.At != first.LastReload.At
 	})
 }
+
+// TestWaitReleasedByFileEdit: a client waiting on the served revision
+// (If-None-Match and ?wait) is answered with the new revision once an edit
+// to a file is reloaded; the test logs how long after the edit.
+func TestWaitReleasedByFileEdit(t *testing.T) {
+	tree := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
+	s := startServe(t, nil, "--tree", tree, "--reload-debounce", "50ms")
+	resp, err := http.Get(s.base + "/datasets/ds.x/rule")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	etag := resp.Header.Get("Etag")
+	type answer struct {
+		status int
+		etag   string
+		at     time.Time
+	}
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", s.base+"/datasets/ds.x/rule?wait=60s", nil)
+		req.Header.Set("If-None-Match", etag)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- answer{}
+			return
+		}
+		resp.Body.Close()
+		got <- answer{resp.StatusCode, resp.Header.Get("Etag"), time.Now()}
+	}()
+	time.Sleep(200 * time.Millisecond) // the request is waiting
+	edited := time.Now()
+	testfs.Replace(t, tree, "apps/a/governance.yaml", "expose: true", "expose: false")
+	select {
+	case a := <-got:
+		if a.status != http.StatusOK || a.etag == etag || a.etag == "" {
+			t.Fatalf("answer %d with ETag %q (was %q)", a.status, a.etag, etag)
+		}
+		t.Logf("released %v after the edit (debounce 50ms)", a.at.Sub(edited))
+	case <-time.After(60 * time.Second):
+		t.Fatal("the waiting request was never released")
+	}
+}
