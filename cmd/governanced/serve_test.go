@@ -649,10 +649,11 @@ func TestServeWaitsForTheTree(t *testing.T) {
 	if code, body := s.get(t, "/readyz"); code != 503 {
 		t.Fatalf("/readyz %d before the tree exists: %s", code, body)
 	}
-	st := s.status(t)
-	if st.LastReload.Error == nil || !strings.Contains(*st.LastReload.Error, "does not exist") {
-		t.Fatalf("/status does not say why: %+v", st.LastReload)
-	}
+	// The first reload's status is recorded once it ends.
+	eventually(t, "/status to say why it is not ready", func() bool {
+		st := s.status(t)
+		return st.LastReload.Error != nil && strings.Contains(*st.LastReload.Error, "does not exist")
+	})
 	// git-sync clones elsewhere and swaps a link in.
 	clone := filepath.Join(parent, ".worktrees", "abc")
 	testfs.Write(t, clone, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})

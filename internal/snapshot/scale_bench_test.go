@@ -148,21 +148,44 @@ func BenchmarkGlobalResolve(b *testing.B) {
 	}
 }
 
-// BenchmarkReload is a store's reload, on one niced thread as a server under
-// load runs it, after one app's file changed (one-file: fingerprint, read
-// and hash every file, check and build the changed unit, reuse the others,
-// index and encode the app list) and after every owner entry edited (owners:
-// every app names an owner, so every answer the units had from the registry
-// changes and every unit is checked and built again, the worst an owners
-// change can do). retained-B is the live heap of the store (snapshot and
-// memo) afterwards.
+// BenchmarkReload is a store's reload on one thread, as a serving process
+// runs it, after one app's file changed (one-file: read every input, hash the
+// changed one, check and build its unit, reuse the others, index) and after
+// every owner entry edited (owners: every app names an owner, so every unit
+// is checked and built again, the worst an owners change can do).
+// retained-B is the live heap of the store afterwards.
 func BenchmarkReload(b *testing.B) {
+	b.Run("one-file/10000-apps", func(b *testing.B) {
+		// Many small apps: the reload's cost is what it does per app.
+		l, tree := genTreeWith(b, treegen.Options{Apps: 10_000, Sources: 100_000, Seed: 1, Description: 225})
+		store := NewStoreWith(l, StoreOptions{Workers: 1})
+		if st := store.Reload(context.Background(), true); st.Outcome != Activated {
+			b.Fatal(st.Err)
+		}
+		file := "apps/app_0000/governance.yaml"
+		if _, ok := tree.Files[file]; !ok {
+			file = "apps/app_000/governance.yaml"
+		}
+		p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
+		orig := tree.Files[file]
+		b.SetBytes(int64(tree.Bytes()))
+		i := 0
+		for b.Loop() {
+			i++
+			if err := os.WriteFile(p, fmt.Appendf(slices.Clip(orig), "# edit %d\n", i), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if st := store.Reload(context.Background(), false); st.Outcome != Activated || st.UnitsBuilt != 1 {
+				b.Fatalf("%v (%v): %d built, want 1", st.Outcome, st.Err, st.UnitsBuilt)
+			}
+		}
+	})
 	for _, kind := range []string{"one-file", "owners"} {
 		for _, n := range scaleSizes {
 			b.Run(fmt.Sprintf("%s/%d", kind, n), func(b *testing.B) {
 				l, tree := genTree(b, n)
 				base := heapInUse()
-				store := NewStore(l)
+				store := NewStoreWith(l, StoreOptions{Workers: 1})
 				if st := store.Reload(context.Background(), true); st.Outcome != Activated {
 					b.Fatal(st.Err)
 				}
