@@ -3,9 +3,11 @@ package snapshot
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -18,6 +20,13 @@ type Filter struct {
 	Tags            []string // every tag must be on the rule
 	Classification  string   // compared ignoring ASCII case, as consumers normalise it
 	AccessLevel     string   // likewise
+	// Name keeps the keys the glob matches, compared with the key as written
+	// (a glob key is matched as the text it is, not by what it matches).
+	Name *governance.Glob
+	// Owner keeps the datasets whose merged ownership names it, as the
+	// served rule says it: an owner id when the name resolved, else the
+	// name as written.
+	Owner string
 }
 
 func (f *Filter) keep(d *Dataset) bool {
@@ -39,7 +48,30 @@ func (f *Filter) keep(d *Dataset) bool {
 			return false
 		}
 	}
+	if f.Name != nil && !f.Name.Match(d.ID) {
+		return false
+	}
+	if f.Owner != "" && !slices.ContainsFunc(d.Owners(), func(o governance.Owner) bool { return o.Name == f.Owner }) {
+		return false
+	}
 	return true
+}
+
+// Page is the datasets the filter keeps from the offset-th on, at most
+// limit of them, and how many it keeps in all: a numbered page of a
+// listing for people, who want to know how far it goes. It reads every
+// dataset, which at 100 000 sources is a few milliseconds.
+func (s *Snapshot) Page(f Filter, offset, limit int) (items []*Dataset, total int) {
+	for _, d := range s.datasets {
+		if !f.keep(d) {
+			continue
+		}
+		if total >= offset && len(items) < limit {
+			items = append(items, d)
+		}
+		total++
+	}
+	return items, total
 }
 
 // Page is one page of a listing and the cursor of the next ("" on the last).

@@ -31,6 +31,7 @@ type Snapshot struct {
 
 	report  *check.Report
 	reports sync.Map // format → *renderedReport: each rendered once, when first asked for
+	ownedIx ownedIndex
 	// How many units this revision took from the one before, and how many
 	// it checked and built afresh.
 	reused, built int
