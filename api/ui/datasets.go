@@ -118,12 +118,8 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if fv.Q != "" {
-		fv.Glob = governance.HasMeta(fv.Q)
-		pattern := fv.Q
-		if !fv.Glob {
-			pattern = "*" + fv.Q + "*"
-		}
-		f.Name = governance.CompileGlob(pattern)
+		f.Name = snapshot.NewNameQuery(fv.Q)
+		fv.Glob = f.Name.Glob()
 	}
 	if fv.Owner != "" {
 		// An alias finds its owner, as ownership names resolve.

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,12 +82,13 @@ func TestPage(t *testing.T) {
 		keep func(d *Dataset) bool
 	}{
 		{"all", Filter{}, func(*Dataset) bool { return true }},
-		{"glob", Filter{Name: governance.CompileGlob("*gold*")}, func(d *Dataset) bool { return governance.CompileGlob("*gold*").Match(d.ID) }},
+		{"glob", Filter{Name: NewNameQuery("*gold*")}, func(d *Dataset) bool { return governance.CompileGlob("*gold*").Match(d.ID) }},
+		{"text", Filter{Name: NewNameQuery("_gold.")}, func(d *Dataset) bool { return strings.Contains(d.ID, "_gold.") }},
 		{"not listed", Filter{Expose: &no}, func(d *Dataset) bool { return !d.Expose }},
 		{"owner", Filter{Owner: s.OwnershipNames()[0]}, func(d *Dataset) bool {
 			return slices.ContainsFunc(d.Rule().Ownership, func(o governance.Owner) bool { return o.Name == s.OwnershipNames()[0] })
 		}},
-		{"glob and exposed", Filter{Name: governance.CompileGlob("datasets.*"), Expose: &yes}, func(d *Dataset) bool {
+		{"glob and exposed", Filter{Name: NewNameQuery("datasets.*"), Expose: &yes}, func(d *Dataset) bool {
 			return governance.CompileGlob("datasets.*").Match(d.ID) && d.Expose
 		}},
 	} {
@@ -116,4 +118,37 @@ func TestPage(t *testing.T) {
 	if total != 1 || len(items) != 1 || items[0].ID != "datasets.demo_gold.community_energy_daily" {
 		t.Errorf("the demo's offers: %d, %v", total, items)
 	}
+}
+
+// TestNameQuery: a glob query matches what its glob matches, its shortcut
+// never refusing a key the glob accepts; text is contained.
+func TestNameQuery(t *testing.T) {
+	keys := []string{"datasets.ds_dev_gold.meters", "datasets.x_gold.y", "a*b", "a?b", "ab", "datasets.[x].gold", "gold", "", "ééé.gold"}
+	for _, q := range []string{"*gold*", "datasets.*_gold.*", "a*b", "a?b", "a[*]b", "*.[x].*", "*[!a-z]*", "g?ld", "*é.g*", "[", "*[*", "gold", "a*", "?"} {
+		nq := NewNameQuery(q)
+		for _, k := range keys {
+			want := strings.Contains(k, q)
+			if governance.HasMeta(q) {
+				want = governance.CompileGlob(q).Match(k)
+			}
+			if got := nq.Match(k); got != want {
+				t.Errorf("%q on %q: %v, want %v", q, k, got, want)
+			}
+		}
+	}
+}
+
+// FuzzNameQuery holds the shortcut to the glob it shortens.
+func FuzzNameQuery(f *testing.F) {
+	f.Add("datasets.*_gold.*", "datasets.ds_gold.meters")
+	f.Add("a?*[b]c", "axbc")
+	f.Add("*[!x]*", "yyy")
+	f.Fuzz(func(t *testing.T, q, key string) {
+		if !governance.HasMeta(q) {
+			return
+		}
+		if got, want := NewNameQuery(q).Match(key), governance.CompileGlob(q).Match(key); got != want {
+			t.Fatalf("%q on %q: %v, want %v", q, key, got, want)
+		}
+	})
 }
