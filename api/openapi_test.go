@@ -292,6 +292,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/ui/owners/nobody", "/ui/owners/{key}", nil, nil},
 		{"GET", "/ui/report", "/ui/report", nil, nil},
 		{"GET", "/ui/report?severity=fatal", "/ui/report", nil, nil},
+		{"GET", "/ui/graph", "/ui/graph", nil, nil},
 		{"GET", "/ui/static/ui.css", "/ui/static/{name}", nil, nil},
 		{"GET", "/ui/static/ui.js", "/ui/static/{name}", nil, nil},
 		{"GET", "/ui/static/nope.js", "/ui/static/{name}", nil, nil},

@@ -44,12 +44,18 @@ type appView struct {
 	// absent) from one stating an empty list.
 	DependsOnSet bool
 	Findings     []findingView
+	// Pipeline is the app's place in the dependency graph; nil without a
+	// graph.
+	Pipeline *pipelineView
 }
 
 type dependencyView struct {
 	Dataset            string
 	External, Optional bool
 	Description        string
+	// Producers are the pipelines producing it, when the graph's reading
+	// states the same depends_on as the served configuration.
+	Producers []producerView
 }
 
 func (p *Pages) app(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +79,19 @@ func (p *Pages) app(w http.ResponseWriter, r *http.Request) {
 	body.Defaults = rows
 	for _, dep := range a.Config.DependsOn {
 		body.DependsOn = append(body.DependsOn, dependencyView{Dataset: dep.Dataset, External: dep.External, Optional: dep.Optional, Description: deref(dep.Description)})
+	}
+	if g, overlays := p.graphOf(snap, r); g != nil {
+		body.Pipeline = appPipeline(g, overlays, a.Name)
+		if pv := body.Pipeline; pv != nil && len(pv.Inputs) == len(body.DependsOn) {
+			for i, in := range pv.Inputs {
+				if in.Dependency.Dataset != body.DependsOn[i].Dataset {
+					break // another reading's depends_on: its producers are not these
+				}
+				for _, pr := range in.Producers {
+					body.DependsOn[i].Producers = append(body.DependsOn[i].Producers, producerView{Pipeline: pr.Pipeline, Key: pr.Key})
+				}
+			}
+		}
 	}
 	// The findings about the app's files that name no dataset: those about a
 	// dataset are on its own page.

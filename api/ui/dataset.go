@@ -30,6 +30,8 @@ type datasetView struct {
 	RowPolicy rowPolicyView
 	Facet     string // the governance facet, indented
 	Findings  []findingView
+	// Graph is who produces and who consumes the name; nil without a graph.
+	Graph *neighbours
 }
 
 // fieldRow is one path of the rule: a top-level field, or one below dcat,
@@ -97,6 +99,9 @@ func (p *Pages) dataset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body.AppChosen = app != ""
+	if g, overlays := p.graphOf(snap, r); g != nil {
+		body.Graph = datasetNeighbours(g, overlays, name)
+	}
 	title := name
 	if title == "" {
 		title = d.App.Name + " defaults"

@@ -17,7 +17,11 @@ import (
 // hostileTree states values a page must show as text: markup in a key, a
 // title, a description, an ownership name and an extra key.
 var hostileTree = map[string]string{
-	"apps/evil/governance.yaml": `defaults:
+	"apps/evil/governance.yaml": `depends_on:
+  - dataset: "datasets.x<script>alert(1)</script>"
+    description: "<img src=x onerror=alert(2)>"
+  - dataset: "datasets.<b>nobody</b>*"
+defaults:
   ownership:
     - name: '"><img src=x onerror=alert(1)>'
       type: DATA_OWNER
@@ -33,7 +37,7 @@ sources:
 
 // pagesOf are the pages a test visits on a tree: every page kind.
 func pagesOf(snap *snapshot.Snapshot) []string {
-	out := []string{"/ui/", "/ui/datasets", "/ui/apps", "/ui/owners", "/ui/report", "/ui/datasets?q=x", "/ui/nowhere", "/ui/datasets/no.such.name"}
+	out := []string{"/ui/", "/ui/datasets", "/ui/apps", "/ui/owners", "/ui/report", "/ui/graph", "/ui/graph?overlays=false", "/ui/datasets?q=x", "/ui/nowhere", "/ui/datasets/no.such.name"}
 	for _, a := range snap.Apps() {
 		out = append(out, appURL(a.Name))
 		for _, d := range a.Datasets[:min(3, len(a.Datasets))] {
@@ -88,9 +92,13 @@ func TestPagesAreSafe(t *testing.T) {
 	if n := len(p.all("img")) + len(p.all("style")) + len(p.all("b")); n != 0 {
 		t.Errorf("the hostile values made %d elements", n)
 	}
-	for _, target := range []string{"/ui/datasets", "/ui/owners", "/ui/datasets?q=" + "%3Cscript%3E"} {
-		if p := get(t, h, target); len(p.all("img"))+len(p.all("b")) != 0 {
-			t.Errorf("%s: hostile values made elements", target)
+	for _, target := range []string{"/ui/datasets", "/ui/owners", "/ui/graph", "/ui/apps/evil", "/ui/datasets?q=" + "%3Cscript%3E"} {
+		p := get(t, h, target)
+		if p.status != 200 || len(p.all("img"))+len(p.all("b")) != 0 {
+			t.Errorf("%s: %d, or hostile values made elements", target, p.status)
+		}
+		if target == "/ui/graph" || target == "/ui/apps/evil" {
+			mustContain(t, target, p.text(), "datasets.<b>nobody</b>*")
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -30,6 +31,11 @@ type Options struct {
 	Store *snapshot.Store
 	// Version is shown in every page's footer.
 	Version string
+	// Graph is the snapshot's pipeline dependency graph in one of its two
+	// readings: the base files (graph.md's, what `governanced graph`
+	// prints), or with overlays, each base merged with its overlay. Nil
+	// leaves out the graph page and the producers and consumers.
+	Graph func(snap *snapshot.Snapshot, overlays bool) *graph.Graph
 	// OnError is told of a page that failed to render (a bug: the view
 	// models are this package's own); nil ignores it. The visitor gets a
 	// plain 500 either way.
@@ -42,6 +48,7 @@ type Pages struct {
 	store   *snapshot.Store
 	version string
 	onError func(*http.Request, error)
+	graph   func(*snapshot.Snapshot, bool) *graph.Graph
 	tmpl    map[string]*template.Template // page name → layout + page
 	assets  map[string]asset              // static file name → content
 	// derived is what the pages count over the whole tree, for the
@@ -64,12 +71,12 @@ const Prefix = "/ui"
 
 // pageNames are the templates under templates/, each rendered inside
 // layout.html.
-var pageNames = []string{"overview", "datasets", "dataset", "choose", "apps", "app", "owners", "owner", "report", "error"}
+var pageNames = []string{"overview", "datasets", "dataset", "choose", "apps", "app", "owners", "owner", "report", "graph", "error"}
 
 // New returns the pages over opts.Store. It panics when an embedded template
 // does not parse: that is a build defect, found by every test.
 func New(opts Options) *Pages {
-	p := &Pages{store: opts.Store, version: opts.Version, onError: opts.OnError,
+	p := &Pages{store: opts.Store, version: opts.Version, onError: opts.OnError, graph: opts.Graph,
 		tmpl: map[string]*template.Template{}, assets: map[string]asset{}}
 	static, _ := fs.Sub(files, "static")
 	entries, err := fs.ReadDir(static, ".")
@@ -106,6 +113,7 @@ func (p *Pages) Routes(r chi.Router) {
 	r.Get("/owners", p.owners)
 	r.Get("/owners/{key}", p.owner)
 	r.Get("/report", p.report)
+	r.Get("/graph", p.graphPage) // 404 when the pages are given no graph
 	r.Get("/static/{name}", p.static)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusNotFound, "No such page", "There is no page at "+r.URL.Path+".")

@@ -21,6 +21,8 @@ type view struct {
 	Revision string
 	LoadedAt time.Time
 	Version  string
+	// Graph tells whether the pages have a dependency graph to show.
+	Graph bool
 	// Reload is the last reload when it did not leave the tree as the
 	// inputs say (rejected or failed): every page says so.
 	Reload *reloadView
@@ -30,7 +32,7 @@ type view struct {
 }
 
 func (p *Pages) newView(r *http.Request, snap *snapshot.Snapshot, nav, title string) *view {
-	v := &view{Title: title, Nav: nav, Version: p.version, snap: snap}
+	v := &view{Title: title, Nav: nav, Version: p.version, Graph: p.graph != nil, snap: snap}
 	if snap != nil {
 		v.Revision, v.LoadedAt = snap.Revision, snap.LoadedAt
 	}
@@ -54,6 +56,7 @@ func (p *Pages) funcs() template.FuncMap {
 		"datasetsURL": datasetsURL,
 		"isGlob":      governance.HasMeta,
 		"dur":         duration,
+		"nameURL":     nameURL,
 	}
 }
 
@@ -66,6 +69,16 @@ func datasetURL(name, app string) string {
 		u += "?app=" + url.QueryEscape(app)
 	}
 	return u
+}
+
+// nameURL is where a name a dependency or a finding states leads: a glob
+// to the datasets table searched with it (the keys it covers), any other
+// name to its dataset page.
+func nameURL(name string) string {
+	if governance.HasMeta(name) {
+		return datasetsURL("q", name)
+	}
+	return datasetURL(name, "")
 }
 
 func appURL(app string) string { return Prefix + "/apps/" + url.PathEscape(app) }
