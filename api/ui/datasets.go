@@ -67,6 +67,10 @@ var pageSizes = []int{25, 50, 100, 250}
 
 const defaultPageSize = 50
 
+// maxPage bounds a page number so that its offset cannot overflow; a
+// billion pages is more than any tree has.
+const maxPage = 1_000_000_000
+
 func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 	snap := p.current(w, r)
 	if snap == nil {
@@ -101,8 +105,8 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 	page := 1
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			bad = append(bad, "page must be a whole number from 1, not "+quoted(v))
+		if err != nil || n < 1 || n > maxPage {
+			bad = append(bad, "page must be a whole number from 1 to "+strconv.Itoa(maxPage)+", not "+quoted(v))
 		}
 		page = n
 	}

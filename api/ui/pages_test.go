@@ -65,6 +65,9 @@ func TestDemoPages(t *testing.T) {
 		{"/ui/report", 200, []string{"0 errors, 0 warnings, 0 infos", "No finding."}},
 		{"/ui/nowhere", 404, []string{"There is no page at /ui/nowhere"}},
 		{"/ui/datasets?expose=maybe", 400, []string{"expose must be true or false, not \"maybe\""}},
+		{"/ui/datasets?page=9223372036854775807", 400, []string{"page must be a whole number from 1 to 1000000000"}},
+		{"/ui/datasets?per=0", 400, []string{"per must be a whole number from 1 to 250"}},
+		{"/ui/report?severity=fatal", 400, []string{"severity must be error, warning or info"}},
 	} {
 		p := get(t, h, tt.target)
 		if p.status != tt.status {
