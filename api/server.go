@@ -146,7 +146,7 @@ func newServer(d Deps) (http.Handler, *server) {
 		s.streams = context.Background()
 	}
 	s.metrics = newMetrics(reg, d.Store, d.Version)
-	s.pages = ui.New(ui.Options{Store: d.Store, Version: d.Version, OnError: func(r *http.Request, err error) {
+	s.pages = ui.New(ui.Options{Store: d.Store, Version: d.Version, Graph: (*snapshot.Snapshot).GraphOf, OnError: func(r *http.Request, err error) {
 		logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("page failed to render")
 	}})
 	s.mux = s.routes(reg)

@@ -228,6 +228,7 @@ func TestBrowserPages(t *testing.T) {
 		"/ui/", "/ui/datasets", "/ui/datasets?q=meters&expose=true",
 		"/ui/datasets/datasets.demo_gold.community_energy_daily", "/ui/datasets/datasets.demo_silver.meters_raw",
 		"/ui/datasets/nothing?app=weather", "/ui/apps", "/ui/apps/meters", "/ui/owners", "/ui/owners/example-rec", "/ui/report",
+		"/ui/graph", "/ui/graph?overlays=false",
 	}
 	for _, p := range pages {
 		visit(t, tab, srv.URL+p)
@@ -240,6 +241,20 @@ func TestBrowserPages(t *testing.T) {
 			t.Errorf("%s: the stylesheet did not apply (header border %q)", p, got)
 		}
 	}
+
+	t.Run("the graph is drawn", func(t *testing.T) {
+		visit(t, tab, srv.URL+"/ui/graph")
+		// A box per pipeline, laid out (a box the browser could not place
+		// has no size), and the curve of grid's input from weather.
+		boxes := eval[int](t, tab, `[...document.querySelectorAll("svg.graph a.node rect")].filter(r => r.getBBox().width > 0).length`)
+		if boxes != 3 {
+			t.Errorf("%d boxes drawn, want 3", boxes)
+		}
+		curves := eval[[]string](t, tab, `[...document.querySelectorAll("svg.graph path.edge title")].map(t => t.textContent)`)
+		if len(curves) != 1 || !strings.HasPrefix(curves[0], "weather → grid") {
+			t.Errorf("curves %q, want weather → grid", curves)
+		}
+	})
 
 	t.Run("filters narrow the table", func(t *testing.T) {
 		visit(t, tab, srv.URL+"/ui/datasets")

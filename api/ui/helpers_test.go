@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -14,7 +13,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/celine-eu/governanced/internal/demo"
-	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
@@ -45,10 +43,10 @@ func loaded(t testing.TB, l *snapshot.Loader) *snapshot.Store {
 	return store
 }
 
-// handler mounts the pages as api/routes.go does, with a dependency graph
-// (testGraph).
+// handler mounts the pages as api/routes.go does, with the snapshot's
+// dependency graph.
 func handler(store *snapshot.Store) http.Handler {
-	return handlerWith(Options{Store: store, Version: "test", Graph: testGraph})
+	return handlerWith(Options{Store: store, Version: "test", Graph: (*snapshot.Snapshot).GraphOf})
 }
 
 func handlerWith(opts Options) http.Handler {
@@ -57,26 +55,6 @@ func handlerWith(opts Options) http.Handler {
 	r.Route(Prefix, New(opts).Routes)
 	return r
 }
-
-// testGraph is the dependency graph of a snapshot's apps as they are
-// served (graph.FromConfig of each merged configuration), built once per
-// snapshot: the pages take whatever graph they are given, and these tests
-// hold what they show to the graph's own queries. Both readings are that
-// one: the tests' trees have no overlay that changes depends_on.
-func testGraph(snap *snapshot.Snapshot, overlays bool) *graph.Graph {
-	if g, ok := testGraphs.Load(snap); ok {
-		return g.(*graph.Graph)
-	}
-	var nodes []graph.Pipeline
-	for _, a := range snap.Apps() {
-		nodes = append(nodes, graph.FromConfig(a.Name, a.File, a.Config))
-	}
-	g := graph.Build(nodes, graph.Options{})
-	testGraphs.Store(snap, g)
-	return g
-}
-
-var testGraphs sync.Map // *snapshot.Snapshot → *graph.Graph
 
 type page struct {
 	status int
