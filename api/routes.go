@@ -8,6 +8,8 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/celine-eu/governanced/api/ui"
 )
 
 // routes is every route the server answers; openapi.yaml describes exactly
@@ -46,6 +48,10 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 		r.Get("/report", s.report)
 	})
 	r.Get("/events", s.events)
+
+	// The web page for people (api/ui): read-only HTML over the same
+	// snapshot, open like the read routes above.
+	r.Route(ui.Prefix, s.pages.Routes)
 
 	// Operations for clients and CI (behind the bearer token when one is
 	// configured, like /metrics); /diff compares an upload with the served

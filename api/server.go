@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/celine-eu/governanced/api/ui"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -114,8 +115,9 @@ type server struct {
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
 	waiters     chan struct{} // the same for ?wait and /events
 	streams     context.Context
-	auth        *Tokens  // nil: authentication is off
-	mux         *chi.Mux // every route; ServeHTTP prepares a request for it
+	auth        *Tokens   // nil: authentication is off
+	pages       *ui.Pages // the web page under /ui
+	mux         *chi.Mux  // every route; ServeHTTP prepares a request for it
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
@@ -144,6 +146,9 @@ func newServer(d Deps) (http.Handler, *server) {
 		s.streams = context.Background()
 	}
 	s.metrics = newMetrics(reg, d.Store, d.Version)
+	s.pages = ui.New(ui.Options{Store: d.Store, Version: d.Version, Graph: (*snapshot.Snapshot).GraphOf, OnError: func(r *http.Request, err error) {
+		logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("page failed to render")
+	}})
 	s.mux = s.routes(reg)
 	return s, s
 }

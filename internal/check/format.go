@@ -121,6 +121,10 @@ func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
+// CodeDescription is one sentence saying what a finding code means, as SARIF
+// rules carry it; "" for a code the check does not issue.
+func CodeDescription(code string) string { return codeDescriptions[code] }
+
 // Code descriptions, for SARIF rules and documentation.
 var codeDescriptions = map[string]string{
 	CodePathNoMatch:                 "A PATH argument matches no governance file.",

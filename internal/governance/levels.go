@@ -2,11 +2,27 @@ package governance
 
 import "fmt"
 
-// Access levels (GovernanceAccessLevel); secret is folded to restricted.
-var accessLevels = map[string]bool{"open": true, "internal": true, "restricted": true}
+// AccessLevels are the values of access_level once normalised
+// (GovernanceAccessLevel), from the most open; secret is folded to
+// restricted. Callers must not modify it.
+var AccessLevels = []string{"open", "internal", "restricted"}
 
-// Classifications (DataClassification).
-var classifications = map[string]bool{"green": true, "yellow": true, "red": true, "pii": true}
+// Classifications are the values of classification once normalised
+// (DataClassification), from the least sensitive. Callers must not modify it.
+var Classifications = []string{"green", "yellow", "red", "pii"}
+
+var (
+	accessLevels    = setOf(AccessLevels)
+	classifications = setOf(Classifications)
+)
+
+func setOf(values []string) map[string]bool {
+	m := make(map[string]bool, len(values))
+	for _, v := range values {
+		m[v] = true
+	}
+	return m
+}
 
 // AccessRequirements are the values of access_requirements.
 var AccessRequirements = []string{"all", "partner", "contract"}

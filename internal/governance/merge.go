@@ -76,9 +76,8 @@ func MergeRules(base, override *Rule) *Rule {
 	out = p.tags(out)
 	// A non-empty list replaces; when neither side lists anything, the
 	// value is the (empty) base's and its place the last statement's.
-	switch {
+	switch r.Ownership = MergeOwnership(base.Ownership, override.Ownership); {
 	case len(override.Ownership) > 0:
-		r.Ownership = override.Ownership
 		r.takeOrigin(FieldOwnership, override)
 	case len(base.Ownership) == 0 && override.Set.Has(FieldOwnership):
 		r.takeOrigin(FieldOwnership, override)
@@ -114,6 +113,16 @@ func MergeRules(base, override *Rule) *Rule {
 	}
 	r.prov = p.finish(out)
 	return r
+}
+
+// MergeOwnership is the ownership MergeRules gives a merge: the override's
+// list when it is non-empty, else the base's. A reader that needs only the
+// owners of a rule (an index of who owns what) need not merge the rest.
+func MergeOwnership(base, override []Owner) []Owner {
+	if len(override) > 0 {
+		return override
+	}
+	return base
 }
 
 // sortedUnion is the merged tags and purpose: each string once, by code point.

@@ -360,27 +360,57 @@ func (p *provMerge) finish(out []pathPosition) []pathPosition {
 	return slices.Clone(out)
 }
 
-// AppendProvenanceJSON appends the rule's provenance object to dst: for every
-// field path the rule states, in rendering order (the fields in Field order,
-// each followed by its ontology, dcat or dataspace sub-paths, then
-// "extra.<key>" in Extra order), {"layer","file","line","column"} of the
-// statement that supplied the value, with "merged_from" listing every
-// contributing statement for tags, dataspace.purpose and the OR-ed
-// dataspace flags when more than one layer stated them. A path no file stated
-// (a rule built by hand) has no entry.
-func (r *Rule) AppendProvenanceJSON(dst []byte) []byte {
+// ProvenanceEntry is one path of a rule's provenance, as AppendProvenanceJSON
+// renders it: where the value was written, and for a field every stating
+// layer contributes to, each contributing statement.
+type ProvenanceEntry struct {
+	Path string // "title", "dcat.temporal.start", "extra.<key>"
+	Origin
+	// MergedFrom lists every statement the value was merged from, in layer
+	// order, when more than one layer stated it; nil otherwise.
+	MergedFrom []Origin
+}
+
+// Provenance is the rule's provenance as a list: the entries of
+// AppendProvenanceJSON, in its order, for a caller that presents them rather
+// than serialises them.
+func (r *Rule) Provenance() []ProvenanceEntry {
+	var out []ProvenanceEntry
+	r.eachProvenance(func(path, extraKey string, e pathPosition, from []pathPosition) {
+		pe := ProvenanceEntry{Path: path, Origin: r.origin(e)}
+		if path == "" {
+			pe.Path = "extra." + extraKey
+		}
+		if len(from) > 1 {
+			pe.MergedFrom = make([]Origin, len(from))
+			for i, m := range from {
+				pe.MergedFrom[i] = r.origin(m)
+			}
+		}
+		out = append(out, pe)
+	})
+	return out
+}
+
+func (r *Rule) origin(e pathPosition) Origin {
+	return Origin{Layer: r.layerAt(e.layer), Line: e.Line, Column: e.Column}
+}
+
+// eachProvenance calls fn for every path the rule states, in rendering order
+// (the fields in Field order, each followed by its ontology, dcat or
+// dataspace sub-paths, then the extra keys in Extra order): path is the
+// rendered path, "" for an extra key, which extraKey then names; from is the
+// merged_from list of a field that combines layers. A path no file stated (a
+// rule built by hand) is not visited.
+func (r *Rule) eachProvenance(fn func(path, extraKey string, e pathPosition, from []pathPosition)) {
 	es := r.prov
-	dst = append(dst, '{')
-	n := 0 // paths written
 	for f := Field(0); f < FieldExtra; f++ {
 		if p := r.positions[f]; r.Set.Has(f) && p.layer != 0 {
 			var from []pathPosition
 			if f == FieldTags {
 				from = span(&es, pathTagsFrom)
 			}
-			dst = appendPath(dst, n, f.Key())
-			dst = r.appendEntry(dst, pathPosition{Line: p.Line, Column: p.Column, layer: p.layer}, from)
-			n++
+			fn(f.Key(), "", pathPosition{Line: p.Line, Column: p.Column, layer: p.layer}, from)
 		}
 		for len(es) > 0 && pathInfo[es[0].code].parent == f {
 			e := es[0]
@@ -393,39 +423,47 @@ func (r *Rule) AppendProvenanceJSON(dst []byte) []byte {
 			if info.from != 0 {
 				from = span(&es, info.from)
 			}
-			dst = appendPath(dst, n, info.path)
-			dst = r.appendEntry(dst, e, from)
-			n++
+			fn(info.path, "", e, from)
 		}
 	}
 	for _, e := range es {
 		if e.code != pathExtra || int(e.index) >= len(r.Extra) || e.layer == 0 {
 			continue
 		}
-		// "extra." and the key escaped as the key alone is: write the key's
-		// JSON string, then drop its opening quote.
+		fn("", r.Extra[e.index].Key, e, nil)
+	}
+}
+
+// AppendProvenanceJSON appends the rule's provenance object to dst: for every
+// field path the rule states, in rendering order (the fields in Field order,
+// each followed by its ontology, dcat or dataspace sub-paths, then
+// "extra.<key>" in Extra order), {"layer","file","line","column"} of the
+// statement that supplied the value, with "merged_from" listing every
+// contributing statement for tags, dataspace.purpose and the OR-ed
+// dataspace flags when more than one layer stated them. A path no file stated
+// (a rule built by hand) has no entry.
+func (r *Rule) AppendProvenanceJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	n := 0 // paths written
+	r.eachProvenance(func(path, extraKey string, e pathPosition, from []pathPosition) {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `"extra.`...)
-		at := len(dst)
-		dst = yaml11.AppendJSONString(dst, r.Extra[e.index].Key)
-		dst = append(dst[:at], dst[at+1:]...)
+		if path != "" {
+			dst = yaml11.AppendJSONString(dst, path)
+		} else {
+			// "extra." and the key escaped as the key alone is: write the
+			// key's JSON string, then drop its opening quote.
+			dst = append(dst, `"extra.`...)
+			at := len(dst)
+			dst = yaml11.AppendJSONString(dst, extraKey)
+			dst = append(dst[:at], dst[at+1:]...)
+		}
 		dst = append(dst, ':')
-		dst = r.appendEntry(dst, e, nil)
+		dst = r.appendEntry(dst, e, from)
 		n++
-	}
+	})
 	return append(dst, '}')
-}
-
-// appendPath appends a member name, after a comma unless it is the first
-// (n is how many were written).
-func appendPath(dst []byte, n int, path string) []byte {
-	if n > 0 {
-		dst = append(dst, ',')
-	}
-	dst = yaml11.AppendJSONString(dst, path)
-	return append(dst, ':')
 }
 
 // appendEntry appends one path's origin object, with merged_from when from
@@ -457,40 +495,4 @@ func (r *Rule) appendOrigin(dst []byte, e pathPosition) []byte {
 	dst = strconv.AppendInt(dst, int64(e.Line), 10)
 	dst = append(dst, `,"column":`...)
 	return strconv.AppendInt(dst, int64(e.Column), 10)
-}
-
-// ProvenanceEntry is one path of a rule's provenance and the statement
-// that supplied its value.
-type ProvenanceEntry struct {
-	Path   string // as AppendProvenanceJSON names it: "access_level", "dcat.themes", "extra.<key>"
-	Origin Origin
-}
-
-// Provenance lists what AppendProvenanceJSON renders, in its order, without
-// the merged_from lists: for a caller that reads the places rather than
-// serving them.
-func (r *Rule) Provenance() []ProvenanceEntry {
-	var out []ProvenanceEntry
-	at := func(path string, e pathPosition) {
-		out = append(out, ProvenanceEntry{Path: path, Origin: Origin{Layer: r.layerAt(e.layer), Line: e.Line, Column: e.Column}})
-	}
-	es := r.prov
-	for f := Field(0); f < FieldExtra; f++ {
-		if p := r.positions[f]; r.Set.Has(f) && p.layer != 0 {
-			at(f.Key(), pathPosition{Line: p.Line, Column: p.Column, layer: p.layer})
-		}
-		for len(es) > 0 && pathInfo[es[0].code].parent == f {
-			e := es[0]
-			es = es[1:]
-			if info := pathInfo[e.code]; info.path != "" && e.layer != 0 {
-				at(info.path, e)
-			}
-		}
-	}
-	for _, e := range es {
-		if e.code == pathExtra && int(e.index) < len(r.Extra) && e.layer != 0 {
-			at("extra."+r.Extra[e.index].Key, e)
-		}
-	}
-	return out
 }

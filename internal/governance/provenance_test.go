@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -234,6 +236,9 @@ func holdsProvenance(t *testing.T, what string, r *Rule, layers []*Layer, twoSte
 	}
 	body := r.AppendProvenanceJSON(nil)
 	samePlaces(t, what, r, body)
+	if list := provenanceListJSON(r.Provenance()); list != string(body) {
+		t.Fatalf("%s: Provenance() says\n%s\nAppendProvenanceJSON says\n%s", what, list, body)
+	}
 	type originJSON struct {
 		Layer, File  string
 		Line, Column int
@@ -407,5 +412,64 @@ func samePlaces(t *testing.T, what string, r *Rule, body []byte) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("%s: Provenance is not what the body says (-body +Provenance):\n%s", what, d)
+	}
+}
+
+// provenanceListJSON renders Provenance's entries as AppendProvenanceJSON
+// renders the rule's: the two must never disagree.
+func provenanceListJSON(es []ProvenanceEntry) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		var from []string
+		for _, m := range e.MergedFrom {
+			from = append(from, origin(m.Layer.Name, m.Layer.File, int(m.Line), int(m.Column)))
+		}
+		key, _ := json.Marshal(e.Path)
+		parts[i] = string(key) + ":" + origin(e.Layer.Name, e.Layer.File, int(e.Line), int(e.Column), from...)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestProvenanceList holds Provenance to AppendProvenanceJSON on the rule of
+// four layers above and on every served rule of the real files.
+func TestProvenanceList(t *testing.T) {
+	base := parseDocText(t, "b.yaml", "defaults:\n  tags: [a]\n  dataspace: {purpose: [p]}\nsources:\n  ds:\n    title: T\n    dataspace: {purpose: [q], expose: true}\n    k: v\n    \"x\\\"y\": 1\n", false)
+	overlay := parseDocText(t, "o.yaml", "defaults:\n  tags: [b]\nsources:\n  ds:\n    dcat: {temporal: {start: x}}\n", true)
+	rule, _ := MergeConfigs(base, overlay).ResolveKey("ds")
+	es := rule.Provenance()
+	if got, want := provenanceListJSON(es), string(rule.AppendProvenanceJSON(nil)); got != want {
+		t.Errorf("Provenance:\n got %s\nwant %s", got, want)
+	}
+	var paths []string
+	for _, e := range es {
+		paths = append(paths, e.Path)
+	}
+	want := []string{"title", "tags", "dcat", "dcat.temporal", "dcat.temporal.start", "dataspace", "dataspace.purpose", "dataspace.expose", "extra.k", `extra.x"y`}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	if es[1].Layer.Kind != "overlay" || len(es[1].MergedFrom) != 2 || es[1].MergedFrom[0].Layer.Kind != "base" {
+		t.Errorf("tags: %+v", es[1])
+	}
+	n := 0
+	for _, p := range testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Parse(data, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range cfg.Sources {
+			r := MergeRules(cfg.Defaults, s.Rule)
+			if got, want := provenanceListJSON(r.Provenance()), string(r.AppendProvenanceJSON(nil)); got != want {
+				t.Errorf("%s %s:\n got %s\nwant %s", p, s.Key, got, want)
+			}
+			n++
+		}
+	}
+	if n < 17 {
+		t.Errorf("only %d rules of the real files", n)
 	}
 }

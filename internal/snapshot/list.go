@@ -3,9 +3,11 @@ package snapshot
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -18,6 +20,13 @@ type Filter struct {
 	Tags            []string // every tag must be on the rule
 	Classification  string   // compared ignoring ASCII case, as consumers normalise it
 	AccessLevel     string   // likewise
+	// Name keeps the keys a name query matches (NewNameQuery); nil keeps
+	// every key.
+	Name *NameQuery
+	// Owner keeps the datasets whose merged ownership names it, as the
+	// served rule says it: an owner id when the name resolved, else the
+	// name as written.
+	Owner string
 }
 
 func (f *Filter) keep(d *Dataset) bool {
@@ -39,7 +48,35 @@ func (f *Filter) keep(d *Dataset) bool {
 			return false
 		}
 	}
+	if f.Name != nil && !f.Name.Match(d.ID) {
+		return false
+	}
+	if f.Owner != "" && !slices.ContainsFunc(d.Owners(), func(o governance.Owner) bool { return o.Name == f.Owner }) {
+		return false
+	}
 	return true
+}
+
+// Page is the datasets the filter keeps from the offset-th on, at most
+// limit of them, and how many it keeps in all: a numbered page of a
+// listing for people, who want to know how far it goes. It reads every
+// dataset (only those naming the owner, with Owner), which at 100 000
+// sources is a few milliseconds.
+func (s *Snapshot) Page(f Filter, offset, limit int) (items []*Dataset, total int) {
+	all := s.datasets
+	if f.Owner != "" {
+		all = s.OwnedBy(f.Owner) // in listing order too
+	}
+	for _, d := range all {
+		if !f.keep(d) {
+			continue
+		}
+		if total >= offset && len(items) < limit {
+			items = append(items, d)
+		}
+		total++
+	}
+	return items, total
 }
 
 // Page is one page of a listing and the cursor of the next ("" on the last).
@@ -153,4 +190,48 @@ func (s *Snapshot) decodeCursor(c string) (int, error) {
 		return 0, ErrStaleCursor
 	}
 	return n, nil
+}
+
+// NameQuery is what a person types to find datasets by name: a glob
+// (governance.CompileGlob's, matching the whole key) when it holds a
+// metacharacter, else text the key contains. A glob key is matched as the
+// text it is, not by the names it would match.
+type NameQuery struct {
+	text string
+	glob *governance.Glob
+	// runs are literal texts every key the glob matches contains: a key
+	// lacking one is refused without running the matcher, which over
+	// 100 000 keys is most of a query's time.
+	runs []string
+}
+
+// NewNameQuery reads q as a glob or as text.
+func NewNameQuery(q string) *NameQuery {
+	if !governance.HasMeta(q) {
+		return &NameQuery{text: q}
+	}
+	nq := &NameQuery{glob: governance.CompileGlob(q)}
+	// Without a bracket every character but * and ? stands for itself.
+	// With one, which characters a class holds (and whether it is a class
+	// at all) takes fnmatch's reading: no shortcut is taken.
+	if !strings.Contains(q, "[") {
+		nq.runs = strings.FieldsFunc(q, func(r rune) bool { return r == '*' || r == '?' })
+	}
+	return nq
+}
+
+// Glob reports whether the query is a glob rather than text.
+func (q *NameQuery) Glob() bool { return q.glob != nil }
+
+// Match reports whether the key matches the query.
+func (q *NameQuery) Match(key string) bool {
+	if q.glob == nil {
+		return strings.Contains(key, q.text)
+	}
+	for _, run := range q.runs {
+		if !strings.Contains(key, run) {
+			return false
+		}
+	}
+	return q.glob.Match(key)
 }

@@ -31,6 +31,7 @@ type Snapshot struct {
 
 	report  *check.Report
 	reports sync.Map // format → *renderedReport: each rendered once, when first asked for
+	ownedIx ownedIndex
 	// How many units this revision took from the one before, and how many
 	// it checked and built afresh.
 	reused, built int
@@ -229,6 +230,15 @@ func initDataset(d *Dataset, a *App, pos int, id string, rule *governance.Rule, 
 		d.accessLevel = *rule.AccessLevel
 	}
 }
+
+// AccessLevel and Classification are the served rule's values, normalised;
+// "" when the rule states none.
+func (d *Dataset) AccessLevel() string    { return d.accessLevel }
+func (d *Dataset) Classification() string { return d.classification }
+
+// Defaults is what a name matching none of a's keys resolves to inside a:
+// the app's defaults alone.
+func (a *App) Defaults() *Dataset { return a.defaults }
 
 // Rule is the rule d resolves to: its sources entry merged over the app's
 // defaults, or the defaults alone. Each call merges afresh; treat the result
