@@ -184,6 +184,7 @@ type planFile struct {
 	id      string // symlinks resolved: the identity of the file
 	dirID   string // the directory holding it, symlinks resolved
 	name    string // the overlay name; "" for a base
+	order   int    // an overlay's place in the pool
 	paired  bool   // an overlay that is some base's candidate
 	file    *File  // read by plan
 }
@@ -197,6 +198,7 @@ type planner struct {
 	baseByID map[string]*planFile
 	pool     []*planFile // overlays, in the order first met
 	poolByID map[string]*planFile
+	poolDirs map[string][]*planFile // overlays by the directory holding them, symlinks resolved
 
 	overlayDirID string // the overlay directory, symlinks resolved; "" when none
 
@@ -315,8 +317,13 @@ func (p *planner) addOverlay(disp string) {
 		return
 	}
 	f.name = overlayName(path.Base(disp))
+	f.order = len(p.pool)
 	p.poolByID[f.id] = f
 	p.pool = append(p.pool, f)
+	if p.poolDirs == nil {
+		p.poolDirs = map[string][]*planFile{}
+	}
+	p.poolDirs[f.dirID] = append(p.poolDirs[f.dirID], f)
 }
 
 // collectOverlays completes the overlay pool (check.md §4.1): the overlays
@@ -349,18 +356,27 @@ func (p *planner) collectOverlays() {
 func (p *planner) candidates(b *planFile) []*planFile {
 	app := appName(b.display)
 	var out []*planFile
-	for _, o := range p.pool {
-		beside := o.dirID == b.dirID
+	for _, o := range p.poolDirs[b.dirID] {
+		beside := app != "" && o.name == app
 		if p.opts.OverlayName != nil {
-			beside = beside && o.name == *p.opts.OverlayName
-		} else {
-			beside = beside && app != "" && o.name == app
+			beside = o.name == *p.opts.OverlayName
 		}
-		inDir := p.overlayDirID != "" && o.dirID == p.overlayDirID && app != "" && o.name == app
+		inDir := p.overlayDirID == b.dirID && app != "" && o.name == app
 		if beside || inDir {
 			out = append(out, o)
-			o.paired = true
 		}
+	}
+	if p.overlayDirID != "" && p.overlayDirID != b.dirID && app != "" {
+		for _, o := range p.poolDirs[p.overlayDirID] {
+			if o.name == app {
+				out = append(out, o)
+			}
+		}
+	}
+	// In the order first met, as the conflict finding lists them.
+	slices.SortFunc(out, func(a, b *planFile) int { return a.order - b.order })
+	for _, o := range out {
+		o.paired = true
 	}
 	return out
 }

@@ -82,6 +82,9 @@ type tree struct {
 	// names nothing.
 	rooted bool
 	dir    string // the working directory, as a name in fsys
+	// resolved remembers names already resolved ("" for one that cannot
+	// be): a plan reads one state of the files.
+	resolved map[string]string
 }
 
 // newTree makes the tree an Options describes.
@@ -94,7 +97,7 @@ func newTree(opts Options) (tree, error) {
 		if !fs.ValidPath(dir) {
 			return tree{}, usagef("invalid working directory %q in the file system", opts.Dir)
 		}
-		return tree{fsys: opts.FS, dir: dir}, nil
+		return tree{fsys: opts.FS, dir: dir, resolved: map[string]string{}}, nil
 	}
 	dir := opts.Dir
 	if dir == "" {
@@ -114,7 +117,7 @@ func newTree(opts Options) (tree, error) {
 	if fsys == nil {
 		fsys = os.DirFS("/")
 	}
-	return tree{fsys: fsys, rooted: true, dir: rootedName(dir)}, nil
+	return tree{fsys: fsys, rooted: true, dir: rootedName(dir), resolved: map[string]string{}}, nil
 }
 
 // rootedName is the name of an absolute path in the root file system.
@@ -198,62 +201,73 @@ const maxLinks = 255
 // resolve follows the symbolic links of every component of name, as
 // filepath.EvalSymlinks does, within the file system: a link out of it (an
 // absolute target in a file system that is not the root) leaves name as it
-// is.
+// is. Directories resolved once are remembered for the rest of the plan: a
+// tree of 10 000 apps resolves each app directory once, not once a file.
 func (t tree) resolve(name string) string {
-	rl, ok := t.fsys.(fs.ReadLinkFS)
+	if _, ok := t.fsys.(fs.ReadLinkFS); !ok {
+		return name
+	}
+	r, ok := t.resolveHops(path.Clean(name), 0)
 	if !ok {
 		return name
 	}
-	var done []string
-	todo := splitName(name)
-	for hops := 0; len(todo) > 0; {
-		seg := todo[0]
-		todo = todo[1:]
-		if seg == ".." {
-			if len(done) == 0 {
-				return name
-			}
-			done = done[:len(done)-1]
-			continue
-		}
-		cand := path.Join(append(slices.Clone(done), seg)...)
-		info, err := rl.Lstat(cand)
-		if err != nil {
-			return name
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			done = append(done, seg)
-			continue
-		}
-		if hops++; hops > maxLinks {
-			return name
-		}
-		target, err := rl.ReadLink(cand)
-		if err != nil {
-			return name
-		}
-		if path.IsAbs(target) {
-			if !t.rooted {
-				return name
-			}
-			done = nil
-		}
-		todo = append(splitName(target), todo...)
-	}
-	if len(done) == 0 {
-		return "."
-	}
-	return path.Join(done...)
+	return r
 }
 
-func splitName(n string) []string {
-	var out []string
-	for _, s := range strings.Split(n, "/") {
-		if s != "" && s != "." {
-			out = append(out, s)
-		}
+// resolveHops is resolve after hops links, false when name cannot be
+// resolved within the file system.
+func (t tree) resolveHops(name string, hops int) (string, bool) {
+	if name == "." || name == "" {
+		return ".", true
 	}
-	return out
+	if r, ok := t.resolved[name]; ok {
+		return r, r != ""
+	}
+	r, ok := t.resolveLast(name, hops)
+	if !ok {
+		r = ""
+	}
+	t.resolved[name] = r
+	return r, ok
+}
+
+// resolveLast resolves name's directory (remembered), then its last
+// component.
+func (t tree) resolveLast(name string, hops int) (string, bool) {
+	dir, base := path.Dir(name), path.Base(name)
+	rdir, ok := t.resolveHops(dir, hops)
+	if !ok {
+		return "", false
+	}
+	if base == ".." {
+		if rdir == "." {
+			return "", false // above the top of the file system
+		}
+		return path.Dir(rdir), true
+	}
+	cand := path.Join(rdir, base)
+	rl := t.fsys.(fs.ReadLinkFS)
+	info, err := rl.Lstat(cand)
+	if err != nil {
+		return "", false
+	}
+	if info.Mode()&fs.ModeSymlink == 0 {
+		return cand, true
+	}
+	if hops++; hops > maxLinks {
+		return "", false
+	}
+	target, err := rl.ReadLink(cand)
+	if err != nil {
+		return "", false
+	}
+	if path.IsAbs(target) {
+		if !t.rooted {
+			return "", false
+		}
+		return t.resolveHops(rootedName(target), hops)
+	}
+	return t.resolveHops(path.Clean(path.Join(rdir, target)), hops)
 }
 
 // globMatch is one path a pattern matched.

@@ -40,7 +40,7 @@ func (l *Loader) Check(ctx context.Context, prev *Checked) (*Checked, error) {
 }
 
 func (l *Loader) check(ctx context.Context, known units, workers int) (*Checked, error) {
-	r, err := l.read(ctx, nil)
+	r, err := l.read(ctx, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (r *Rejection) Error() string {
 // from exactly the units it checked, every unit afresh and on every
 // processor. A failing check is a *Rejection.
 func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
-	r, err := l.read(ctx, nil)
+	r, err := l.read(ctx, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 // read is the first half of a build: every input read and sorted into
 // units (check.NewPlan), and the revision of what was read. Files whose
 // identity is the one prev recorded are not hashed again.
-func (l *Loader) read(ctx context.Context, prev digests) (*reading, error) {
+func (l *Loader) read(ctx context.Context, prev digests, cache *fileCache) (*reading, error) {
 	if l.FS == nil {
 		for _, root := range l.Inputs.Trees {
 			if _, err := os.Stat(l.Inputs.abs(root)); errors.Is(err, fs.ErrNotExist) {
@@ -83,9 +83,17 @@ func (l *Loader) read(ctx context.Context, prev digests) (*reading, error) {
 		}
 	}
 	opts := l.Inputs.checkOptions(l.FS, l.Rooted)
+	var cached *cachedReading
+	if l.FS == nil && cache != nil {
+		cached = cache.reading()
+		opts.FS, opts.Rooted = cached, true
+	}
 	plan, err := check.NewPlan(ctx, opts)
 	if err != nil {
 		return nil, err
+	}
+	if cached != nil {
+		cached.done()
 	}
 	if err := l.unchanged(plan.Inputs); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // Revision reads the inputs and hashes them without building anything: the
 // revision a build would have.
 func (l *Loader) Revision(ctx context.Context) (string, []InputFile, error) {
-	r, err := l.read(ctx, nil)
+	r, err := l.read(ctx, nil, nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -45,8 +45,10 @@ type Store struct {
 
 	mu sync.Mutex // one reload at a time
 	// digests are the files of the last reading, whatever its outcome:
-	// a file whose identity did not change is not hashed again.
+	// a file whose identity did not change is not hashed again, and cache
+	// holds their bytes, so it is not read again either.
 	digests     digests
+	cache       *fileCache
 	lastTried   string // the revision the last completed reload examined
 	last        atomic.Pointer[ReloadStatus]
 	running     atomic.Pointer[time.Time] // when the reload under way started; nil when none
@@ -63,7 +65,9 @@ type Store struct {
 func NewStore(l *Loader) *Store { return NewStoreWith(l, StoreOptions{}) }
 
 // NewStoreWith is NewStore with options.
-func NewStoreWith(l *Loader, opts StoreOptions) *Store { return &Store{loader: l, opts: opts} }
+func NewStoreWith(l *Loader, opts StoreOptions) *Store {
+	return &Store{loader: l, opts: opts, cache: newFileCache()}
+}
 
 // Current is the snapshot being served, or nil before the first successful load.
 func (s *Store) Current() *Snapshot {
@@ -135,7 +139,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		s.reloaded.notify()
 	}()
 
-	r, err := s.loader.read(ctx, s.digests)
+	r, err := s.loader.read(ctx, s.digests, s.cache)
 	if err != nil {
 		s.fail(st, err)
 		return st
@@ -226,6 +230,7 @@ func (n *notifier) notify() {
 func (s *Store) Rescan(ctx context.Context) *ReloadStatus {
 	s.mu.Lock()
 	s.digests = nil
+	s.cache.forget()
 	s.mu.Unlock()
 	return s.Reload(ctx, false)
 }
