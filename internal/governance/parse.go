@@ -390,7 +390,10 @@ func parseRetention(v *yaml11.Node, path string) (*int64, error) {
 		}
 		n = int64(f)
 	case yaml11.String:
-		i, ok := intFromString(v.Str)
+		i, ok, err := intFromString(v.Str)
+		if err != nil {
+			return nil, errAt(ClassValidation, v, path, "%v", err)
+		}
 		if !ok {
 			return nil, typeErr(v, path, "an integer")
 		}
@@ -406,15 +409,17 @@ func parseRetention(v *yaml11.Node, path string) (*int64, error) {
 
 // intFromString is the reference's int-from-str: surrounding whitespace, an
 // optional sign, digits with single underscores between digits, optionally
-// ".0…".
-func intFromString(s string) (*big.Int, bool) {
+// ".0…". More than yaml11.MaxIntDigits digits is an error, as Python's
+// int(str) raises one, checked before converting (which costs time
+// quadratic in the digits).
+func intFromString(s string) (*big.Int, bool, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil, false
+		return nil, false, nil
 	}
 	if intPart, frac, found := strings.Cut(s, "."); found {
 		if frac == "" || strings.Trim(frac, "0") != "" {
-			return nil, false
+			return nil, false, nil
 		}
 		s = intPart
 	}
@@ -423,22 +428,25 @@ func intFromString(s string) (*big.Int, bool) {
 		body = body[1:]
 	}
 	if body == "" {
-		return nil, false
+		return nil, false, nil
 	}
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if c == '_' {
 			if i == 0 || i == len(body)-1 || !isDigit(body[i-1]) || !isDigit(body[i+1]) {
-				return nil, false
+				return nil, false, nil
 			}
 			continue
 		}
 		if !isDigit(c) {
-			return nil, false
+			return nil, false, nil
 		}
 	}
+	if d := yaml11.IntDigits(body); d > yaml11.MaxIntDigits {
+		return nil, false, &yaml11.DigitsError{Digits: d, Limit: yaml11.MaxIntDigits}
+	}
 	z, ok := new(big.Int).SetString(strings.ReplaceAll(s, "_", ""), 10)
-	return z, ok
+	return z, ok, nil
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -2,6 +2,7 @@ package governance
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,46 @@ func TestFieldErrorPaths(t *testing.T) {
 			}
 			if ge.Path != tt.path || ge.Line != tt.line {
 				t.Errorf("error at %s line %d, want %s line %d (%v)", ge.Path, ge.Line, tt.path, tt.line, err)
+			}
+		})
+	}
+}
+
+// TestRetentionDigits: retention_days given as text is converted as
+// Python's int(str) does, which refuses more than 4300 digits; the limit is
+// checked before converting, whose cost is quadratic in the digits.
+func TestRetentionDigits(t *testing.T) {
+	tests := []struct {
+		name, value string
+		want        int64  // when it loads
+		msg         string // a substring of the error
+	}{
+		{name: "text", value: `"30"`, want: 30},
+		{name: "underscores and .0", value: `" 1_000.00 "`, want: 1000},
+		{name: "4300 digits do not fit", value: `"` + strings.Repeat("1", 4300) + `"`, msg: "does not fit in a 64-bit integer"},
+		{name: "4301 digits", value: `"` + strings.Repeat("1", 4301) + `"`, msg: "an integer of 4301 digits, more than the limit of 4300"},
+		{name: "10 million digits", value: `"` + strings.Repeat("7", 10_000_000) + `"`, msg: "an integer of 10000000 digits"},
+		{name: "a plain 10 million digits", value: strings.Repeat("7", 10_000_000), msg: "an integer of 10000000 digits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := "defaults:\n  retention_days: " + tt.value + "\nsources: {}\n"
+			cfg, err := Parse([]byte(doc), "g.yaml")
+			if tt.msg == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := cfg.Defaults.RetentionDays; got == nil || *got != tt.want {
+					t.Fatalf("retention_days = %v, want %d", got, tt.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %.300v, want %q", err, tt.msg)
+			}
+			var ge *Error
+			if errors.As(err, &ge) && ge.Line != 2 {
+				t.Errorf("error at line %d, want 2: %.300v", ge.Line, err)
 			}
 		})
 	}

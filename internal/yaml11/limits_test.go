@@ -67,6 +67,24 @@ func TestLimits(t *testing.T) {
 		{name: "size", doc: "a: " + strings.Repeat("x", 100) + "\n", limits: Limits{MaxBytes: 64}, msg: "more than the limit of 64"},
 		{name: "nodes", doc: "[1, 2, 3, 4, 5]", limits: Limits{MaxNodes: 4}, line: 1, msg: "more than 4 values"},
 		{name: "recursive alias", doc: "a: &a [*a]\n", line: 1, msg: "recursive alias"},
+		// Integer digits: converting text to a big integer costs time
+		// quadratic in its digits (4 million digits took minutes).
+		{name: "a 4-million-digit integer", doc: "a: 1\nb: " + strings.Repeat("7", 4_000_000) + "\n", line: 2, msg: "an integer of 4000000 digits, more than the limit of 4300 digits"},
+		{name: "4301 digits", doc: "a: -" + strings.Repeat("1", 4301) + "\n", line: 1, msg: "an integer of 4301 digits, more than the limit of 4300"},
+		{name: "4300 digits load", doc: "a: -" + strings.Repeat("1", 4300) + "\n"},
+		{name: "underscores are not digits", doc: "a: " + strings.Repeat("1_", 4299) + "1\n"},
+		{name: "leading zeros are digits", doc: "a: 1" + strings.Repeat("0", 4300) + "\n", line: 1, msg: "4301 digits"},
+		{name: "hexadecimal digits count", doc: "a: 0x" + strings.Repeat("f", 4301) + "\n", line: 1, msg: "4301 digits"},
+		{name: "binary digits count", doc: "a: 0b" + strings.Repeat("1", 4301) + "\n", line: 1, msg: "4301 digits"},
+		{name: "octal digits count", doc: "a: 0" + strings.Repeat("7", 4300) + "\n", line: 1, msg: "4301 digits"},
+		{name: "base 60", doc: "a: 1" + strings.Repeat(":59", 2200) + "\n", line: 1, msg: "4401 digits"},
+		{name: "an explicit tag", doc: "a: !!int " + strings.Repeat("9", 5000) + "\n", line: 1, msg: "5000 digits"},
+		{name: "a key", doc: "? " + strings.Repeat("9", 5000) + "\n: x\n", line: 1, msg: "5000 digits"},
+		{name: "a lower digit limit", doc: "a: 123456\n", limits: Limits{MaxIntDigits: 5}, line: 1, msg: "6 digits, more than the limit of 5"},
+		{name: "no digit limit", doc: "a: " + strings.Repeat("9", 5000) + "\n", limits: Limits{MaxIntDigits: -1}},
+		// Floats convert in time linear in their text: no digit limit.
+		{name: "a float of 4 million digits", doc: "a: 1." + strings.Repeat("7", 4_000_000) + "e+99999999999999999999\n"},
+		{name: "a quoted integer is a string", doc: "a: '" + strings.Repeat("7", 10_000) + "'\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,5 +124,23 @@ func TestAliasSharingStaysShared(t *testing.T) {
 	want := "[" + strings.Repeat(`["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"],`, 9) + `["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]]`
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("l1 (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkHugeNumbers: a number of millions of digits costs time linear in
+// its text: an integer is refused after counting its digits, a float
+// converted through strconv, which reads a bounded number of them.
+func BenchmarkHugeNumbers(b *testing.B) {
+	for _, tt := range []struct{ name, doc string }{
+		{"int-4M-digits", "a: " + strings.Repeat("7", 4_000_000) + "\n"},
+		{"float-4M-digits", "a: 1." + strings.Repeat("7", 4_000_000) + "\n"},
+		{"float-huge-exponent", "a: 1.5e+" + strings.Repeat("9", 4_000_000) + "\n"},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.doc)))
+			for b.Loop() {
+				_, _, _ = ParseWithWarnings([]byte(tt.doc), Limits{})
+			}
+		})
 	}
 }

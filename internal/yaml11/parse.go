@@ -55,7 +55,19 @@ type Limits struct {
 	// a value) pays for every copy. Default 1 million; negative for no bound.
 	// Nesting through aliases counts towards MaxDepth as if they were copied.
 	MaxAliasValues int
+	// MaxIntDigits bounds the digits of one integer, as Python's int(str)
+	// does (sys.get_int_max_str_digits, 4300 by default): converting text
+	// to a big integer and back costs time quadratic in its digits, so a
+	// request or a file of a few megabytes could hold a worker for
+	// minutes. Signs, underscores, base prefixes and base-60 colons are
+	// not digits; unlike Python, binary, octal and hexadecimal digits
+	// count too, since such a value is written back in decimal. Default
+	// MaxIntDigits; negative for no bound.
+	MaxIntDigits int
 }
+
+// MaxIntDigits is the default limit on an integer's digits: Python's.
+const MaxIntDigits = 4300
 
 // MaxDocumentBytes is the default limit on a document's size.
 const MaxDocumentBytes = 64 << 20
@@ -72,6 +84,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxAliasValues == 0 {
 		l.MaxAliasValues = 1_000_000
+	}
+	if l.MaxIntDigits == 0 {
+		l.MaxIntDigits = MaxIntDigits
 	}
 	return l
 }
@@ -193,7 +208,7 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 	var err error
 	switch n.Kind {
 	case yaml.ScalarNode:
-		out, err = scalar(n)
+		out, err = b.scalar(n)
 	case yaml.SequenceNode:
 		if err := checkCollectionTag(n, "!!seq"); err != nil {
 			return nil, err
@@ -469,10 +484,10 @@ func identity(k *Node) (keyID, bool) {
 	return keyID{}, false
 }
 
-func scalar(n *yaml.Node) (*Node, error) {
+func (b *builder) scalar(n *yaml.Node) (*Node, error) {
 	p := pos(n)
 	if n.Style&yaml.TaggedStyle != 0 {
-		return taggedScalar(n)
+		return b.taggedScalar(n)
 	}
 	if n.Style != 0 { // quoted, literal or folded: always a string
 		return &Node{Kind: String, Pos: p, Str: n.Value}, nil
@@ -483,10 +498,10 @@ func scalar(n *yaml.Node) (*Node, error) {
 	case "<<":
 		return nil, errAt(n, "could not determine a constructor for the tag 'tag:yaml.org,2002:merge' (a plain '<<' value; quote it)")
 	}
-	return resolvePlain(n, n.Value)
+	return b.resolvePlain(n, n.Value)
 }
 
-func taggedScalar(n *yaml.Node) (*Node, error) {
+func (b *builder) taggedScalar(n *yaml.Node) (*Node, error) {
 	v := n.Value
 	p := pos(n)
 	var out *Node
@@ -503,7 +518,7 @@ func taggedScalar(n *yaml.Node) (*Node, error) {
 		}
 		return &Node{Kind: Bool, Pos: p, Bool: b, Str: v}, nil
 	case "!!int":
-		out, err = parseInt(v)
+		out, err = parseInt(v, b.limits.MaxIntDigits)
 	case "!!float":
 		out, err = parseFloat(v)
 	case "!!timestamp":
@@ -531,7 +546,7 @@ var (
 )
 
 // resolvePlain applies YAML 1.1 implicit typing (PyYAML's Resolver) to a plain scalar.
-func resolvePlain(n *yaml.Node, v string) (*Node, error) {
+func (b *builder) resolvePlain(n *yaml.Node, v string) (*Node, error) {
 	p := pos(n)
 	switch v {
 	case "", "~", "null", "Null", "NULL":
@@ -547,7 +562,7 @@ func resolvePlain(n *yaml.Node, v string) (*Node, error) {
 	var err error
 	switch {
 	case reInt.MatchString(v):
-		out, err = parseInt(v)
+		out, err = parseInt(v, b.limits.MaxIntDigits)
 	case reFloat.MatchString(v):
 		out, err = parseFloat(v)
 	case reTimestamp.MatchString(v):
@@ -562,8 +577,9 @@ func resolvePlain(n *yaml.Node, v string) (*Node, error) {
 	return out, nil
 }
 
-// parseInt is PyYAML's construct_yaml_int.
-func parseInt(text string) (*Node, error) {
+// parseInt is PyYAML's construct_yaml_int, refusing more than maxDigits
+// digits (negative: no bound) before converting anything.
+func parseInt(text string, maxDigits int) (*Node, error) {
 	v := strings.ReplaceAll(text, "_", "")
 	sign := 1
 	if v != "" && (v[0] == '-' || v[0] == '+') {
@@ -571,6 +587,11 @@ func parseInt(text string) (*Node, error) {
 			sign = -1
 		}
 		v = v[1:]
+	}
+	if maxDigits >= 0 {
+		if d := IntDigits(v); d > maxDigits {
+			return nil, &DigitsError{Digits: d, Limit: maxDigits}
+		}
 	}
 	z := new(big.Int)
 	ok := true
@@ -606,7 +627,32 @@ func parseInt(text string) (*Node, error) {
 	return &Node{Kind: Int, BigInt: z}, nil
 }
 
-// parseFloat is PyYAML's construct_yaml_float.
+// IntDigits counts the digits of an integer's text without its sign and
+// underscores: a base prefix (0b, 0x) and base-60 colons are not digits.
+func IntDigits(v string) int {
+	if strings.HasPrefix(v, "0b") || strings.HasPrefix(v, "0x") {
+		v = v[2:]
+	}
+	n := 0
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c != ':' && c != '_' {
+			n++
+		}
+	}
+	return n
+}
+
+// DigitsError is an integer with more digits than the limit allows.
+type DigitsError struct{ Digits, Limit int }
+
+func (e *DigitsError) Error() string {
+	return fmt.Sprintf("an integer of %d digits, more than the limit of %d digits", e.Digits, e.Limit)
+}
+
+// parseFloat is PyYAML's construct_yaml_float. Its cost is linear in the
+// text however many digits or however large an exponent it has:
+// strconv.ParseFloat keeps a bounded number of digits and stops counting an
+// exponent past the float range.
 func parseFloat(text string) (*Node, error) {
 	v := strings.ToLower(strings.ReplaceAll(text, "_", ""))
 	sign := 1.0
