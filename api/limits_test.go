@@ -64,3 +64,41 @@ func TestHugeIntegers(t *testing.T) {
 		t.Errorf("no load-error naming the file, line and limit:\n%.2000s", r.body)
 	})
 }
+
+// TestStatelessDuplicateKeys: a key written twice is refused by POST
+// /resolve and /merge as `validate` refuses it (duplicate-key, an error),
+// with the member, line and column of the later key, instead of the later
+// value kept silently.
+func TestStatelessDuplicateKeys(t *testing.T) {
+	h, _ := testServer(t)
+	const dupDoc = "defaults: {}\nsources:\n  ds.x: {expose: true}\n  ds.x: {expose: false}\n"
+	tests := []struct {
+		name, route, body, file string
+		line, column            int
+	}{
+		{"resolve document", "/resolve", `{"document": ` + jsonString(dupDoc) + `, "dataset": "ds.x"}`, "document", 4, 3},
+		{"resolve overlay", "/resolve", `{"document": "defaults: {}\nsources: {}\n", "overlay": ` + jsonString("defaults:\n  title: a\n  title: b\n") + `, "dataset": "ds.x"}`, "overlay", 3, 3},
+		{"resolve JSON document", "/resolve", `{"document": {"sources": {"ds.x": {"expose": true, "expose": false}}}, "dataset": "ds.x"}`, "document", 1, 39},
+		{"merge base", "/merge", `{"base": "expose: true\nexpose: false\n", "override": {}}`, "base", 2, 1},
+		{"merge override", "/merge", `{"base": {}, "override": "tags: [a]\naccess_level: open\ntags: [b]\n"}`, "override", 3, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, h, "POST", tt.route, strings.NewReader(tt.body), "Content-Type", "application/json")
+			if r.status != http.StatusUnprocessableEntity {
+				t.Fatalf("status %d, want 422:\n%s", r.status, r.body)
+			}
+			p := problemOf(t, r)
+			if p["code"] != "duplicate-key" || p["file"] != tt.file || p["line"] != float64(tt.line) || p["column"] != float64(tt.column) ||
+				!strings.Contains(p["detail"].(string), "duplicate key") {
+				t.Errorf("problem %v, want duplicate-key in %s at %d:%d", p, tt.file, tt.line, tt.column)
+			}
+			holdsToOpenAPI(t, tt.route, "post", r)
+		})
+	}
+	// Overriding a merged key is what merge keys are for: no duplicate.
+	r := do(t, h, "POST", "/resolve", strings.NewReader(`{"document": `+jsonString("defaults: &d {access_level: open}\nsources:\n  ds.x: {<<: *d, access_level: internal}\n")+`, "dataset": "ds.x"}`), "Content-Type", "application/json")
+	if r.status != http.StatusOK {
+		t.Errorf("a merge key overridden: status %d:\n%s", r.status, r.body)
+	}
+}

@@ -53,6 +53,27 @@ func documentError(err error) error {
 	return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-document", detail: err.Error()}
 }
 
+// parseDocument reads a request member's YAML as the tree check does: a key
+// written twice in one mapping is a 422 at the later key, as `validate`
+// reports it (duplicate-key, an error), never the later value kept
+// silently.
+func parseDocument(text []byte, name string) (*yaml11.Node, error) {
+	node, dups, err := yaml11.ParseWithWarnings(text, yaml11.Limits{})
+	if err != nil {
+		return nil, documentError(err)
+	}
+	if len(dups) > 0 {
+		w := dups[0]
+		detail := fmt.Sprintf("%s:%d:%d: %s; write the key once", name, w.Pos.Line, w.Pos.Column, w.Msg)
+		if n := len(dups) - 1; n > 0 {
+			detail += fmt.Sprintf(" (and %d more duplicate keys)", n)
+		}
+		return nil, &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-document", detail: detail,
+			ext: []member{{"file", name}, {"class", string(governance.ClassYAML)}, {"code", "duplicate-key"}, {"line", w.Pos.Line}, {"column", w.Pos.Column}}}
+	}
+	return node, nil
+}
+
 type resolveRequest struct {
 	Document json.RawMessage `json:"document"`
 	Overlay  json.RawMessage `json:"overlay"`
@@ -144,7 +165,12 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	cfg, err := governance.Parse(text, "document")
+	doc, err := parseDocument(text, "document")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cfg, err := governance.ParseDocument(doc, "document")
 	if err != nil {
 		writeError(w, r, documentError(err))
 		return
@@ -155,7 +181,12 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, err)
 			return
 		}
-		overlay, err := governance.Parse(text, "overlay")
+		doc, err := parseDocument(text, "overlay")
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		overlay, err := governance.ParseDocument(doc, "overlay")
 		if err != nil {
 			writeError(w, r, documentError(err))
 			return
@@ -227,9 +258,9 @@ func (s *server) merge(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, err)
 			return
 		}
-		node, err := yaml11.Parse(text)
+		node, err := parseDocument(text, in.name)
 		if err != nil {
-			writeError(w, r, documentError(err))
+			writeError(w, r, err)
 			return
 		}
 		if rules[i], err = governance.ParseRule(node, in.name); err != nil {
