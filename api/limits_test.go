@@ -1,11 +1,20 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestHugeIntegers: an integer of millions of digits is refused by counting
@@ -101,4 +110,197 @@ func TestStatelessDuplicateKeys(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Errorf("a merge key overridden: status %d:\n%s", r.status, r.body)
 	}
+}
+
+// TestStrictQuery: a query is read exactly or refused with a 400 problem
+// naming why. Go's parser gives up past 10,000 parameters and the handler
+// saw none: `strict=true` followed by 10,000 more parameters answered
+// `strict: false`, and a listing filtered by app listed every app.
+func TestStrictQuery(t *testing.T) {
+	h, _ := testServer(t)
+	many := func(first string, n int) string {
+		var b strings.Builder
+		b.WriteString(first)
+		for i := range n {
+			fmt.Fprintf(&b, "&x%d=1", i)
+		}
+		return b.String()
+	}
+	tar := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
+	tests := []struct {
+		name, method, target string
+		detail               string // a substring of the problem's detail
+	}{
+		{"10,001 parameters on validate", "POST", "/validate?" + many("strict=true", 10_000), "the query has 10001 parameters, more than the 1000"},
+		{"10,001 parameters on a listing", "GET", "/datasets?" + many("app=grid", 10_000), "the query has 10001 parameters"},
+		{"1,001 parameters", "GET", "/datasets?" + many("app=grid", 1000), "the query has 1001 parameters"},
+		{"an unknown parameter", "POST", "/validate?stict=true", `unknown query parameter "stict": /validate takes dataspace, format, overlay_dir, overlay_name, owners, path, placeholders, strict`},
+		{"unknown parameters", "GET", "/datasets?app=grid&x1=1&x0=1", `unknown query parameter "x0", "x1": /datasets takes `},
+		{"a route without parameters", "GET", "/healthz?probe=1", "/healthz takes no query parameters"},
+		{"a path parameter is not a query parameter", "GET", "/apps/grid?app=x", `unknown query parameter "app"`},
+		{"a single-valued parameter twice", "POST", "/validate?strict=true&strict=false", "query parameter strict is given 2 times; it takes one value"},
+		{"a bad escape", "POST", "/validate?strict=tru%zz", `the query string does not parse (invalid URL escape "%zz")`},
+		{"a bad escape in a name", "GET", "/datasets?ap%zz=grid", `does not parse (invalid URL escape "%zz")`},
+		{"a semicolon", "GET", "/datasets?app=grid;expose=true", "does not parse (invalid semicolon separator in query)"},
+		{"a long unknown name is cut", "GET", "/datasets?" + strings.Repeat("n", 500) + "=1", `"` + strings.Repeat("n", 40) + `…"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body io.Reader
+			if tt.method == "POST" {
+				body = bytes.NewReader(tar)
+			}
+			r := do(t, h, tt.method, tt.target, body, "Content-Type", "application/x-tar")
+			if r.status != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400:\n%.500s", r.status, r.body)
+			}
+			p := problemOf(t, r)
+			if p["type"] != ProblemBase+"bad-request" || !strings.Contains(p["detail"].(string), tt.detail) {
+				t.Errorf("problem %.500v, want bad-request mentioning %q", p, tt.detail)
+			}
+			if len(r.body) > 2000 {
+				t.Errorf("the problem is %d bytes: it quotes the query", len(r.body))
+			}
+		})
+	}
+	// What a route declares is read as before.
+	for _, target := range []string{
+		"/validate?strict=true&path=apps/*&path=apps/a&format=json",
+		"/datasets?app=grid&tag=a&tag=b&limit=5&expose=true",
+		"/datasets?", // an empty query
+		"/healthz",
+	} {
+		method := "GET"
+		var body io.Reader
+		if strings.HasPrefix(target, "/validate") {
+			method, body = "POST", bytes.NewReader(tar)
+		}
+		if r := do(t, h, method, target, body, "Content-Type", "application/x-tar"); r.status != http.StatusOK {
+			t.Errorf("%s %s: status %d:\n%.500s", method, target, r.status, r.body)
+		}
+	}
+}
+
+// TestRouteParamsFromOpenAPI: the table of accepted parameters is
+// openapi.yaml's, references resolved.
+func TestRouteParamsFromOpenAPI(t *testing.T) {
+	got := map[string][]string{}
+	for op, ps := range routeParams {
+		for n, p := range ps {
+			if p.repeatable {
+				n += "[]"
+			}
+			got[op] = append(got[op], n)
+		}
+		slices.Sort(got[op])
+	}
+	want := map[string][]string{
+		"GET /apps/{app}/datasets/{id}/rule": {"explain", "wait"},
+		"GET /datasets":                      {"access_level", "app", "classification", "conflict", "cursor", "dataspace_expose", "expose", "include", "limit", "tag[]", "wait"},
+		"GET /datasets/{id}/rule":            {"app", "explain", "wait"},
+		"GET /datasets/{id}/facet":           {"app", "include_dataspace", "producer", "wait"},
+		"GET /owners":                        {"uri", "wait"},
+		"GET /report":                        {"format", "wait"},
+		"GET /healthz":                       nil,
+		"POST /validate":                     {"dataspace", "format", "overlay_dir", "overlay_name", "owners[]", "path[]", "placeholders", "strict"},
+	}
+	for op, w := range want {
+		if diff := cmp.Diff(w, got[op]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", op, diff)
+		}
+	}
+	if _, err := readRouteParams([]byte("paths:\n  /x:\n    get:\n      parameters: [{$ref: '#/components/parameters/Nope'}]\n")); err == nil {
+		t.Error("an unknown reference was accepted")
+	}
+}
+
+// TestEveryErrorIsAProblem: the router's own answers (no route, wrong
+// method) and the answers net/http writes before any handler runs (a path
+// with an invalid percent-escape, no Host, headers too large, an unknown
+// transfer encoding) are problem details, through ProblemListener.
+func TestEveryErrorIsAProblem(t *testing.T) {
+	h, _ := testServer(t)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = ProblemListener(srv.Listener)
+	srv.Config.MaxHeaderBytes = 4 << 10
+	srv.Start()
+	defer srv.Close()
+	raw := func(t *testing.T, request string) *http.Response {
+		t.Helper()
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, request); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp
+	}
+	tests := []struct {
+		name, request string
+		status        int
+		kind, detail  string
+	}{
+		{"%zz in the path", "GET /datasets/%zz/rule HTTP/1.1\r\nHost: x\r\n\r\n", 400, "unreadable-request", "an invalid percent-escape in the path"},
+		{"a lone % in the path", "GET /datasets/a% HTTP/1.1\r\nHost: x\r\n\r\n", 400, "unreadable-request", "does not parse"},
+		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "unreadable-request", "missing required Host header"},
+		{"headers too large", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 8<<10) + "\r\n\r\n", 431, "unreadable-request", "headers are larger"},
+		{"an unknown transfer encoding", "POST /merge HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, "unreadable-request", "transfer encoding"},
+		{"no route", "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not-found", "no route /nope"},
+		{"a long path is cut", "GET /" + strings.Repeat("n", 3000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not-found", "nnn…"},
+		{"a wrong method", "DELETE /datasets HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method-not-allowed", "use GET"},
+		{"a bad query", "GET /datasets?a=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request", "does not parse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := raw(t, tt.request)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("%d %s, want %d problem+json:\n%.500s", resp.StatusCode, resp.Header.Get("Content-Type"), tt.status, body)
+			}
+			var p map[string]any
+			if err := json.Unmarshal(body, &p); err != nil {
+				t.Fatalf("%v:\n%s", err, body)
+			}
+			if p["type"] != ProblemBase+tt.kind || p["status"] != float64(tt.status) || !strings.Contains(p["detail"].(string), tt.detail) {
+				t.Errorf("problem %v, want %s mentioning %q", p, tt.kind, tt.detail)
+			}
+			if len(body) > 2000 {
+				t.Errorf("the problem is %d bytes", len(body))
+			}
+		})
+	}
+	t.Run("a keep-alive connection", func(t *testing.T) {
+		// A handler's answer on the connection passes unchanged; the
+		// refusal of the next request is rewritten.
+		c, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /x%zz HTTP/1.1\r\nHost: x\r\n\r\n")
+		br := bufio.NewReader(c)
+		for i, want := range []struct {
+			status int
+			ct     string
+		}{{200, "application/json; charset=utf-8"}, {400, "application/problem+json"}} {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode != want.status || resp.Header.Get("Content-Type") != want.ct {
+				t.Errorf("answer %d: %d %s, want %d %s", i, resp.StatusCode, resp.Header.Get("Content-Type"), want.status, want.ct)
+			}
+		}
+	})
 }

@@ -20,34 +20,42 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Every request is observed (logged, counted) by ServeHTTP, around this.
 	r.Use(middleware.GetHead)
 
-	// Health and operations.
-	r.Get("/healthz", s.healthz)
-	r.Get("/readyz", s.readyz)
-	r.With(s.requireAuth).Method(http.MethodGet, "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	r.Get("/status", s.status)
-	r.Get("/openapi.yaml", s.openapi)
-	r.Get("/schemas/{name}", s.schema)
-
+	// Every route reads its query strictly, against the parameters
+	// openapi.yaml declares for it (query.go), before anything else reads
+	// it.
+	get := func(mw chi.Router, pattern string, h http.Handler) {
+		mw.Get(pattern, strictQuery(http.MethodGet, pattern, h.ServeHTTP))
+	}
+	post := func(mw chi.Router, pattern string, h http.HandlerFunc) {
+		mw.Post(pattern, strictQuery(http.MethodPost, pattern, h))
+	}
 	// The served tree: every answer may wait for the next revision (?wait).
-	r.Group(func(r chi.Router) {
-		r.Use(s.waitable)
-		r.Get("/apps", s.listApps)
-		r.Get("/apps/{app}", s.getApp)
-		r.Get("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
-		r.Get("/datasets", s.listDatasets)
-		r.Get("/datasets/{id}/rule", s.datasetRule)
-		r.Get("/datasets/{id}/exposure", s.datasetExposure)
-		r.Get("/datasets/{id}/facet", s.datasetFacet)
-		r.Get("/datasets/{id}/producers", s.datasetProducers)
-		r.Get("/datasets/{id}/consumers", s.datasetConsumers)
-		r.Get("/graph", s.graphDoc)
-		r.Get("/graph/pipelines/{name}", s.graphPipeline)
-		r.Get("/owners", s.listOwners)
-		r.Get("/owners/{key}", s.getOwner)
-		r.Get("/unresolved-owners", s.unresolvedOwners)
-		r.Get("/report", s.report)
-	})
-	r.Get("/events", s.events)
+	tree := func(pattern string, h http.HandlerFunc) { get(r, pattern, s.waitable(h)) }
+
+	// Health and operations.
+	get(r, "/healthz", http.HandlerFunc(s.healthz))
+	get(r, "/readyz", http.HandlerFunc(s.readyz))
+	get(r.With(s.requireAuth), "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	get(r, "/status", http.HandlerFunc(s.status))
+	get(r, "/openapi.yaml", http.HandlerFunc(s.openapi))
+	get(r, "/schemas/{name}", http.HandlerFunc(s.schema))
+
+	tree("/apps", s.listApps)
+	tree("/apps/{app}", s.getApp)
+	tree("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
+	tree("/datasets", s.listDatasets)
+	tree("/datasets/{id}/rule", s.datasetRule)
+	tree("/datasets/{id}/exposure", s.datasetExposure)
+	tree("/datasets/{id}/facet", s.datasetFacet)
+	tree("/datasets/{id}/producers", s.datasetProducers)
+	tree("/datasets/{id}/consumers", s.datasetConsumers)
+	tree("/graph", s.graphDoc)
+	tree("/graph/pipelines/{name}", s.graphPipeline)
+	tree("/owners", s.listOwners)
+	tree("/owners/{key}", s.getOwner)
+	tree("/unresolved-owners", s.unresolvedOwners)
+	tree("/report", s.report)
+	get(r, "/events", http.HandlerFunc(s.events))
 
 	// The web page for people (api/ui): read-only HTML over the same
 	// snapshot, open like the read routes above.
@@ -56,14 +64,14 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Operations for clients and CI (behind the bearer token when one is
 	// configured, like /metrics); /diff compares an upload with the served
 	// tree.
-	r.With(s.requireAuth, s.withTimeout).Post("/validate", s.validate)
-	r.With(s.requireAuth, s.withTimeout).Post("/diff", s.diff)
-	r.With(s.requireAuth, s.limitOps).Post("/resolve", s.resolve)
-	r.With(s.requireAuth, s.limitOps).Post("/merge", s.merge)
-	r.With(s.requireAuth, s.limitOps).Post("/policy/evaluate", s.policyEvaluate)
+	post(r.With(s.requireAuth, s.withTimeout), "/validate", s.validate)
+	post(r.With(s.requireAuth, s.withTimeout), "/diff", s.diff)
+	post(r.With(s.requireAuth, s.limitOps), "/resolve", s.resolve)
+	post(r.With(s.requireAuth, s.limitOps), "/merge", s.merge)
+	post(r.With(s.requireAuth, s.limitOps), "/policy/evaluate", s.policyEvaluate)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+r.URL.Path+"; GET /openapi.yaml lists them")
+		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+cut(r.URL.Path, 200)+"; GET /openapi.yaml lists them")
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		var allowed []string
@@ -77,7 +85,7 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 			}
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeProblem(w, req, http.StatusMethodNotAllowed, "method-not-allowed", req.Method+" is not allowed on "+req.URL.Path+"; use "+strings.Join(allowed, " or "))
+		writeProblem(w, req, http.StatusMethodNotAllowed, "method-not-allowed", cut(req.Method, 20)+" is not allowed on "+cut(req.URL.Path, 200)+"; use "+strings.Join(allowed, " or "))
 	})
 	return r
 }
