@@ -3,18 +3,24 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testfs"
 )
 
 // TestHugeIntegers: an integer of millions of digits is refused by counting
@@ -303,4 +309,58 @@ func TestEveryErrorIsAProblem(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOutsideLinkNeverLeaks: `ln -s /run/secrets/token apps/leak/governance.yaml`
+// put the token in a not-a-mapping finding that the open GET /status
+// shows. A link out of the tree now fails the reload naming the link, and
+// the secret appears nowhere in /status or the log; with
+// AllowOutsideLinks the file is read, and a message quotes at most its
+// first 40 characters.
+func TestOutsideLinkNeverLeaks(t *testing.T) {
+	secret := "token-" + strings.Repeat("7f3a9c", 20)
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
+			dir := t.TempDir()
+			testfs.Write(t, dir, map[string]string{
+				"tree/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.a: {expose: true}\n",
+				"secrets/token":               secret,
+			})
+			tree := filepath.Join(dir, "tree")
+			store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{tree}, AllowOutsideLinks: allow}})
+			if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
+				t.Fatal(st.Err)
+			}
+			var log syncLog
+			h, _ := newServer(Deps{Store: store, Log: log.logger()})
+			os.MkdirAll(filepath.Join(tree, "apps/leak"), 0o755)
+			symlink(t, filepath.Join(dir, "secrets/token"), filepath.Join(tree, "apps/leak/governance.yaml"))
+			st := store.Reload(context.Background(), false)
+			r := do(t, h, "GET", "/status", nil)
+			do(t, h, "GET", "/report", nil)
+			var status struct {
+				LastReload struct {
+					Outcome  string   `json:"outcome"`
+					Error    string   `json:"error"`
+					Problems []string `json:"problems"`
+				} `json:"last_reload"`
+			}
+			if err := json.Unmarshal(r.body, &status); err != nil {
+				t.Fatal(err)
+			}
+			if allow {
+				if st.Outcome != snapshot.Rejected || !strings.Contains(string(r.body), "not-a-mapping") {
+					t.Fatalf("outcome %v: %v\n%s", st.Outcome, st.Err, r.body)
+				}
+			} else if st.Outcome != snapshot.Failed || status.LastReload.Outcome != "failed" ||
+				!strings.Contains(status.LastReload.Error, "tree/apps/leak/governance.yaml leads out of") {
+				t.Fatalf("outcome %v, /status does not name the link:\n%s", st.Outcome, r.body)
+			}
+			for what, text := range map[string]string{"/status": string(r.body), "the log": log.String()} {
+				if strings.Contains(text, secret[:41]) || (!allow && strings.Contains(text, secret[:10])) {
+					t.Errorf("%s holds the secret:\n%.2000s", what, text)
+				}
+			}
+		})
+	}
 }

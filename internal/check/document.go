@@ -34,6 +34,20 @@ func keyText(k *yaml11.Node) string {
 	return yaml11.PyStr(k)
 }
 
+// quoted is text from a document as a message quotes it: in Go's quotes,
+// cut after yaml11.MaxQuoted characters with "…" after the quotes. The
+// finding's subject keeps the whole text.
+func quoted(s string) string {
+	n := 0
+	for i := range s {
+		if n == yaml11.MaxQuoted {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
+
 func with(segs []string, more ...string) []string {
 	out := make([]string, 0, len(segs)+len(more))
 	return append(append(out, segs...), more...)
@@ -99,7 +113,7 @@ func duplicateKeys(l *loaded, disp string, fail func(Finding), dataset func(segs
 			if dataset != nil {
 				f.Dataset = dataset(segs, keys)
 			}
-			f.Message = fmt.Sprintf("key %q is written twice in one mapping (first at line %d): every consumer silently keeps only the later value", text, keys[len(keys)-1].Pos.Line)
+			f.Message = fmt.Sprintf("key %s is written twice in one mapping (first at line %d): every consumer silently keeps only the later value", quoted(text), keys[len(keys)-1].Pos.Line)
 		} else {
 			f.Message = w.Msg
 		}
@@ -143,7 +157,7 @@ func locateDuplicate(root *yaml11.Node, w yaml11.Warning) (segs []string, keys [
 				ks := with(segs, keyText(p.Key))
 				kn := append(append([]*yaml11.Node{}, keys...), p.Key)
 				if p.Key.Pos.Line == line && before(p.Key.Pos) {
-					exact := yaml11.PyRepr(p.Key) == repr
+					exact := yaml11.ShortRepr(p.Key) == repr
 					var better bool
 					switch {
 					case !best.found:
@@ -203,7 +217,7 @@ func documentRules(l *loaded, disp, schema string, fail func(Finding)) {
 		if p.Key.Kind != yaml11.String || !governance.RootKeys[p.Key.Str] {
 			t := keyText(p.Key)
 			fail(Finding{Severity: Warning, Code: CodeUnknownKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
-				Path: ptr(t), Subject: str(t), Message: fmt.Sprintf("unknown root key %q is ignored", t)})
+				Path: ptr(t), Subject: str(t), Message: fmt.Sprintf("unknown root key %s is ignored", quoted(t))})
 		}
 	}
 	blockRules(disp, root.Get("defaults"), []string{"defaults"}, nil, fail)
@@ -216,7 +230,7 @@ func documentRules(l *loaded, disp, schema string, fail func(Finding)) {
 			} else {
 				fail(Finding{Severity: Error, Code: CodeNonStringKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
 					Path: ptr("sources", t), Subject: str(t),
-					Message: fmt.Sprintf("sources key %s is not a string: consumers refuse the file (quote it)", yaml11.PyRepr(p.Key))})
+					Message: fmt.Sprintf("sources key %s is not a string: consumers refuse the file (quote it)", yaml11.ShortRepr(p.Key))})
 			}
 			blockRules(disp, p.Value, []string{"sources", t}, ds, fail)
 		}
@@ -238,7 +252,7 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 			t := keyText(p.Key)
 			fail(Finding{Severity: Warning, Code: CodeIgnoredKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
 				Path: ptr(with(segs, t)...), Dataset: ds, Subject: str(t),
-				Message: fmt.Sprintf("key %q is ignored: the block nests its fields under governance:, so every sibling key is dropped", t)})
+				Message: fmt.Sprintf("key %s is ignored: the block nests its fields under governance:, so every sibling key is dropped", quoted(t))})
 		}
 		inner := block.Get("governance")
 		effSegs = with(segs, "governance")
@@ -263,11 +277,11 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 				Path: ptr(with(effSegs, t)...), Dataset: ds, Subject: subject, Message: msg})
 		}
 		if k.Kind != yaml11.String {
-			at(k, CodeNonStringKey, Error, str(t), fmt.Sprintf("block key %s is not a string: consumers refuse the file", yaml11.PyRepr(k)))
+			at(k, CodeNonStringKey, Error, str(t), fmt.Sprintf("block key %s is not a string: consumers refuse the file", yaml11.ShortRepr(k)))
 			continue
 		}
 		if _, known := governance.KnownKeys[k.Str]; !known {
-			at(k, CodeUnknownKey, Warning, str(t), fmt.Sprintf("unknown key %q is ignored: the dataset keeps the default for whatever was meant", t))
+			at(k, CodeUnknownKey, Warning, str(t), fmt.Sprintf("unknown key %s is ignored: the dataset keeps the default for whatever was meant", quoted(t)))
 			continue
 		}
 		switch k.Str {
@@ -281,7 +295,7 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 				}
 				fail(Finding{Severity: Warning, Code: CodeUnknownKey, File: disp, Line: dp.Key.Pos.Line, Column: dp.Key.Pos.Column,
 					Path: ptr(with(effSegs, "dataspace", dp.Key.Str)...), Dataset: ds, Subject: str(dp.Key.Str),
-					Message: fmt.Sprintf("unknown dataspace key %q is ignored: a misspelled flag silently reads as false", dp.Key.Str)})
+					Message: fmt.Sprintf("unknown dataspace key %s is ignored: a misspelled flag silently reads as false", quoted(dp.Key.Str))})
 			}
 		case "user_filter_column":
 			if v.Kind == yaml11.Null || (v.Kind == yaml11.String && v.Str != "") {
@@ -291,7 +305,7 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 			if v.Kind == yaml11.String {
 				msg += "an empty string is silently no filter, so the dataset would be served unfiltered"
 			} else {
-				msg += fmt.Sprintf("%s makes consumers fail to parse the file", yaml11.PyRepr(v))
+				msg += fmt.Sprintf("%s makes consumers fail to parse the file", yaml11.ShortRepr(v))
 			}
 			at(v, CodeLegacyRowFilterInvalid, Error, nil, msg)
 		case "access_level":

@@ -85,11 +85,11 @@ func (p *planner) registryDiagnostics(args []ownersArg) {
 					idv := entry.Get("id")
 					p.add(Finding{Severity: Warning, Code: CodeOwnersDuplicateID, File: a.disp, Line: idv.Pos.Line, Column: idv.Pos.Column,
 						Path: ptr("owners", strconv.Itoa(i), "id"), Subject: str(e.ID),
-						Message: fmt.Sprintf("owner id %q is written twice in this file: the later entry replaces the earlier one whole", e.ID)})
+						Message: fmt.Sprintf("owner id %s is written twice in this file: the later entry replaces the earlier one whole", quoted(e.ID))})
 				case h.disp != a.disp:
 					p.add(Finding{Severity: Info, Code: CodeOwnersShadowed, File: a.disp, Line: entry.Pos.Line, Column: entry.Pos.Column,
 						Path: ptr("owners", strconv.Itoa(i)), Subject: str(e.ID),
-						Message: fmt.Sprintf("owner %q of %s is replaced whole by this entry (no field-by-field merge)", e.ID, h.disp)})
+						Message: fmt.Sprintf("owner %s of %s is replaced whole by this entry (no field-by-field merge)", quoted(e.ID), h.disp)})
 				}
 			}
 			held[e.ID] = holder{arg: a.arg, disp: a.disp}
@@ -158,7 +158,7 @@ func (p *planner) loadPlaceholders() bool {
 		if pr.Key.Kind != yaml11.String || pr.Value.Kind != yaml11.String {
 			t.add(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: pr.Key.Pos.Line, Column: pr.Key.Pos.Column,
 				Path: ptr(name), Subject: str(name),
-				Message: fmt.Sprintf("placeholder %s: %s must map a string name to a string owner id", yaml11.PyRepr(pr.Key), yaml11.PyRepr(pr.Value))})
+				Message: fmt.Sprintf("placeholder %s: %s must map a string name to a string owner id", yaml11.ShortRepr(pr.Key), yaml11.ShortRepr(pr.Value))})
 			continue
 		}
 		m[pr.Key.Str] = pr.Value.Str

@@ -138,7 +138,7 @@ func (c *unitChecker) filterEntry(file string, segs []string, entry *yaml11.Node
 	h, known := handlers[name]
 	if !known || hv.Kind != yaml11.String {
 		at(hv, Error, CodeRowFilterUnknownHandler, with(segs, "handler"), keyText(hv),
-			fmt.Sprintf("unknown row-filter handler %s: every query on the dataset would fail naming it (known: direct_user_match, rec_registry, http_in_list, table_pointer, organization_match)", yaml11.PyRepr(hv)))
+			fmt.Sprintf("unknown row-filter handler %s: every query on the dataset would fail naming it (known: direct_user_match, rec_registry, http_in_list, table_pointer, organization_match)", yaml11.ShortRepr(hv)))
 		return
 	}
 	args := entry.Get("args")
@@ -159,14 +159,14 @@ func (c *unitChecker) filterEntry(file string, segs []string, entry *yaml11.Node
 				continue
 			}
 			at(p.Key, Warning, CodeRowFilterUnknownArg, with(segs, "args", t), t,
-				fmt.Sprintf("handler %s has no argument %q: a misspelled optional argument silently takes its default", name, t))
+				fmt.Sprintf("handler %s has no argument %s: a misspelled optional argument silently takes its default", name, quoted(t)))
 		}
 	}
 	if name == "http_in_list" && args != nil && args.Kind == yaml11.Map {
 		if m := args.Get("method"); m != nil && !unsetMethod(m) {
 			if !(m.Kind == yaml11.String && (strings.EqualFold(m.Str, "GET") || strings.EqualFold(m.Str, "POST"))) {
 				at(m, Error, CodeRowFilterInvalidArg, with(segs, "args", "method"), "method",
-					fmt.Sprintf("http_in_list method %s is neither GET nor POST: every query on the dataset would fail", yaml11.PyRepr(m)))
+					fmt.Sprintf("http_in_list method %s is neither GET nor POST: every query on the dataset would fail", yaml11.ShortRepr(m)))
 			}
 		}
 	}
@@ -301,7 +301,7 @@ func (c *unitChecker) ownerRules(r *governance.Rule, at func(Severity, string, *
 		id, ok := owners.ResolveName(o.Name, c.owners, c.env.Placeholders)
 		if !ok {
 			at(Error, CodeOwnerUnresolved, str(o.Name),
-				fmt.Sprintf("ownership name %q resolves to no owner of the registry (by id, placeholder or alias): a dataspace offer must name a dataspace party", o.Name))
+				fmt.Sprintf("ownership name %s resolves to no owner of the registry (by id, placeholder or alias): a dataspace offer must name a dataspace party", quoted(o.Name)))
 			continue
 		}
 		if !c.env.Dataspace || !orgFilter || seenID[id] {
@@ -310,7 +310,7 @@ func (c *unitChecker) ownerRules(r *governance.Rule, at func(Severity, string, *
 		seenID[id] = true
 		if e := c.owners.ByID(id); e != nil && !e.HasDID() {
 			at(Error, CodeOwnerDIDMissing, str(id),
-				fmt.Sprintf("owner %q has no DID (did or dataspace.did): this offer is narrowed by organization_match, which binds its rows to a dataspace participant", id))
+				fmt.Sprintf("owner %s has no DID (did or dataspace.did): this offer is narrowed by organization_match, which binds its rows to a dataspace participant", quoted(id)))
 		}
 	}
 }

@@ -373,7 +373,7 @@ func parseRetention(v *yaml11.Node, path string) (*int64, error) {
 		return nil, nil
 	case yaml11.Int:
 		if v.BigInt != nil {
-			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", v.BigInt)
+			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", yaml11.ShortRepr(v))
 		}
 		n = v.Int
 	case yaml11.Bool:
@@ -398,7 +398,7 @@ func parseRetention(v *yaml11.Node, path string) (*int64, error) {
 			return nil, typeErr(v, path, "an integer")
 		}
 		if !i.IsInt64() {
-			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", i)
+			return nil, errAt(ClassValidation, v, path, "%s does not fit in a 64-bit integer", yaml11.ShortRepr(&yaml11.Node{Kind: yaml11.Int, BigInt: i}))
 		}
 		n = i.Int64()
 	default:
@@ -507,7 +507,7 @@ func parseRowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
 		}
 		for _, pair := range it.Pairs {
 			if pair.Key.Kind != yaml11.String {
-				return nil, errAt(ClassValidation, pair.Key, fmt.Sprintf("%s/%d", path, i), "a row filter key must be a string, not %s", yaml11.PyRepr(pair.Key))
+				return nil, errAt(ClassValidation, pair.Key, fmt.Sprintf("%s/%d", path, i), "a row filter key must be a string, not %s", yaml11.ShortRepr(pair.Key))
 			}
 		}
 	}

@@ -80,7 +80,7 @@ func (s *Schema) violations(e *jsonschema.ValidationError, root *yaml11.Node, fi
 // describe turns one library error into the reference's error(s) at node.
 func (s *Schema) describe(e *jsonschema.ValidationError, node *yaml11.Node, file string, path Path) []Violation {
 	v := Violation{File: file, Pos: node.Pos, Path: path}
-	repr := yaml11.PyRepr(node)
+	repr := yaml11.ShortRepr(node)
 	kw := s.keywords(e.SchemaURL)
 	switch k := e.ErrorKind.(type) {
 	case *kind.Type:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
 )
 
@@ -33,11 +32,12 @@ func (c *fileCache) forget() {
 	c.files = map[string]cachedFile{}
 }
 
-// reading is the file system one reload reads through. Its Stat records
+// reading is the file system one reload reads through, over base (the
+// root file system as the reload reads it, contain.go). Its Stat records
 // what each file is, and Open serves a file from memory when that is what
 // the cache holds.
-func (c *fileCache) reading() *cachedReading {
-	return &cachedReading{cache: c, base: os.DirFS("/").(osRoot), stats: map[string]fs.FileInfo{}, used: map[string]bool{}}
+func (c *fileCache) reading(base osRoot) *cachedReading {
+	return &cachedReading{cache: c, base: base, stats: map[string]fs.FileInfo{}, used: map[string]bool{}}
 }
 
 // osRoot is what os.DirFS offers: the check reads links and directories too.

@@ -20,7 +20,7 @@ func TestFileCache(t *testing.T) {
 	c := newFileCache()
 	read := func() (string, bool) {
 		t.Helper()
-		r := c.reading()
+		r := c.reading(os.DirFS("/").(osRoot))
 		if _, err := r.Stat(name); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestFileCache(t *testing.T) {
 	if got, mem := read(); got != "defaults: {expose: true}\n" || mem {
 		t.Fatalf("after an edit: %q from memory %v, want the new bytes from disk", got, mem)
 	}
-	c.reading().done() // a reading that reads nothing
+	c.reading(os.DirFS("/").(osRoot)).done() // a reading that reads nothing
 	if len(c.files) != 0 {
 		t.Errorf("%d files kept after a reading that read none", len(c.files))
 	}

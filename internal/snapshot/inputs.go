@@ -31,6 +31,10 @@ type Inputs struct {
 	// Dir is the working directory relative paths are read against and display
 	// paths derive from ("" is the process's working directory).
 	Dir string
+	// AllowOutsideLinks follows symbolic links under a tree root or the
+	// overlay directory that lead out of it. Off, such a link fails the
+	// reload (contain.go).
+	AllowOutsideLinks bool
 }
 
 // Paths are the check's PATH arguments for the tree roots: `<root>/apps/*` for a

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -20,7 +18,8 @@ import (
 // declare them. So before every build the inputs are read the way the check
 // would see them, and anything named like governance that cannot be read
 // fails the reload: the last good snapshot keeps serving, and /status says
-// which path and why.
+// which path and why. A symbolic link out of a tree root or the overlay
+// directory is one (contain.go): an *OutsideError.
 
 // UnreadableError is an input the service can see but not read.
 type UnreadableError struct {
@@ -33,23 +32,28 @@ func (e *UnreadableError) Error() string {
 }
 
 // readable reports every input the check would skip because it cannot read
-// it: for each tree root, the entries of its apps directory (or the root
-// itself when it has none), their governance files and overlays, and the
-// overlays of the overlay directory. A path that does not exist at all is
-// not reported: a deleted app is a change of the inputs, a missing root the
-// check's own path-no-match.
-func (in Inputs) readable() error {
+// it from fsys (the root file system as the reload reads it): for each tree
+// root, the entries of its apps directory (or the root itself when it has
+// none), their governance files and overlays, and the overlays of the
+// overlay directory. A path that does not exist at all is not reported: a
+// deleted app is a change of the inputs, a missing root the check's own
+// path-no-match.
+func (in Inputs) readable(fsys fs.FS) error {
 	var errs []error
-	fail := func(display, reason string) { errs = append(errs, &UnreadableError{Path: display, Reason: reason}) }
 	for _, root := range in.Trees {
-		abs := in.abs(root)
-		apps := filepath.Join(abs, "apps")
-		info, err := os.Stat(apps)
+		fail := in.failer(&errs, root)
+		name, err := in.rootedName(root)
+		if err != nil {
+			fail(root, err)
+			continue
+		}
+		apps := joinName(name, "apps")
+		info, err := fs.Stat(fsys, apps)
 		switch {
 		case err == nil && info.IsDir():
-			entries, err := os.ReadDir(apps)
+			entries, err := fs.ReadDir(fsys, apps)
 			if err != nil {
-				fail(joinDisplay(root, "apps"), reason(err))
+				fail(joinDisplay(root, "apps"), err)
 				continue
 			}
 			for _, e := range entries {
@@ -57,47 +61,59 @@ func (in Inputs) readable() error {
 					continue // the check's glob does not see hidden entries
 				}
 				disp := joinDisplay(root, "apps/"+e.Name())
-				p := filepath.Join(apps, e.Name())
-				fi, err := os.Stat(p)
+				p := joinName(apps, e.Name())
+				fi, err := fs.Stat(fsys, p)
 				if err != nil {
 					if e.Type()&fs.ModeSymlink != 0 || !errors.Is(err, fs.ErrNotExist) {
-						fail(disp, reason(err))
+						fail(disp, err)
 					}
 					continue // gone since the listing: a deletion
 				}
 				if fi.IsDir() {
-					in.readableDir(p, disp+"/", fail)
+					readableDir(fsys, p, disp+"/", fail)
 				}
 			}
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			fail(joinDisplay(root, "apps"), reason(err))
+			fail(joinDisplay(root, "apps"), err)
 		default:
-			if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-				in.readableDir(abs, dirPrefix(root), fail)
+			if fi, err := fs.Stat(fsys, name); err == nil && fi.IsDir() {
+				readableDir(fsys, name, dirPrefix(root), fail)
 			}
 		}
 	}
 	if in.OverlayDir != "" {
-		abs := in.abs(in.OverlayDir)
-		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-			in.readableDir(abs, dirPrefix(in.OverlayDir), fail)
+		name, err := in.rootedName(in.OverlayDir)
+		if fi, serr := fs.Stat(fsys, name); err == nil && serr == nil && fi.IsDir() {
+			readableDir(fsys, name, dirPrefix(in.OverlayDir), in.failer(&errs, in.OverlayDir))
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// failer records why a path under dir (a tree root or the overlay
+// directory, as given) cannot be read.
+func (in Inputs) failer(errs *[]error, dir string) func(display string, err error) {
+	return func(display string, err error) {
+		if errors.Is(err, errOutside) {
+			*errs = append(*errs, &OutsideError{Path: display, Root: dir})
+			return
+		}
+		*errs = append(*errs, &UnreadableError{Path: display, Reason: reason(err)})
+	}
+}
+
 // readableDir checks one directory the check reads governance files from:
 // it must list, and every entry named like a base or an overlay must be a
-// regular file that opens. prefix is the directory's display path with its
-// trailing slash ("" for the working directory).
-func (in Inputs) readableDir(dir, prefix string, fail func(display, reason string)) {
+// regular file that opens. name is the directory's name in fsys, prefix its
+// display path with its trailing slash ("" for the working directory).
+func readableDir(fsys fs.FS, name, prefix string, fail func(display string, err error)) {
 	display := strings.TrimSuffix(prefix, "/")
 	if display == "" {
 		display = "."
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := fs.ReadDir(fsys, name)
 	if err != nil {
-		fail(display, reason(err))
+		fail(display, err)
 		return
 	}
 	for _, e := range entries {
@@ -105,26 +121,33 @@ func (in Inputs) readableDir(dir, prefix string, fail func(display, reason strin
 			continue
 		}
 		disp := prefix + e.Name()
-		p := filepath.Join(dir, e.Name())
-		fi, err := os.Stat(p)
+		p := joinName(name, e.Name())
+		fi, err := fs.Stat(fsys, p)
 		switch {
 		case err != nil:
 			if e.Type()&fs.ModeSymlink != 0 || !errors.Is(err, fs.ErrNotExist) {
-				fail(disp, reason(err))
+				fail(disp, err)
 			}
 		case fi.IsDir():
-			fail(disp, "it is a directory, not a file")
+			fail(disp, errors.New("it is a directory, not a file"))
 		case !fi.Mode().IsRegular():
-			fail(disp, "it is not a regular file")
+			fail(disp, errors.New("it is not a regular file"))
 		default:
-			f, err := os.Open(p)
+			f, err := fsys.Open(p)
 			if err != nil {
-				fail(disp, reason(err))
+				fail(disp, err)
 				continue
 			}
 			f.Close()
 		}
 	}
+}
+
+func joinName(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // dirPrefix is a directory's display path ready for a name to be appended:

@@ -72,22 +72,26 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 // units (check.NewPlan), and the revision of what was read. Files whose
 // identity is the one prev recorded are not hashed again.
 func (l *Loader) read(ctx context.Context, prev digests, cache *fileCache) (*reading, error) {
+	fsys, rooted := l.FS, l.Rooted
+	var cached *cachedReading
 	if l.FS == nil {
 		for _, root := range l.Inputs.Trees {
 			if _, err := os.Stat(l.Inputs.abs(root)); errors.Is(err, fs.ErrNotExist) {
 				return nil, &MissingRootError{Root: root}
 			}
 		}
-		if err := l.Inputs.readable(); err != nil {
+		files, closeFiles := l.Inputs.openFiles() // contain.go: nothing outside the trees
+		defer closeFiles()
+		if err := l.Inputs.readable(files); err != nil {
 			return nil, err // integrity.go: never serve a tree missing what it cannot read
 		}
+		fsys, rooted = files, true
+		if cache != nil {
+			cached = cache.reading(files)
+			fsys = cached
+		}
 	}
-	opts := l.Inputs.checkOptions(l.FS, l.Rooted)
-	var cached *cachedReading
-	if l.FS == nil && cache != nil {
-		cached = cache.reading()
-		opts.FS, opts.Rooted = cached, true
-	}
+	opts := l.Inputs.checkOptions(fsys, rooted)
 	plan, err := check.NewPlan(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -144,3 +144,33 @@ func BenchmarkHugeNumbers(b *testing.B) {
 		})
 	}
 }
+
+// TestShortRepr: a message quotes at most about MaxQuoted characters of a
+// value, whatever its size.
+func TestShortRepr(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 10)
+	tests := []struct{ doc, want string }{
+		{"short", "'short'"},
+		{long, "'" + long[:40] + "…'"},
+		{"\"it's " + long + "\"", `"it's ` + long[:35] + `…"`},
+		{strings.Repeat("é", 50), "'" + strings.Repeat("é", 40) + "…'"},
+		{"12", "12"},
+		{strings.Repeat("9", 100), strings.Repeat("9", 40) + "…(100 digits)"},
+		{"-" + strings.Repeat("9", 100), "-" + strings.Repeat("9", 40) + "…(100 digits)"},
+		{"[1, 2]", "[1, 2]"},
+		{"{a: " + long + "}", "{'a': '" + long[:40] + "…'}"},
+		{"[" + strings.Repeat("1234567, ", 100) + "1]", "[" + strings.Repeat("1234567, ", 8) + "1234567…"},
+	}
+	for _, tt := range tests {
+		n, err := Parse([]byte(tt.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ShortRepr(n); got != tt.want {
+			t.Errorf("ShortRepr(%.30s…) = %q, want %q", tt.doc, got, tt.want)
+		}
+	}
+	if got := Describe(&Node{Kind: String, Str: long}); got != "string '"+long[:40]+"…'" {
+		t.Errorf("Describe = %q", got)
+	}
+}

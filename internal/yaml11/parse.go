@@ -311,7 +311,7 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 						first = k
 					}
 					b.warnings = append(b.warnings, Warning{Pos: p.Key.Pos, Key: p.Key, First: first, Mapping: out,
-						Msg: fmt.Sprintf("duplicate key %s (first written at line %d): the later value wins", PyRepr(p.Key), first.Pos.Line)})
+						Msg: fmt.Sprintf("duplicate key %s (first written at line %d): the later value wins", ShortRepr(p.Key), first.Pos.Line)})
 				}
 				if own && !isOwn(at) {
 					// The mapping's own key now holds the slot a merge key filled; a

@@ -73,6 +73,101 @@ func writeRepr(b *strings.Builder, n *Node) {
 	}
 }
 
+// MaxQuoted is about how many characters of a value a message quotes
+// (ShortRepr): enough to recognise the value, too few to copy a file into a
+// message. A file read by mistake (a secret a symbolic link leads to, read as
+// a governance document) is one scalar, which a message would otherwise
+// quote whole.
+const MaxQuoted = 40
+
+// ShortRepr is PyRepr cut for a message: a string to its first MaxQuoted
+// characters, a long integer to its first digits and their count, a list or
+// mapping to about twice as many characters; "…" marks a cut. It costs time
+// in the length of what it returns, not of the value.
+func ShortRepr(n *Node) string {
+	switch n.Kind {
+	case String:
+		return shortQuote(n.Str)
+	case Int:
+		if n.BigInt != nil {
+			s := n.BigInt.String()
+			digits := len(strings.TrimPrefix(s, "-"))
+			if digits > MaxQuoted {
+				return s[:len(s)-digits+MaxQuoted] + fmt.Sprintf("…(%d digits)", digits)
+			}
+			return s
+		}
+	case Seq, Map:
+		var b strings.Builder
+		if !writeShortRepr(&b, n, 2*MaxQuoted) {
+			return cutRunes(b.String(), 2*MaxQuoted) + "…"
+		}
+		return b.String()
+	}
+	return PyRepr(n)
+}
+
+// shortQuote is PyQuote of s's first MaxQuoted characters, with "…" inside
+// the quotes when s is longer.
+func shortQuote(s string) string {
+	cut := cutRunes(s, MaxQuoted)
+	if len(cut) == len(s) {
+		return PyQuote(s)
+	}
+	q := PyQuote(cut)
+	return q[:len(q)-1] + "…" + q[len(q)-1:]
+}
+
+// cutRunes is s's first n characters.
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// writeShortRepr writes n's repr, strings cut, and stops once b holds more
+// than max bytes, reporting whether it wrote everything.
+func writeShortRepr(b *strings.Builder, n *Node, max int) bool {
+	if b.Len() > max {
+		return false
+	}
+	switch n.Kind {
+	case Seq:
+		b.WriteByte('[')
+		for i, it := range n.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if !writeShortRepr(b, it, max) {
+				return false
+			}
+		}
+		b.WriteByte(']')
+	case Map:
+		b.WriteByte('{')
+		for i, p := range n.Pairs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if !writeShortRepr(b, p.Key, max) {
+				return false
+			}
+			b.WriteString(": ")
+			if !writeShortRepr(b, p.Value, max) {
+				return false
+			}
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(ShortRepr(n))
+	}
+	return b.Len() <= max
+}
+
 // PyFloat is Python's repr of a float: the shortest round-tripping digits,
 // positional for decimal exponents -4 ≤ e < 16, otherwise d.ddde±XX.
 func PyFloat(f float64) string {
@@ -214,7 +309,7 @@ func timeRepr(t Time) string {
 }
 
 // Describe names a value for an error message: its kind and, for scalars, the
-// value as the reference prints it, with a hint where YAML 1.1 typing is the
+// value as the reference prints it (cut: ShortRepr), with a hint where YAML 1.1 typing is the
 // likely surprise (an unquoted date is not a string).
 func Describe(n *Node) string {
 	switch n.Kind {
@@ -227,5 +322,5 @@ func Describe(n *Node) string {
 	case Timestamp:
 		return fmt.Sprintf("the unquoted date %s (quote it to make it a string)", PyStr(n))
 	}
-	return fmt.Sprintf("%s %s", n.Kind, PyRepr(n))
+	return fmt.Sprintf("%s %s", n.Kind, ShortRepr(n))
 }

@@ -1,0 +1,259 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// The service reads what its trees and overlay directory hold, and nothing a
+// symbolic link in them leads to outside: a tree is written by whoever
+// commits to it, and `ln -s /run/secrets/token apps/x/governance.yaml` put
+// the token's text in a not-a-mapping finding that the open GET /status
+// shows. So a reload reads each tree root and the overlay directory through
+// an os.Root opened on it (the root itself may be a symbolic link, which
+// git-sync swaps: it is followed once, when the reload opens it, so one
+// reload reads one revision), and resolves every link under it itself: a
+// link whose target lies inside is followed, relative or absolute; one that
+// leads out fails the reload with an *OutsideError naming it (integrity.go),
+// unless Inputs.AllowOutsideLinks. The os.Root is what enforces it: a link
+// swapped between the resolution and the read is followed only within the
+// root (os.Root follows relative links inside it and no absolute ones), so
+// no race reads a byte outside.
+//
+// The owners files and the placeholder map are named one by one by the
+// operator and are read where they are, unless they lie under a tree root.
+// The command-line check (`governanced validate`) follows every link, as the
+// reference does.
+
+// errOutside is a path under a confined directory that a symbolic link
+// leads out of it.
+var errOutside = errors.New("a symbolic link leads out of the directory it is read from")
+
+// OutsideError is an input under a tree root or the overlay directory that
+// resolves outside it, through a symbolic link.
+type OutsideError struct {
+	Path string // display path
+	Root string // the tree root or overlay directory, as given
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("%s leads out of %s through a symbolic link: the service reads nothing outside its trees and overlay directory (--allow-outside-links allows such links); not serving the inputs without it", e.Path, e.Root)
+}
+
+// confinedDir is a directory whose reads stay inside it.
+type confinedDir struct {
+	name    string // its name in the root file system (an absolute path without the leading slash)
+	display string // as the inputs give it
+	// prefixes are the absolute paths an absolute link target may start
+	// with and still lie inside: the directory as given and as resolved.
+	prefixes []string
+	root     *os.Root
+}
+
+// osFiles is the operating system's files as a reload reads them: the
+// names of os.DirFS("/"), with every name under a confined directory read
+// through that directory's os.Root.
+type osFiles struct {
+	dirs  []*confinedDir // longest name first: the innermost directory confines
+	outer fs.FS
+}
+
+// openFiles opens the inputs' file system for one reading; close releases
+// its directories. A tree root or overlay directory that cannot be opened
+// is not confined: nothing is read from it (the check reports it missing,
+// integrity.go why).
+func (in Inputs) openFiles() (_ *osFiles, closeFiles func()) {
+	f := &osFiles{outer: os.DirFS("/")}
+	if in.AllowOutsideLinks {
+		return f, func() {}
+	}
+	add := func(display string) {
+		abs, err := filepath.Abs(in.abs(display))
+		if err != nil {
+			return
+		}
+		name, err := in.rootedName(display)
+		if err != nil {
+			return
+		}
+		root, err := os.OpenRoot(abs)
+		if err != nil {
+			return
+		}
+		d := &confinedDir{name: name, display: display, prefixes: []string{abs}, root: root}
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			d.prefixes = append(d.prefixes, real)
+		}
+		f.dirs = append(f.dirs, d)
+	}
+	for _, t := range in.Trees {
+		add(t)
+	}
+	if in.OverlayDir != "" {
+		add(in.OverlayDir)
+	}
+	slices.SortStableFunc(f.dirs, func(a, b *confinedDir) int { return len(b.name) - len(a.name) })
+	return f, func() {
+		for _, d := range f.dirs {
+			d.root.Close()
+		}
+	}
+}
+
+// route finds the directory confining name and name inside it; nil when
+// no directory confines name.
+func (f *osFiles) route(name string) (*confinedDir, string) {
+	for _, d := range f.dirs {
+		switch {
+		case d.name == ".":
+			return d, name
+		case name == d.name:
+			return d, "."
+		case strings.HasPrefix(name, d.name+"/"):
+			return d, name[len(d.name)+1:]
+		}
+	}
+	return nil, ""
+}
+
+// maxLinks bounds the symbolic links one resolution follows, as the
+// operating system's own limit does for a loop.
+const maxLinks = 255
+
+// resolve follows the symbolic links of rel (of the last component too when
+// last) inside d, to a name with none: errOutside when one leads out. A
+// component that does not exist ends the resolution; the operation then
+// reports it missing.
+func (d *confinedDir) resolve(rel string, last bool) (string, error) {
+	var done []string
+	todo := splitName(rel)
+	for hops := 0; len(todo) > 0; {
+		seg := todo[0]
+		todo = todo[1:]
+		if seg == ".." {
+			if len(done) == 0 {
+				return "", errOutside
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		if len(todo) == 0 && !last {
+			done = append(done, seg)
+			break
+		}
+		cand := path.Join(append(slices.Clone(done), seg)...)
+		info, err := d.root.Lstat(cand)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, seg)
+			if err != nil {
+				done = append(done, todo...)
+				todo = nil
+			}
+			continue
+		}
+		if hops++; hops > maxLinks {
+			return "", syscall.ELOOP
+		}
+		target, err := d.root.Readlink(cand)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			inside, ok := d.inside(target)
+			if !ok {
+				return "", errOutside
+			}
+			done = nil
+			target = inside
+		}
+		todo = append(splitName(target), todo...)
+	}
+	if len(done) == 0 {
+		return ".", nil
+	}
+	if slices.Contains(done, "..") {
+		// ".." after a component that does not exist: there is nothing
+		// to read either way.
+		return "", fs.ErrNotExist
+	}
+	return path.Join(done...), nil
+}
+
+// inside is an absolute link target as a name in d, when it lies inside.
+func (d *confinedDir) inside(target string) (string, bool) {
+	t := filepath.Clean(target)
+	for _, p := range d.prefixes {
+		if t == p {
+			return ".", true
+		}
+		if rel, ok := strings.CutPrefix(t, strings.TrimSuffix(p, "/")+"/"); ok {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
+func splitName(n string) []string {
+	var out []string
+	for _, s := range strings.Split(n, "/") {
+		if s != "" && s != "." {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// confinedOp runs an operation on name's resolution inside its confining directory, or on
+// the outer file system when none confines it.
+func confinedOp[T any](f *osFiles, opName, name string, last bool, inner func(d *confinedDir, rel string) (T, error), outer func() (T, error)) (T, error) {
+	var zero T
+	if !fs.ValidPath(name) {
+		return zero, &fs.PathError{Op: opName, Path: name, Err: fs.ErrInvalid}
+	}
+	d, rel := f.route(name)
+	if d == nil {
+		return outer()
+	}
+	r, err := d.resolve(rel, last)
+	if err != nil {
+		return zero, &fs.PathError{Op: opName, Path: name, Err: err}
+	}
+	return inner(d, r)
+}
+
+func (f *osFiles) Open(name string) (fs.File, error) {
+	return confinedOp(f, "open", name, true,
+		func(d *confinedDir, rel string) (fs.File, error) { return d.root.Open(rel) },
+		func() (fs.File, error) { return f.outer.Open(name) })
+}
+
+func (f *osFiles) Stat(name string) (fs.FileInfo, error) {
+	return confinedOp(f, "stat", name, true,
+		func(d *confinedDir, rel string) (fs.FileInfo, error) { return d.root.Stat(rel) },
+		func() (fs.FileInfo, error) { return fs.Stat(f.outer, name) })
+}
+
+func (f *osFiles) ReadDir(name string) ([]fs.DirEntry, error) {
+	return confinedOp(f, "readdir", name, true,
+		func(d *confinedDir, rel string) ([]fs.DirEntry, error) { return fs.ReadDir(d.root.FS(), rel) },
+		func() ([]fs.DirEntry, error) { return fs.ReadDir(f.outer, name) })
+}
+
+func (f *osFiles) Lstat(name string) (fs.FileInfo, error) {
+	return confinedOp(f, "lstat", name, false,
+		func(d *confinedDir, rel string) (fs.FileInfo, error) { return d.root.Lstat(rel) },
+		func() (fs.FileInfo, error) { return fs.Lstat(f.outer, name) })
+}
+
+func (f *osFiles) ReadLink(name string) (string, error) {
+	return confinedOp(f, "readlink", name, false,
+		func(d *confinedDir, rel string) (string, error) { return d.root.Readlink(rel) },
+		func() (string, error) { return fs.ReadLink(f.outer, name) })
+}
