@@ -583,7 +583,10 @@ func TestDocumentSizeLimit(t *testing.T) {
 	big := "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n# " + strings.Repeat("x", 65<<20) + "\n"
 	const msg = "more than the limit of 67108864"
 
-	h, _ := testServer(t)
+	// Uploads have a lower limit of their own (MaxUploadDocumentBytes,
+	// TestUploadBudget); above the reader's, the reader's governs.
+	_, st := testServer(t)
+	h, _ := newServer(Deps{Store: st, Limits: Limits{MaxUploadDocumentBytes: 128 << 20}})
 	body := gzipOf(uploadOf(t, map[string]string{"apps/a/governance.yaml": big}))
 	r := do(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
 	var rep struct {

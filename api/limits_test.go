@@ -12,8 +12,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,7 +55,11 @@ func TestHugeIntegers(t *testing.T) {
 		})
 	}
 	t.Run("upload", func(t *testing.T) {
-		// Ten million digits gzip to about ten kilobytes.
+		// Ten million digits gzip to about ten kilobytes. The upload's own
+		// document limit (1 MiB by default) would refuse the file by its
+		// size first: raised, the digits are what is refused.
+		_, st := testServer(t)
+		h, _ := newServer(Deps{Store: st, Limits: Limits{MaxUploadDocumentBytes: 64 << 20}})
 		doc := "defaults:\n  retention_days: " + strings.Repeat("7", 10_000_000) + "\nsources:\n  ds.x: {expose: true}\n"
 		body := gzipOf(uploadOf(t, map[string]string{"apps/a/governance.yaml": doc}))
 		var r response
@@ -363,4 +369,123 @@ func TestOutsideLinkNeverLeaks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyAppsUpload is a gzip-compressed tar of apps apps, each declaring
+// sources sources: 9,000 apps of 300 sources make about 1 MB.
+func manyAppsUpload(t testing.TB, apps, sources int) []byte {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("defaults: {row_filters: []}\nsources:\n")
+	for i := range sources {
+		fmt.Fprintf(&b, "  s%d: {expose: true}\n", i)
+	}
+	files := make(map[string]string, apps)
+	for i := range apps {
+		files[fmt.Sprintf("apps/a%d/governance.yaml", i)] = b.String()
+	}
+	return gzipOf(uploadOf(t, files))
+}
+
+// TestUploadBudget: what one validation may check is bounded by apps,
+// sources, YAML values and bytes per document, not only by the upload's
+// bytes. A 945 KB upload of 9,000 apps × 300 sources peaked at 3.5 GB and
+// ran on after its request had timed out; it is now refused before any
+// file is parsed, and with the budget raised the check ends with the
+// request.
+func TestUploadBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uploads 9,000 apps")
+	}
+	big := manyAppsUpload(t, 9000, 300)
+	t.Logf("the upload is %d KB", len(big)>>10)
+	_, st := testServer(t)
+	post := func(t *testing.T, h http.Handler, body []byte) response {
+		var r response
+		within(t, "POST /validate", func() {
+			r = do(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
+		})
+		return r
+	}
+	tests := []struct {
+		name   string
+		limits Limits
+		body   []byte
+		status int
+		detail string
+	}{
+		{"9,000 apps", Limits{}, big, 413, "the check names 9000 apps, more than the 2000 one check may take"},
+		{"sources", Limits{MaxUploadSources: 20_000}, manyAppsUpload(t, 100, 300), 413, "more than 20000 sources"},
+		{"YAML values", Limits{MaxUploadValues: 50_000}, manyAppsUpload(t, 100, 300), 413, "more than 50000 YAML values"},
+		{"a document over 1 MiB", Limits{}, manyAppsUpload(t, 1, 50_000), 200, "more than the limit of 1048576"},
+		{"within", Limits{}, manyAppsUpload(t, 100, 300), 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := newServer(Deps{Store: st, Limits: tt.limits})
+			var r response
+			peak := peakHeap(func() { r = post(t, h, tt.body) })
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d:\n%.1000s", r.status, tt.status, r.body)
+			}
+			if tt.status != 200 {
+				p := problemOf(t, r)
+				if p["type"] != ProblemBase+"payload-too-large" || !strings.Contains(p["detail"].(string), tt.detail) {
+					t.Errorf("problem %v, want payload-too-large mentioning %q", p, tt.detail)
+				}
+			} else if !strings.Contains(string(r.body), tt.detail) {
+				t.Errorf("the report does not mention %q:\n%.1000s", tt.detail, r.body)
+			}
+			// The extracted upload is about 60 MB; the check adds little.
+			if peak > 400<<20 {
+				t.Errorf("the validation peaked at %d MB", peak>>20)
+			}
+		})
+	}
+	t.Run("the check ends with its request", func(t *testing.T) {
+		h, s := newServer(Deps{Store: st, Limits: Limits{MaxUploadApps: 10_000, MaxUploadSources: 1 << 30, MaxUploadValues: 1 << 30, RequestTimeout: 500 * time.Millisecond}})
+		r := post(t, h, big)
+		if r.status != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503:\n%.500s", r.status, r.body)
+		}
+		// The check holds its validation slot until it has really ended.
+		within(t, "the check after its request", func() {
+			for len(s.validations) > 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	})
+}
+
+// peakHeap runs f and returns the most heap in use while it ran, above
+// what was in use before.
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(stop)
+	<-stopped
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
 }

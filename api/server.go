@@ -46,6 +46,18 @@ type Limits struct {
 	MaxUploadBytes int64
 	// MaxUploadFiles caps the entries (files and directories) of an upload.
 	MaxUploadFiles int
+	// MaxUploadApps, MaxUploadSources and MaxUploadValues bound what one
+	// validation checks: the apps (bases), the sources keys of its
+	// documents and the YAML values they hold. A check's time and memory
+	// grow with these, whatever the upload's bytes compress to: over them
+	// the validation stops and answers 413.
+	MaxUploadApps, MaxUploadSources, MaxUploadValues int
+	// MaxUploadDocumentBytes caps one file of an upload (a larger one is a
+	// load-error finding): reading a YAML document costs memory many times
+	// its size.
+	MaxUploadDocumentBytes int
+	// ValidationWorkers bounds the units one validation checks at once.
+	ValidationWorkers int
 	// RequestTimeout bounds a request's work (a validation above all).
 	RequestTimeout time.Duration
 	// MaxConcurrentValidations bounds POST /validate runs at once; one more
@@ -69,6 +81,11 @@ var DefaultLimits = Limits{
 	MaxBodyBytes:             32 << 20,
 	MaxUploadBytes:           128 << 20,
 	MaxUploadFiles:           10000,
+	MaxUploadApps:            2000,
+	MaxUploadSources:         100_000,
+	MaxUploadValues:          5_000_000,
+	MaxUploadDocumentBytes:   1 << 20,
+	ValidationWorkers:        2,
 	RequestTimeout:           30 * time.Second,
 	MaxConcurrentValidations: 4,
 	MaxConcurrentOps:         8,
@@ -85,6 +102,21 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxUploadFiles <= 0 {
 		l.MaxUploadFiles = DefaultLimits.MaxUploadFiles
+	}
+	if l.MaxUploadApps <= 0 {
+		l.MaxUploadApps = DefaultLimits.MaxUploadApps
+	}
+	if l.MaxUploadSources <= 0 {
+		l.MaxUploadSources = DefaultLimits.MaxUploadSources
+	}
+	if l.MaxUploadValues <= 0 {
+		l.MaxUploadValues = DefaultLimits.MaxUploadValues
+	}
+	if l.MaxUploadDocumentBytes <= 0 {
+		l.MaxUploadDocumentBytes = DefaultLimits.MaxUploadDocumentBytes
+	}
+	if l.ValidationWorkers <= 0 {
+		l.ValidationWorkers = DefaultLimits.ValidationWorkers
 	}
 	if l.RequestTimeout <= 0 {
 		l.RequestTimeout = DefaultLimits.RequestTimeout

@@ -61,6 +61,10 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 		opts.Paths = defaultPaths(&x.tree)
 	}
 	opts.FS = &x.tree
+	opts.Budget = check.Budget{
+		Units: s.limits.MaxUploadApps, Sources: s.limits.MaxUploadSources, Values: s.limits.MaxUploadValues,
+		DocumentBytes: s.limits.MaxUploadDocumentBytes, Workers: s.limits.ValidationWorkers,
+	}
 	type outcome struct {
 		rep *check.Report
 		err error
@@ -89,6 +93,12 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	if errors.As(out.err, &usage) {
 		s.metrics.validations.WithLabelValues("rejected").Inc()
 		writeProblem(w, r, http.StatusBadRequest, "bad-request", usage.Msg)
+		return
+	}
+	var over *check.BudgetError
+	if errors.As(out.err, &over) {
+		s.metrics.validations.WithLabelValues("rejected").Inc()
+		writeProblem(w, r, http.StatusRequestEntityTooLarge, "payload-too-large", over.Error()+"; check the tree in parts, or run `governanced validate` on it")
 		return
 	}
 	if out.err != nil {

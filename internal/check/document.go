@@ -62,13 +62,15 @@ type loaded struct {
 
 // parseYAML applies check.md §5 items 1–3 and 5 to one file's bytes (err:
 // why they could not be read), emitting load-error or not-a-mapping through
-// fail. It returns nil when the file has no document.
-func parseYAML(data []byte, err error, disp string, fail func(Finding)) *loaded {
+// fail. It returns nil when the file has no document; values is what
+// reading it cost (yaml11.Document.Values), loaded or not.
+func parseYAML(data []byte, err error, disp string, fail func(Finding)) (l *loaded, values int) {
 	if err != nil {
 		fail(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: "cannot read the file: " + errMsg(err)})
-		return nil
+		return nil, 0
 	}
-	root, dups, err := yaml11.ParseWithWarnings(data, yaml11.Limits{})
+	d, err := yaml11.ParseDocument(data, yaml11.Limits{})
+	root, dups := d.Root, d.Warnings
 	if err != nil {
 		f := Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: "not a loadable YAML document: " + err.Error()}
 		var ye *yaml11.Error
@@ -82,15 +84,15 @@ func parseYAML(data []byte, err error, disp string, fail func(Finding)) *loaded 
 			f.Message = "not a loadable YAML document: " + ye.Msg
 		}
 		fail(f)
-		return nil
+		return nil, d.Values
 	}
 	doc := schema.Document(root)
 	if doc.Kind != yaml11.Map {
 		fail(Finding{Severity: Error, Code: CodeNotAMapping, File: disp, Line: doc.Pos.Line, Column: doc.Pos.Column, Path: str(""),
 			Message: fmt.Sprintf("the document must be a mapping, not %s", yaml11.Describe(doc))})
-		return nil
+		return nil, d.Values
 	}
-	return &loaded{data: data, root: doc, dups: dups}
+	return &loaded{data: data, root: doc, dups: dups}, d.Values
 }
 
 func errMsg(err error) string {

@@ -39,6 +39,8 @@ type Options struct {
 	Dataspace bool
 	// Strict makes warnings fail the run.
 	Strict bool
+	// Budget bounds the check's work; the zero value is no bound.
+	Budget Budget
 
 	// FS holds the files the check reads: an upload read into memory, the
 	// demo tree embedded in the binary. Nil is the operating system's files,
@@ -56,6 +58,46 @@ type Options struct {
 	// tree root, the rest of the files the server's own) is read this way,
 	// so that its files are named exactly as the served tree's.
 	Rooted bool
+}
+
+// Budget bounds what one check may cost, for a server checking a tree a
+// client sends: a check's time and memory grow with the apps, sources and
+// YAML values it reads, whatever their bytes compress to. A zero field is no
+// bound; the CLI and a server's reloads of its own trees run without one.
+type Budget struct {
+	// Units bounds the bases (apps) one check takes: more is a
+	// *BudgetError before any file is read.
+	Units int
+	// Sources bounds the sources keys of the documents checked (bases and
+	// overlays), Values the YAML values they hold, as yaml11 counts them
+	// (yaml11.Document.Values): Run stops between units once either is
+	// spent and returns a *BudgetError.
+	Sources, Values int
+	// DocumentBytes bounds one file's size, below yaml11.MaxDocumentBytes:
+	// a larger file is refused as a file over that limit is, with a
+	// load-error finding naming it. Reading a document costs memory many
+	// times its size.
+	DocumentBytes int
+	// Workers bounds the units Run checks at once (0: one per processor):
+	// with DocumentBytes, what the check's parsing holds at once.
+	Workers int
+}
+
+// BudgetError is a check that would cost more than its Budget: it stopped,
+// and reports nothing.
+type BudgetError struct {
+	What  string // "apps", "sources" or "YAML values"
+	Limit int
+	// Found is how many the check counted when it stopped: all of them for
+	// apps, at least Limit+1 for the others.
+	Found int
+}
+
+func (e *BudgetError) Error() string {
+	if e.What == "apps" {
+		return fmt.Sprintf("the check names %d apps, more than the %d one check may take", e.Found, e.Limit)
+	}
+	return fmt.Sprintf("the checked documents hold more than %d %s, the most one check may read; it stopped there", e.Limit, e.What)
 }
 
 // UsageError is a check asked for wrongly (check.md §2.1): the CLI exits 2,
@@ -144,8 +186,9 @@ type Plan struct {
 }
 
 // NewPlan reads the inputs of a check. The error is only ever a
-// *UsageError, for options that cannot describe a check, or the context's
-// error; every problem found in the files is a finding of the report.
+// *UsageError, for options that cannot describe a check, a *BudgetError for
+// more apps than Budget.Units, or the context's error; every problem found in
+// the files is a finding of the report.
 func NewPlan(ctx context.Context, opts Options) (*Plan, error) {
 	if len(opts.Paths) == 0 {
 		return nil, usagef("at least one PATH is required")
@@ -170,6 +213,9 @@ func NewPlan(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	p := &planner{opts: opts, tree: t, baseByID: map[string]*planFile{}, poolByID: map[string]*planFile{}}
 	p.expand()
+	if b := opts.Budget.Units; b > 0 && len(p.bases) > b {
+		return nil, &BudgetError{What: "apps", Limit: b, Found: len(p.bases)}
+	}
 	p.collectOverlays()
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -6,23 +6,83 @@ import (
 	"path"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Run checks a governance tree as it will be served (check.md): it reads the
 // inputs into a plan, checks every unit, and reports. The error is only ever
-// a *UsageError, for options that cannot describe a check, or the context's
-// error when it ends first; every problem found in the files is a finding in
-// the report, and every finding is collected.
+// a *UsageError, for options that cannot describe a check, a *BudgetError
+// when the check would cost more than opts.Budget, or the context's error
+// when it ends first; every problem found in the files is a finding in the
+// report, and every finding is collected. A check stops between units once
+// the context ends or the budget is spent.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	p, err := NewPlan(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	results, err := CheckUnits(ctx, p.Units)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	spent := spending{budget: opts.Budget, stop: cancel}
+	// A report needs each unit's findings and counts, not what it would
+	// serve: dropping the materialised configuration as each unit is done
+	// keeps a check's memory to its inputs and findings (a 9,000-app upload
+	// held every app's rules at once).
+	n := len(p.Units)
+	results := make([]UnitResult, n)
+	unpaired := make([][]Finding, len(p.Unpaired))
+	workers := runtime.GOMAXPROCS(0)
+	if w := opts.Budget.Workers; w > 0 && w < workers {
+		workers = w
+	}
+	err = Parallel(ctx, workers, n+len(p.Unpaired), func(i int) {
+		if i < n {
+			r := CheckUnit(&p.Units[i])
+			results[i] = UnitResult{Findings: r.Findings, Datasets: r.Datasets, Offers: r.Offers}
+			spent.add(r.Sources, r.Values)
+			return
+		}
+		var sources, values int
+		unpaired[i-n], sources, values = checkOverlay(p.Unpaired[i-n])
+		spent.add(sources, values)
+	})
+	if err := spent.err(); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
-	return p.Report(results), nil
+	return p.report(results, unpaired), nil
+}
+
+// spending counts what a check has read against its budget, and stops it
+// when it is spent.
+type spending struct {
+	budget          Budget
+	stop            func()
+	sources, values atomic.Int64
+	over            atomic.Pointer[BudgetError]
+}
+
+func (s *spending) add(sources, values int) {
+	for _, c := range []struct {
+		what  string
+		limit int
+		n     *atomic.Int64
+		add   int
+	}{{"sources", s.budget.Sources, &s.sources, sources}, {"YAML values", s.budget.Values, &s.values, values}} {
+		if got := c.n.Add(int64(c.add)); c.limit > 0 && got > int64(c.limit) {
+			s.over.CompareAndSwap(nil, &BudgetError{What: c.what, Limit: c.limit, Found: int(got)})
+			s.stop()
+		}
+	}
+}
+
+func (s *spending) err() error {
+	if e := s.over.Load(); e != nil {
+		return e
+	}
+	return nil
 }
 
 // CheckUnits checks units in parallel, one result per unit in their order,
@@ -66,7 +126,11 @@ feed:
 // Report puts the findings of the plan and of its units' results (one per
 // unit, in order) into the report (check.md §11): sorted, identical findings
 // collapsed, counted.
-func (p *Plan) Report(results []UnitResult) *Report {
+func (p *Plan) Report(results []UnitResult) *Report { return p.report(results, nil) }
+
+// report is Report with the findings of the unpaired overlays already
+// checked, one list per overlay in order; nil checks them here.
+func (p *Plan) report(results []UnitResult, unpaired [][]Finding) *Report {
 	r := &Report{ReportVersion: ReportVersion, Strict: p.strict, Inputs: p.inputs}
 	findings := append([]Finding(nil), p.findings...)
 	offers := 0
@@ -75,8 +139,12 @@ func (p *Plan) Report(results []UnitResult) *Report {
 		r.Summary.Datasets += results[i].Datasets
 		offers += results[i].Offers
 	}
-	for _, o := range p.Unpaired {
-		findings = append(findings, CheckOverlay(o)...)
+	for i, o := range p.Unpaired {
+		if unpaired != nil {
+			findings = append(findings, unpaired[i]...)
+		} else {
+			findings = append(findings, CheckOverlay(o)...)
+		}
 		name := overlayName(path.Base(o.Display))
 		findings = append(findings, Finding{Severity: Warning, Code: CodeOverlayUnused, File: o.Display, Subject: str(name),
 			Message: fmt.Sprintf("overlay %q applies to no checked base: its app was not checked (pass the app's governance.yaml, or --overlay-name for environment-named overlays)", name)})

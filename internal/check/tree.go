@@ -85,10 +85,20 @@ type tree struct {
 	// resolved remembers names already resolved ("" for one that cannot
 	// be): a plan reads one state of the files.
 	resolved map[string]string
+	limit    int // the largest file read; 0 is yaml11.MaxDocumentBytes
 }
 
 // newTree makes the tree an Options describes.
 func newTree(opts Options) (tree, error) {
+	t, err := newTreeIn(opts)
+	t.limit = opts.Budget.DocumentBytes
+	if t.limit <= 0 || t.limit > yaml11.MaxDocumentBytes {
+		t.limit = yaml11.MaxDocumentBytes
+	}
+	return t, err
+}
+
+func newTreeIn(opts Options) (tree, error) {
 	if opts.FS != nil && !opts.Rooted {
 		dir := opts.Dir
 		if dir == "" {
@@ -397,7 +407,7 @@ func (t tree) readFile(display string) ([]byte, fs.FileInfo, error) {
 	if !ok {
 		return nil, nil, fs.ErrNotExist
 	}
-	return ReadFile(t.fsys, n, yaml11.MaxDocumentBytes)
+	return ReadFile(t.fsys, n, t.limit)
 }
 
 // ReadFile reads the file name of fsys when it is a regular file of at most

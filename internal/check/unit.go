@@ -37,6 +37,10 @@ type UnitResult struct {
 	// the order first asked: the unit's result depends on the registry only
 	// through the answers to these.
 	OwnersAsked []string
+	// Sources counts the sources keys of the unit's documents, Values the
+	// YAML values they hold (yaml11.Document.Values): what checking the
+	// unit cost, for a caller that bounds a check (Budget).
+	Sources, Values int
 }
 
 // CheckUnit checks one unit as it will be served (check.md §5–§9): each of
@@ -73,6 +77,7 @@ func CheckUnit(u *Unit) UnitResult {
 			Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
 	}
 	res.Findings, res.Datasets, res.Offers = c.findings, c.datasets, c.offers
+	res.Sources, res.Values = c.sources, c.values
 	if c.owners != nil {
 		res.OwnersAsked = c.owners.asked
 	}
@@ -81,9 +86,15 @@ func CheckUnit(u *Unit) UnitResult {
 
 // CheckOverlay checks an overlay no base takes, alone (check.md §5, §6).
 func CheckOverlay(f File) []Finding {
+	findings, _, _ := checkOverlay(f)
+	return findings
+}
+
+// checkOverlay is CheckOverlay with what the check cost (UnitResult).
+func checkOverlay(f File) (findings []Finding, sources, values int) {
 	c := &unitChecker{}
 	c.load(f, schemas.GovernanceOverlay, true)
-	return c.findings
+	return c.findings, c.sources, c.values
 }
 
 // unitChecker collects what one unit's check finds.
@@ -93,6 +104,8 @@ type unitChecker struct {
 	findings []Finding
 	datasets int
 	offers   int
+	sources  int // sources keys of the documents loaded
+	values   int // YAML values of the documents loaded
 }
 
 func (c *unitChecker) add(f Finding) { c.findings = append(c.findings, f) }
@@ -115,10 +128,14 @@ func (c *unitChecker) load(f File, schema string, overlay bool) *loadedFile {
 		}
 		c.add(fd)
 	}
-	l := parseYAML(f.Data, f.Err, f.Display, fail)
+	l, values := parseYAML(f.Data, f.Err, f.Display, fail)
+	c.values += values
 	if l == nil {
 		lf.hasError = true
 		return lf
+	}
+	if src := l.root.Get("sources"); src != nil && src.Kind == yaml11.Map {
+		c.sources += len(src.Pairs)
 	}
 	lf.root = l.root
 	documentRules(l, f.Display, schema, fail)

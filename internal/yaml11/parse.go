@@ -101,38 +101,55 @@ func Parse(data []byte) (*Node, error) {
 // ParseWithWarnings is Parse that also returns the duplicate keys it collapsed,
 // within the given limits.
 func ParseWithWarnings(data []byte, limits Limits) (*Node, []Warning, error) {
+	d, err := ParseDocument(data, limits)
+	return d.Root, d.Warnings, err
+}
+
+// Document is one document as ParseDocument read it.
+type Document struct {
+	Root     *Node
+	Warnings []Warning // the duplicate keys collapsed
+	// Values is how many values the document built, as MaxNodes counts
+	// them (an alias's shared node once, each merge-key copy): what reading
+	// it cost, for a caller that bounds the values of many documents.
+	Values int
+}
+
+// ParseDocument is ParseWithWarnings returning the document's cost too;
+// on an error Values is what was built before it.
+func ParseDocument(data []byte, limits Limits) (Document, error) {
 	limits = limits.withDefaults()
 	if len(data) > limits.MaxBytes {
-		return nil, nil, &Error{Msg: fmt.Sprintf("document is %d bytes, more than the limit of %d", len(data), limits.MaxBytes)}
+		return Document{}, &Error{Msg: fmt.Sprintf("document is %d bytes, more than the limit of %d", len(data), limits.MaxBytes)}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	doc := new(yaml.Node)
 	if err := dec.Decode(doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return &Node{Kind: Null, Pos: Pos{1, 1}}, nil, nil
+			return Document{Root: &Node{Kind: Null, Pos: Pos{1, 1}}, Values: 1}, nil
 		}
-		return nil, nil, syntaxError(err)
+		return Document{}, syntaxError(err)
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, nil, syntaxError(err)
+			return Document{}, syntaxError(err)
 		}
-		return nil, nil, &Error{Line: second.Line, Column: second.Column, Msg: "expected a single document in the stream, but found another document"}
+		return Document{}, &Error{Line: second.Line, Column: second.Column, Msg: "expected a single document in the stream, but found another document"}
 	}
 	b := builder{built: map[*yaml.Node]*Node{}, limits: limits}
 	root := doc
 	if doc.Kind == yaml.DocumentNode {
 		if len(doc.Content) == 0 {
-			return &Node{Kind: Null, Pos: Pos{1, 1}}, nil, nil
+			return Document{Root: &Node{Kind: Null, Pos: Pos{1, 1}}, Values: 1}, nil
 		}
 		root = doc.Content[0]
 	}
 	n, err := b.build(root, 0)
 	if err != nil {
-		return nil, nil, err
+		return Document{Values: b.nodes}, err
 	}
-	return n, b.warnings, nil
+	return Document{Root: n, Warnings: b.warnings, Values: b.nodes}, nil
 }
 
 var lineInMessage = regexp.MustCompile(`line (\d+)`)
