@@ -19,13 +19,15 @@ func (s *server) report(w http.ResponseWriter, r *http.Request) {
 	if treeHeaders(w, r, snap) {
 		return
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := snap.WriteReport(buf, format); err != nil {
+	// The body is rendered once per revision and format and shared by every
+	// request: no request renders or copies it, so concurrent reports cost
+	// no more memory than one and need no slot of their own.
+	body, err := snap.ReportBody(format)
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	write(w, http.StatusOK, reportTypes[format], buf.Bytes())
+	write(w, http.StatusOK, reportTypes[format], body)
 }
 
 // reportTypes are the formats a report is served in over HTTP and their media
