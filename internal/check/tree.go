@@ -413,7 +413,8 @@ func (t tree) readFile(display string) ([]byte, fs.FileInfo, error) {
 // ReadFile reads the file name of fsys when it is a regular file of at most
 // limit bytes: the type is checked before the file is opened, and the read
 // stops one byte past the limit. info is what the file was when its type was
-// checked.
+// checked. fsys must implement fs.StatFS for the check to come first: without
+// it fs.Stat opens the file, and opening a FIFO blocks.
 func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo, err error) {
 	info, err = fs.Stat(fsys, name)
 	if err != nil {
