@@ -29,7 +29,8 @@ type diffRequest struct {
 	// inputs are the check options for two uploaded trees; nil when the
 	// head is compared with the served tree, which brings its own.
 	inputs     *snapshot.Inputs
-	head, base *memfs.FS // base nil: the served tree is the base
+	head, base *memfs.FS    // base nil: the served tree is the base
+	budget     check.Budget // of each tree's check, as a validation's
 }
 
 // diffTrees are the two sides of a diff, built.
@@ -41,14 +42,14 @@ type diffTrees struct {
 // hold a diff in progress.
 var buildDiff = func(ctx context.Context, store *snapshot.Store, req *diffRequest) (*diffTrees, error) {
 	if req.base == nil {
-		served, head, err := store.CheckUpload(ctx, req.head)
+		served, head, err := store.CheckUpload(ctx, req.head, req.budget)
 		if err != nil {
 			return nil, err
 		}
 		return &diffTrees{base: served.Tree(), head: head.Tree("")}, nil
 	}
 	loader := func(fsys *memfs.FS) *snapshot.Loader {
-		return &snapshot.Loader{Inputs: *req.inputs, FS: fsys}
+		return &snapshot.Loader{Inputs: *req.inputs, FS: fsys, Budget: req.budget}
 	}
 	base, err := loader(req.base).Check(ctx, nil)
 	if err != nil {
@@ -91,6 +92,7 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	req, err := s.readDiff(r, body)
 	if err == nil {
 		req.format = format
+		req.budget = s.budget()
 	}
 	if err != nil {
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
@@ -148,9 +150,12 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 // diffError maps a failed build to its answer.
 func diffError(err error) error {
 	var usage *check.UsageError
+	var over *check.BudgetError
 	switch {
 	case errors.As(err, &usage):
 		return badRequest("%s", usage.Msg)
+	case errors.As(err, &over):
+		return tooMuchToCheck(over)
 	case errors.Is(err, snapshot.ErrNotServing):
 		return &requestError{status: http.StatusServiceUnavailable, kind: "not-ready",
 			detail: "no tree is served yet to compare the upload with; send the base tree too (a part named base)"}

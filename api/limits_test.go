@@ -400,31 +400,34 @@ func TestUploadBudget(t *testing.T) {
 	big := manyAppsUpload(t, 9000, 300)
 	t.Logf("the upload is %d KB", len(big)>>10)
 	_, st := testServer(t)
-	post := func(t *testing.T, h http.Handler, body []byte) response {
+	post := func(t *testing.T, h http.Handler, route string, body []byte) response {
 		var r response
-		within(t, "POST /validate", func() {
-			r = do(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
+		within(t, "POST "+route, func() {
+			r = do(t, h, "POST", route, bytes.NewReader(body), "Content-Type", "application/gzip")
 		})
 		return r
 	}
 	tests := []struct {
 		name   string
+		route  string
 		limits Limits
 		body   []byte
 		status int
 		detail string
 	}{
-		{"9,000 apps", Limits{}, big, 413, "the check names 9000 apps, more than the 2000 one check may take"},
-		{"sources", Limits{MaxUploadSources: 20_000}, manyAppsUpload(t, 100, 300), 413, "more than 20000 sources"},
-		{"YAML values", Limits{MaxUploadValues: 50_000}, manyAppsUpload(t, 100, 300), 413, "more than 50000 YAML values"},
-		{"a document over 1 MiB", Limits{}, manyAppsUpload(t, 1, 50_000), 200, "more than the limit of 1048576"},
-		{"within", Limits{}, manyAppsUpload(t, 100, 300), 200, ""},
+		{"9,000 apps", "/validate", Limits{}, big, 413, "the check names 9000 apps, more than the 2000 one check may take"},
+		{"9,000 apps to compare", "/diff", Limits{}, big, 413, "the check names 9000 apps, more than the 2000 one check may take"},
+		{"sources to compare", "/diff", Limits{MaxUploadSources: 20_000}, manyAppsUpload(t, 100, 300), 413, "more than 20000 sources"},
+		{"sources", "/validate", Limits{MaxUploadSources: 20_000}, manyAppsUpload(t, 100, 300), 413, "more than 20000 sources"},
+		{"YAML values", "/validate", Limits{MaxUploadValues: 50_000}, manyAppsUpload(t, 100, 300), 413, "more than 50000 YAML values"},
+		{"a document over 1 MiB", "/validate", Limits{}, manyAppsUpload(t, 1, 50_000), 200, "more than the limit of 1048576"},
+		{"within", "/validate", Limits{}, manyAppsUpload(t, 100, 300), 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := newServer(Deps{Store: st, Limits: tt.limits})
 			var r response
-			peak := peakHeap(func() { r = post(t, h, tt.body) })
+			peak := peakHeap(func() { r = post(t, h, tt.route, tt.body) })
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d:\n%.1000s", r.status, tt.status, r.body)
 			}
@@ -444,7 +447,7 @@ func TestUploadBudget(t *testing.T) {
 	}
 	t.Run("the check ends with its request", func(t *testing.T) {
 		h, s := newServer(Deps{Store: st, Limits: Limits{MaxUploadApps: 10_000, MaxUploadSources: 1 << 30, MaxUploadValues: 1 << 30, RequestTimeout: 500 * time.Millisecond}})
-		r := post(t, h, big)
+		r := post(t, h, "/validate", big)
 		if r.status != http.StatusServiceUnavailable {
 			t.Fatalf("status %d, want 503:\n%.500s", r.status, r.body)
 		}

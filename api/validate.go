@@ -61,10 +61,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 		opts.Paths = defaultPaths(&x.tree)
 	}
 	opts.FS = &x.tree
-	opts.Budget = check.Budget{
-		Units: s.limits.MaxUploadApps, Sources: s.limits.MaxUploadSources, Values: s.limits.MaxUploadValues,
-		DocumentBytes: s.limits.MaxUploadDocumentBytes, Workers: s.limits.ValidationWorkers,
-	}
+	opts.Budget = s.budget()
 	type outcome struct {
 		rep *check.Report
 		err error
@@ -98,7 +95,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	var over *check.BudgetError
 	if errors.As(out.err, &over) {
 		s.metrics.validations.WithLabelValues("rejected").Inc()
-		writeProblem(w, r, http.StatusRequestEntityTooLarge, "payload-too-large", over.Error()+"; check the tree in parts, or run `governanced validate` on it")
+		writeError(w, r, tooMuchToCheck(over))
 		return
 	}
 	if out.err != nil {
@@ -232,4 +229,18 @@ func validateOptions(r *http.Request) (check.Options, string, error) {
 		return opts, "", err
 	}
 	return opts, format, nil
+}
+
+// budget is what checking one upload may cost (Limits).
+func (s *server) budget() check.Budget {
+	return check.Budget{
+		Units: s.limits.MaxUploadApps, Sources: s.limits.MaxUploadSources, Values: s.limits.MaxUploadValues,
+		DocumentBytes: s.limits.MaxUploadDocumentBytes, Workers: s.limits.ValidationWorkers,
+	}
+}
+
+// tooMuchToCheck is the answer to an upload over its budget: 413.
+func tooMuchToCheck(over *check.BudgetError) error {
+	return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
+		detail: over.Error() + "; check the tree in parts, or run `governanced validate` on it"}
 }

@@ -23,7 +23,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	spent := spending{budget: opts.Budget, stop: cancel}
+	spent := NewMeter(opts.Budget, cancel)
 	// A report needs each unit's findings and counts, not what it would
 	// serve: dropping the materialised configuration as each unit is done
 	// keeps a check's memory to its inputs and findings (a 9,000-app upload
@@ -39,14 +39,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if i < n {
 			r := CheckUnit(&p.Units[i])
 			results[i] = UnitResult{Findings: r.Findings, Datasets: r.Datasets, Offers: r.Offers}
-			spent.add(r.Sources, r.Values)
+			spent.Add(r.Sources, r.Values)
 			return
 		}
 		var sources, values int
 		unpaired[i-n], sources, values = checkOverlay(p.Unpaired[i-n])
-		spent.add(sources, values)
+		spent.Add(sources, values)
 	})
-	if err := spent.err(); err != nil {
+	if err := spent.Err(); err != nil {
 		return nil, err
 	}
 	if err != nil {
@@ -55,31 +55,44 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return p.report(results, unpaired), nil
 }
 
-// spending counts what a check has read against its budget, and stops it
-// when it is spent.
-type spending struct {
+// Meter counts what a check's units cost against its budget's Sources and
+// Values, and calls stop once either is spent: a caller checking units
+// itself (internal/snapshot) bounds them as Run does. Safe for concurrent
+// use.
+type Meter struct {
 	budget          Budget
 	stop            func()
 	sources, values atomic.Int64
 	over            atomic.Pointer[BudgetError]
 }
 
-func (s *spending) add(sources, values int) {
+// NewMeter is a meter of budget; stop (nil for none) is called when it is
+// spent, typically a context's cancel.
+func NewMeter(budget Budget, stop func()) *Meter {
+	if stop == nil {
+		stop = func() {}
+	}
+	return &Meter{budget: budget, stop: stop}
+}
+
+// Add counts one unit's cost (UnitResult.Sources and Values).
+func (m *Meter) Add(sources, values int) {
 	for _, c := range []struct {
 		what  string
 		limit int
 		n     *atomic.Int64
 		add   int
-	}{{"sources", s.budget.Sources, &s.sources, sources}, {"YAML values", s.budget.Values, &s.values, values}} {
+	}{{"sources", m.budget.Sources, &m.sources, sources}, {"YAML values", m.budget.Values, &m.values, values}} {
 		if got := c.n.Add(int64(c.add)); c.limit > 0 && got > int64(c.limit) {
-			s.over.CompareAndSwap(nil, &BudgetError{What: c.what, Limit: c.limit, Found: int(got)})
-			s.stop()
+			m.over.CompareAndSwap(nil, &BudgetError{What: c.what, Limit: c.limit, Found: int(got)})
+			m.stop()
 		}
 	}
 }
 
-func (s *spending) err() error {
-	if e := s.over.Load(); e != nil {
+// Err is the *BudgetError of the budget first spent, or nil.
+func (m *Meter) Err() error {
+	if e := m.over.Load(); e != nil {
 		return e
 	}
 	return nil

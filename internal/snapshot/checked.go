@@ -104,8 +104,9 @@ var (
 // so the units whose inputs did not change are taken from the served build
 // rather than checked again, and the findings of the two trees can be
 // matched. Nothing is swapped in. It returns the snapshot it was checked
-// beside.
-func (s *Store) CheckUpload(ctx context.Context, upload fs.FS) (*Snapshot, *Checked, error) {
+// beside. budget bounds the check, as a validation's (a *check.BudgetError
+// over it).
+func (s *Store) CheckUpload(ctx context.Context, upload fs.FS, budget check.Budget) (*Snapshot, *Checked, error) {
 	g := s.cur.Load()
 	if g == nil {
 		return nil, nil, ErrNotServing
@@ -114,7 +115,7 @@ func (s *Store) CheckUpload(ctx context.Context, upload fs.FS) (*Snapshot, *Chec
 	if len(l.Inputs.Trees) != 1 {
 		return nil, nil, ErrSeveralTrees
 	}
-	head := &Loader{Inputs: l.Inputs, Now: l.Now, Rooted: l.Rooted}
+	head := &Loader{Inputs: l.Inputs, Now: l.Now, Rooted: l.Rooted, Budget: budget}
 	switch {
 	case l.FS == nil || l.Rooted:
 		at, err := l.Inputs.rootedName(l.Inputs.Trees[0])
@@ -123,7 +124,11 @@ func (s *Store) CheckUpload(ctx context.Context, upload fs.FS) (*Snapshot, *Chec
 		}
 		base := l.FS
 		if base == nil {
-			base = rootFS()
+			// What the upload does not stand in for is read as a reload
+			// reads it: nothing outside the overlay directory (contain.go).
+			files, closeFiles := l.Inputs.openFiles()
+			defer closeFiles()
+			base = files
 		}
 		head.FS, head.Rooted = &mountFS{base: base, at: at, upper: upload}, true
 	default:

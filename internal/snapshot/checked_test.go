@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/diff"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/memfs"
@@ -107,7 +108,7 @@ func TestCheckUploadReusesTheServedUnits(t *testing.T) {
 	served := store.Current()
 
 	// The same tree: the same revision, every unit reused, no change.
-	snap, same, err := store.CheckUpload(context.Background(), upload(t, treeFiles(gen.Files)))
+	snap, same, err := store.CheckUpload(context.Background(), upload(t, treeFiles(gen.Files)), check.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestCheckUploadReusesTheServedUnits(t *testing.T) {
 
 	// One app edited: one unit checked, the diff that app's datasets.
 	edited := editOne(t, treeFiles(gen.Files), "app_002")
-	_, head, err := store.CheckUpload(context.Background(), upload(t, edited))
+	_, head, err := store.CheckUpload(context.Background(), upload(t, edited), check.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestCheckUploadReusesTheServedUnits(t *testing.T) {
 	// A file the upload lacks is gone, whatever the served root holds.
 	without := treeFiles(gen.Files)
 	delete(without, "apps/app_005/governance.yaml")
-	_, gone, err := store.CheckUpload(context.Background(), upload(t, without))
+	_, gone, err := store.CheckUpload(context.Background(), upload(t, without), check.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestCheckUploadInAFileSystem(t *testing.T) {
 		"apps/a/governance.yaml": base["tree/apps/a/governance.yaml"].Data,
 		"apps/b/governance.yaml": []byte("defaults: {row_filters: []}\nsources: {y: {title: Why}}\n"),
 	})
-	snap, head, err := store.CheckUpload(context.Background(), up)
+	snap, head, err := store.CheckUpload(context.Background(), up, check.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,13 +213,13 @@ func TestCheckUploadRefuses(t *testing.T) {
 		"b/governance.yaml": {Data: []byte("defaults: {}\nsources: {}\n")},
 	}}
 	store := NewStore(l)
-	if _, _, err := store.CheckUpload(context.Background(), upload(t, nil)); !errors.Is(err, ErrNotServing) {
+	if _, _, err := store.CheckUpload(context.Background(), upload(t, nil), check.Budget{}); !errors.Is(err, ErrNotServing) {
 		t.Errorf("before the first load: %v, want ErrNotServing", err)
 	}
 	if rs := store.Reload(context.Background(), false); rs.Outcome != Activated {
 		t.Fatalf("%v (%v)", rs.Outcome, rs.Err)
 	}
-	if _, _, err := store.CheckUpload(context.Background(), upload(t, nil)); !errors.Is(err, ErrSeveralTrees) {
+	if _, _, err := store.CheckUpload(context.Background(), upload(t, nil), check.Budget{}); !errors.Is(err, ErrSeveralTrees) {
 		t.Errorf("two roots: %v, want ErrSeveralTrees", err)
 	}
 }

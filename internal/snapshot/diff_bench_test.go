@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/diff"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
@@ -84,7 +85,7 @@ func BenchmarkDiff(b *testing.B) {
 			up := upload(b, headFiles) // the owners registry is inside the root
 			b.ReportAllocs()
 			for b.Loop() {
-				served, head, err := store.CheckUpload(context.Background(), up)
+				served, head, err := store.CheckUpload(context.Background(), up, check.Budget{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -31,6 +31,10 @@ type Loader struct {
 	Rooted bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Budget bounds a check of inputs a client sent (POST /diff), as
+	// check.Options.Budget bounds a validation; the zero value, for a
+	// server's own trees, is no bound.
+	Budget check.Budget
 }
 
 // Rejection is a revision whose check found errors: it is never served.
@@ -92,6 +96,7 @@ func (l *Loader) read(ctx context.Context, prev digests, cache *fileCache) (*rea
 		}
 	}
 	opts := l.Inputs.checkOptions(fsys, rooted)
+	opts.Budget = l.Budget
 	plan, err := check.NewPlan(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -102,7 +107,7 @@ func (l *Loader) read(ctx context.Context, prev digests, cache *fileCache) (*rea
 	if err := l.unchanged(plan.Inputs); err != nil {
 		return nil, err
 	}
-	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs))}
+	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs)), budget: l.Budget}
 	for _, in := range plan.Inputs {
 		r.digests[in.Name] = prev.digest(in)
 	}
@@ -145,6 +150,7 @@ func (l *Loader) unchanged(inputs []check.Input) error {
 // reading is a plan of the inputs and the revision they make.
 type reading struct {
 	plan     *check.Plan
+	budget   check.Budget // what checking its units may cost
 	digests  digests
 	revision string
 	files    []InputFile
@@ -215,6 +221,12 @@ func checkUnits(ctx context.Context, r *reading, known units, workers int) ([]*b
 	plan := r.plan
 	answers := newOwnerAnswers(plan.Registry)
 	built := make([]*builtUnit, len(plan.Units))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	meter := check.NewMeter(r.budget, cancel)
+	if w := r.budget.Workers; w > 0 && w < workers {
+		workers = w
+	}
 	err := check.Parallel(ctx, workers, len(plan.Units), func(i int) {
 		u := &plan.Units[i]
 		key := unitKey(u, r.digests)
@@ -223,7 +235,11 @@ func checkUnits(ctx context.Context, r *reading, known units, workers int) ([]*b
 			return
 		}
 		built[i] = buildUnit(key, u, answers)
+		meter.Add(built[i].result.Sources, built[i].result.Values)
 	})
+	if err := meter.Err(); err != nil {
+		return nil, nil, nil, err
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
