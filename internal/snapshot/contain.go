@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -22,10 +23,14 @@ import (
 // reload reads one revision), and resolves every link under it itself: a
 // link whose target lies inside is followed, relative or absolute; one that
 // leads out fails the reload with an *OutsideError naming it (integrity.go),
-// unless Inputs.AllowOutsideLinks. The os.Root is what enforces it: a link
-// swapped between the resolution and the read is followed only within the
-// root (os.Root follows relative links inside it and no absolute ones), so
-// no race reads a byte outside.
+// unless Inputs.AllowOutsideLinks. Bytes are read only through the os.Root,
+// which is what enforces it: a link swapped between the resolution and the
+// read is followed only within the root (os.Root follows relative links
+// inside it and no absolute ones), so no race reads a byte outside. Stat,
+// directory listings and link reads go by path to the resolved name (one
+// system call each, where os.Root opens every directory on the way): a link
+// swapped in that instant could show the type, size or names of what lies
+// outside, never its bytes. Directories are resolved once per reading.
 //
 // The owners files and the placeholder map are named one by one by the
 // operator and are read where they are, unless they lie under a tree root.
@@ -54,7 +59,17 @@ type confinedDir struct {
 	// prefixes are the absolute paths an absolute link target may start
 	// with and still lie inside: the directory as given and as resolved.
 	prefixes []string
+	real     string // the directory with every link resolved, when opened
 	root     *os.Root
+
+	mu   sync.Mutex
+	dirs map[string]resolved // the directories resolved in this reading, by name in the directory
+}
+
+// resolved is a name with its links resolved, or why it cannot be.
+type resolved struct {
+	name string
+	err  error
 }
 
 // osFiles is the operating system's files as a reload reads them: the
@@ -87,9 +102,10 @@ func (in Inputs) openFiles() (_ *osFiles, closeFiles func()) {
 		if err != nil {
 			return
 		}
-		d := &confinedDir{name: name, display: display, prefixes: []string{abs}, root: root}
+		d := &confinedDir{name: name, display: display, prefixes: []string{abs}, real: abs, root: root, dirs: map[string]resolved{}}
 		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 			d.prefixes = append(d.prefixes, real)
+			d.real = real
 		}
 		f.dirs = append(f.dirs, d)
 	}
@@ -130,8 +146,53 @@ const maxLinks = 255
 // resolve follows the symbolic links of rel (of the last component too when
 // last) inside d, to a name with none: errOutside when one leads out. A
 // component that does not exist ends the resolution; the operation then
-// reports it missing.
-func (d *confinedDir) resolve(rel string, last bool) (string, error) {
+// reports it missing. info is what the last component is, when last and it
+// was read on the way (nil otherwise).
+func (d *confinedDir) resolve(rel string, last bool) (name string, info fs.FileInfo, err error) {
+	dir, base := path.Split(path.Clean(rel))
+	dir = strings.TrimSuffix(dir, "/")
+	if base == "." || base == ".." || base == "" {
+		n, err := d.resolveDir(path.Clean(rel))
+		return n, nil, err
+	}
+	rdir := "."
+	if dir != "" {
+		if rdir, err = d.resolveDir(dir); err != nil {
+			return "", nil, err
+		}
+	}
+	cand := path.Join(rdir, base)
+	if !last {
+		return cand, nil, nil
+	}
+	info, err = d.lstat(cand)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		if err != nil {
+			info = nil
+		}
+		return cand, info, nil
+	}
+	name, err = d.walk(cand, true)
+	return name, nil, err
+}
+
+// resolveDir is resolve of a directory, once per reading.
+func (d *confinedDir) resolveDir(rel string) (string, error) {
+	d.mu.Lock()
+	r, ok := d.dirs[rel]
+	d.mu.Unlock()
+	if ok {
+		return r.name, r.err
+	}
+	r.name, r.err = d.walk(rel, true)
+	d.mu.Lock()
+	d.dirs[rel] = r
+	d.mu.Unlock()
+	return r.name, r.err
+}
+
+// walk resolves rel component by component.
+func (d *confinedDir) walk(rel string, last bool) (string, error) {
 	var done []string
 	todo := splitName(rel)
 	for hops := 0; len(todo) > 0; {
@@ -149,7 +210,7 @@ func (d *confinedDir) resolve(rel string, last bool) (string, error) {
 			break
 		}
 		cand := path.Join(append(slices.Clone(done), seg)...)
-		info, err := d.root.Lstat(cand)
+		info, err := d.lstat(cand)
 		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 			done = append(done, seg)
 			if err != nil {
@@ -161,7 +222,7 @@ func (d *confinedDir) resolve(rel string, last bool) (string, error) {
 		if hops++; hops > maxLinks {
 			return "", syscall.ELOOP
 		}
-		target, err := d.root.Readlink(cand)
+		target, err := os.Readlink(d.path(cand))
 		if err != nil {
 			return "", err
 		}
@@ -184,6 +245,31 @@ func (d *confinedDir) resolve(rel string, last bool) (string, error) {
 		return "", fs.ErrNotExist
 	}
 	return path.Join(done...), nil
+}
+
+// path is a name in d as an absolute path, d's links resolved.
+func (d *confinedDir) path(rel string) string {
+	if rel == "." {
+		return d.real
+	}
+	return filepath.Join(d.real, filepath.FromSlash(rel))
+}
+
+func (d *confinedDir) lstat(rel string) (fs.FileInfo, error) { return os.Lstat(d.path(rel)) }
+
+// listed notes the directories a listing of the resolved directory rel
+// found: one that is not a link resolves to itself, so a reading that lists
+// a directory and then enters its subdirectories (every app of a tree) need
+// not look at each again.
+func (d *confinedDir) listed(rel string, es []fs.DirEntry) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range es {
+		if e.Type().IsDir() {
+			n := path.Join(rel, e.Name())
+			d.dirs[n] = resolved{name: n}
+		}
+	}
 }
 
 // inside is an absolute link target as a name in d, when it lies inside.
@@ -210,9 +296,10 @@ func splitName(n string) []string {
 	return out
 }
 
-// confinedOp runs an operation on name's resolution inside its confining directory, or on
-// the outer file system when none confines it.
-func confinedOp[T any](f *osFiles, opName, name string, last bool, inner func(d *confinedDir, rel string) (T, error), outer func() (T, error)) (T, error) {
+// confinedOp runs an operation on name's resolution inside its confining
+// directory (with what the resolution read of the last component, if
+// anything), or on the outer file system when none confines it.
+func confinedOp[T any](f *osFiles, opName, name string, last bool, inner func(d *confinedDir, rel string, info fs.FileInfo) (T, error), outer func() (T, error)) (T, error) {
 	var zero T
 	if !fs.ValidPath(name) {
 		return zero, &fs.PathError{Op: opName, Path: name, Err: fs.ErrInvalid}
@@ -221,39 +308,68 @@ func confinedOp[T any](f *osFiles, opName, name string, last bool, inner func(d 
 	if d == nil {
 		return outer()
 	}
-	r, err := d.resolve(rel, last)
+	r, info, err := d.resolve(rel, last)
 	if err != nil {
 		return zero, &fs.PathError{Op: opName, Path: name, Err: err}
 	}
-	return inner(d, r)
+	return inner(d, r, info)
 }
 
+// Open reads through the os.Root: the only way to a file's bytes.
 func (f *osFiles) Open(name string) (fs.File, error) {
 	return confinedOp(f, "open", name, true,
-		func(d *confinedDir, rel string) (fs.File, error) { return d.root.Open(rel) },
+		func(d *confinedDir, rel string, _ fs.FileInfo) (fs.File, error) { return d.root.Open(rel) },
 		func() (fs.File, error) { return f.outer.Open(name) })
 }
 
 func (f *osFiles) Stat(name string) (fs.FileInfo, error) {
 	return confinedOp(f, "stat", name, true,
-		func(d *confinedDir, rel string) (fs.FileInfo, error) { return d.root.Stat(rel) },
+		func(d *confinedDir, rel string, info fs.FileInfo) (fs.FileInfo, error) {
+			if info != nil {
+				return info, nil // not a link: what Lstat read is what Stat would
+			}
+			return os.Stat(d.path(rel))
+		},
 		func() (fs.FileInfo, error) { return fs.Stat(f.outer, name) })
 }
 
 func (f *osFiles) ReadDir(name string) ([]fs.DirEntry, error) {
 	return confinedOp(f, "readdir", name, true,
-		func(d *confinedDir, rel string) ([]fs.DirEntry, error) { return fs.ReadDir(d.root.FS(), rel) },
+		func(d *confinedDir, rel string, _ fs.FileInfo) ([]fs.DirEntry, error) {
+			es, err := os.ReadDir(d.path(rel))
+			d.listed(rel, es)
+			return es, err
+		},
 		func() ([]fs.DirEntry, error) { return fs.ReadDir(f.outer, name) })
 }
 
 func (f *osFiles) Lstat(name string) (fs.FileInfo, error) {
 	return confinedOp(f, "lstat", name, false,
-		func(d *confinedDir, rel string) (fs.FileInfo, error) { return d.root.Lstat(rel) },
+		func(d *confinedDir, rel string, _ fs.FileInfo) (fs.FileInfo, error) { return d.lstat(rel) },
 		func() (fs.FileInfo, error) { return fs.Lstat(f.outer, name) })
 }
 
 func (f *osFiles) ReadLink(name string) (string, error) {
 	return confinedOp(f, "readlink", name, false,
-		func(d *confinedDir, rel string) (string, error) { return d.root.Readlink(rel) },
+		func(d *confinedDir, rel string, _ fs.FileInfo) (string, error) { return os.Readlink(d.path(rel)) },
 		func() (string, error) { return fs.ReadLink(f.outer, name) })
+}
+
+// CanRead reports whether the file name may be opened for reading, as
+// access(2) says, without opening it (a reload asks it of every input,
+// integrity.go).
+func (f *osFiles) CanRead(name string) error {
+	_, err := confinedOp(f, "access", name, true,
+		func(d *confinedDir, rel string, _ fs.FileInfo) (struct{}, error) {
+			return struct{}{}, access(d.path(rel))
+		},
+		func() (struct{}, error) { return struct{}{}, access("/" + name) })
+	return err
+}
+
+func access(p string) error {
+	if err := syscall.Access(p, 4 /* R_OK */); err != nil {
+		return &fs.PathError{Op: "access", Path: p, Err: err}
+	}
+	return nil
 }

@@ -193,7 +193,7 @@ func TestConfinedResolve(t *testing.T) {
 		{rel: "loop", err: syscall.ELOOP},
 	}
 	for _, tt := range tests {
-		got, err := d.resolve(tt.rel, true)
+		got, _, err := d.resolve(tt.rel, true)
 		if got != tt.want || !errors.Is(err, tt.err) {
 			t.Errorf("resolve(%q) = %q, %v; want %q, %v", tt.rel, got, err, tt.want, tt.err)
 		}

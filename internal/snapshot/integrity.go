@@ -133,14 +133,25 @@ func readableDir(fsys fs.FS, name, prefix string, fail func(display string, err 
 		case !fi.Mode().IsRegular():
 			fail(disp, errors.New("it is not a regular file"))
 		default:
-			f, err := fsys.Open(p)
-			if err != nil {
+			if err := readableFile(fsys, p); err != nil {
 				fail(disp, err)
-				continue
 			}
-			f.Close()
 		}
 	}
+}
+
+// readableFile reports why the regular file name of fsys could not be
+// opened for reading: asked of the operating system without opening it
+// where fsys can (osFiles), else by opening and closing it.
+func readableFile(fsys fs.FS, name string) error {
+	if a, ok := fsys.(interface{ CanRead(name string) error }); ok {
+		return a.CanRead(name)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 func joinName(dir, name string) string {
