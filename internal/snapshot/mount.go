@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"io/fs"
-	"os"
 	"strings"
 )
 
@@ -16,9 +15,6 @@ type mountFS struct {
 	at    string // a name in base; "." replaces all of it
 	upper fs.FS
 }
-
-// rootFS is the operating system's root directory as a file system.
-func rootFS() fs.FS { return os.DirFS("/") }
 
 // route is the file system holding name, and name in it.
 func (m *mountFS) route(name string) (fs.FS, string) {
