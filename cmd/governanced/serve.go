@@ -64,12 +64,18 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.StringVar(&c.inputs.OverlayDir, "overlay-dir", "", "a directory of deployer overlays, paired with bases by app name")
 	fs.StringArrayVar(&c.inputs.Owners, "owners", nil, "an owners registry file; later files shadow earlier ones (repeatable)")
 	fs.StringVar(&c.inputs.Placeholders, "placeholders", "", "the deployment's placeholder map (ownership name → owner id)")
+	fs.BoolVar(&c.inputs.AllowOutsideLinks, "allow-outside-links", false, "follow symbolic links that lead out of a tree root or the overlay directory (refused by default)")
 	fs.StringVar(&c.addr, "addr", "localhost:8080", "the address to listen on; :8080 listens on every interface")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
 	fs.StringVar(&sf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.Var(&sizeValue{&c.limits.MaxBodyBytes}, "max-body-bytes", "largest POST body accepted (suffixes KiB, MiB, GiB)")
 	fs.Var(&sizeValue{&c.limits.MaxUploadBytes}, "max-upload-bytes", "most bytes an uploaded tree may hold (suffixes KiB, MiB, GiB)")
 	fs.IntVar(&c.limits.MaxUploadFiles, "max-upload-files", api.DefaultLimits.MaxUploadFiles, "most entries an uploaded tree may hold")
+	fs.IntVar(&c.limits.MaxUploadApps, "max-upload-apps", api.DefaultLimits.MaxUploadApps, "most apps an uploaded tree may hold")
+	fs.IntVar(&c.limits.MaxUploadSources, "max-upload-sources", api.DefaultLimits.MaxUploadSources, "most sources keys an uploaded tree may hold")
+	fs.IntVar(&c.limits.MaxUploadValues, "max-upload-values", api.DefaultLimits.MaxUploadValues, "most YAML values an uploaded tree may parse to")
+	fs.Var(&intSizeValue{&c.limits.MaxUploadDocumentBytes}, "max-upload-document-bytes", "largest file of an uploaded tree (a larger one is a load-error finding; suffixes KiB, MiB)")
+	fs.IntVar(&c.limits.ValidationWorkers, "validation-workers", api.DefaultLimits.ValidationWorkers, "apps one validation checks at once")
 	fs.DurationVar(&c.limits.RequestTimeout, "request-timeout", api.DefaultLimits.RequestTimeout, "longest a request may work")
 	fs.IntVar(&c.limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
 	fs.IntVar(&c.limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
@@ -104,6 +110,27 @@ func (v sizeValue) Set(s string) error {
 }
 
 func (v sizeValue) Type() string { return "size" }
+
+// intSizeValue is sizeValue for an int.
+type intSizeValue struct{ p *int }
+
+func (v intSizeValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v intSizeValue) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*v.p = int(n)
+	return nil
+}
+
+func (v intSizeValue) Type() string { return "size" }
 
 // parseSize reads a byte count: 1048576, 512KiB, 32MiB, 1GiB.
 func parseSize(s string) (int64, error) {
@@ -252,7 +279,9 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	}
 	srv.RegisterOnShutdown(endStreams)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	// Requests net/http refuses before any handler (a bad escape in the
+	// path) are answered as problem+json like every other error.
+	go func() { served <- srv.Serve(api.ProblemListener(ln)) }()
 	log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")
 	if onListen != nil {
 		onListen(ln.Addr())

@@ -753,3 +753,20 @@ func TestWaitReleasedByFileEdit(t *testing.T) {
 		t.Fatal("the waiting request was never released")
 	}
 }
+
+// TestServeAnswersUnreadableRequestsAsProblems: a request net/http refuses
+// before any handler (a bad escape in the path) gets problem+json from the
+// running server too.
+func TestServeAnswersUnreadableRequestsAsProblems(t *testing.T) {
+	s := startServe(t, nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "GET /datasets/%zz/rule HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	reply, _ := io.ReadAll(conn)
+	if !strings.HasPrefix(string(reply), "HTTP/1.1 400") || !strings.Contains(string(reply), "application/problem+json") {
+		t.Errorf("reply:\n%s", reply)
+	}
+}
