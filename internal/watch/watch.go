@@ -275,14 +275,15 @@ func (w *watcher) event(ev fsnotify.Event) (tag string, relevant bool) {
 			return r.target.Tag, true
 		}
 	}
-	// Under a tree root.
+	// Under a tree root. What the tree does not take may still be another
+	// target's: the owners registry usually sits in the tree it describes.
 	for i := range w.roots {
 		r := &w.roots[i]
 		if !under(name, r.path) && !under(name, r.resolved) {
 			continue
 		}
 		if strings.HasPrefix(base, ".") {
-			return "", false
+			break
 		}
 		if ev.Has(fsnotify.Create) {
 			if info, err := os.Stat(name); err == nil && info.IsDir() {
@@ -297,7 +298,7 @@ func (w *watcher) event(ev fsnotify.Event) (tag string, relevant bool) {
 		if match(r.target.Match, base) {
 			return r.target.Tag, true
 		}
-		return "", false
+		break
 	}
 	for _, t := range w.targets {
 		switch t.Kind {

@@ -248,3 +248,60 @@ func appendTo(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestFilesInsideATreeAskForTheirOwnReload: the owners registry usually sits
+// in the tree it describes (celine-pipelines/owners.yaml). The tree's matcher
+// does not take it, so its own target must, whether it is written in place or
+// replaced by a rename as `sed -i` and most editors do.
+func TestFilesInsideATreeAskForTheirOwnReload(t *testing.T) {
+	tree := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tree, "apps", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	owners := filepath.Join(tree, "owners.yaml")
+	if err := os.WriteFile(owners, []byte("owners: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	triggers := start(t, Config{Debounce: 20 * time.Millisecond, Targets: []Target{
+		{Path: tree, Kind: Tree, Match: isGovernance, Tag: "tree"},
+		{Path: owners, Kind: File, Tag: "owners"},
+	}})
+	changes := []struct {
+		name   string
+		change func()
+	}{
+		{"written in place", func() { appendTo(t, owners, "# edit\n") }},
+		{"replaced by a rename", func() {
+			tmp := filepath.Join(tree, "sedAb12Cd")
+			if err := os.WriteFile(tmp, []byte("owners: []\n# renamed\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, owners); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		// Run adds its watches while the first change may already be made:
+		// change again until a trigger comes.
+		for i := 0; ; i++ {
+			c.change()
+			select {
+			case tr := <-triggers:
+				if !tr.Has("owners") {
+					t.Errorf("owners file %s: trigger %+v, want tag owners", c.name, tr)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if i > 25 {
+					t.Fatalf("owners file %s: no reload asked for", c.name)
+				}
+				continue
+			}
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+		for len(triggers) > 0 {
+			<-triggers
+		}
+	}
+}
