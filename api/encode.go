@@ -70,7 +70,7 @@ const netHTTPChunkingBuffer = 2048
 // in one Write, where net/http would not. net/http sets it itself, without
 // allocating, for a body that fits its chunking buffer when the handler
 // returns; a larger one would go out chunked. Setting it here for every
-// response was two allocations and a header entry on every rule answer.
+// response would cost two allocations and a header entry on every rule answer.
 func setContentLength(h http.Header, n int) {
 	if n > netHTTPChunkingBuffer {
 		h.Set("Content-Length", strconv.Itoa(n))

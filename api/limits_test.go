@@ -40,8 +40,8 @@ func doLong(t testing.TB, h http.Handler, method, target string, body io.Reader,
 }
 
 // TestHugeIntegers: an integer of millions of digits is refused by counting
-// its digits, before any conversion (whose cost is quadratic in them: 4
-// million digits held a worker for most of a minute). On the stateless
+// its digits, before any conversion (whose cost is quadratic in them:
+// millions of digits would hold a worker for a long time). On the stateless
 // operations it is a 422 naming the line and the limit; in an uploaded tree
 // a load-error finding on the file and line.
 func TestHugeIntegers(t *testing.T) {
@@ -189,7 +189,7 @@ func TestStrictQuery(t *testing.T) {
 			}
 		})
 	}
-	// What a route declares is read as before.
+	// What a route declares is accepted.
 	for _, target := range []string{
 		"/validate?strict=true&path=apps/*&path=apps/a&format=json",
 		"/datasets?app=grid&tag=a&tag=b&limit=5&expose=true",
@@ -331,12 +331,13 @@ func TestEveryErrorIsAProblem(t *testing.T) {
 	})
 }
 
-// TestOutsideLinkNeverLeaks: `ln -s /run/secrets/token apps/leak/governance.yaml`
-// put the token in a not-a-mapping finding that the open GET /status
-// shows. A link out of the tree now fails the reload naming the link, and
-// the secret appears nowhere in /status or the log; with
-// AllowOutsideLinks the file is read, and a message quotes at most its
-// first 40 characters.
+// TestOutsideLinkNeverLeaks: a link out of the tree
+// (`ln -s /run/secrets/token apps/leak/governance.yaml`) must not put what it
+// points at where a client reads it, such as a not-a-mapping finding in the
+// open GET /status. Without AllowOutsideLinks the link fails the reload
+// naming the link, and the secret appears nowhere in /status or the log; with
+// AllowOutsideLinks the file is read, and a message quotes at most its first
+// 40 characters.
 func TestOutsideLinkNeverLeaks(t *testing.T) {
 	secret := "token-" + strings.Repeat("7f3a9c", 20)
 	for _, allow := range []bool{false, true} {
@@ -403,10 +404,9 @@ func manyAppsUpload(t testing.TB, apps, sources int) []byte {
 
 // TestUploadBudget: what one validation may check is bounded by apps,
 // sources, YAML values and bytes per document, not only by the upload's
-// bytes. A 945 KB upload of 9,000 apps × 300 sources peaked at 3.5 GB and
-// ran on after its request had timed out; it is now refused before any
-// file is parsed, and with the budget raised the check ends with the
-// request.
+// bytes: an upload of under 1 MB can name 9,000 apps × 300 sources, gigabytes
+// to check. It is refused before any file is parsed, and with the budget
+// raised the check ends with its request rather than running on after it.
 func TestUploadBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("uploads 9,000 apps")

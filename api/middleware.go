@@ -53,7 +53,7 @@ func logAt(ctx context.Context, level zerolog.Level) *zerolog.Event {
 // allocation: its id and logger, chi's route context, and the recorder of
 // what was answered. chi adds its route context with a copy of the request
 // and a context value unless one is already there, and a middleware per
-// concern took a copy, a value or a wrapper each: at tens of thousands of
+// concern would take a copy, a value or a wrapper each: at tens of thousands of
 // requests a second on a large heap, every allocation is GC work.
 type requestContext struct {
 	context.Context

@@ -228,10 +228,10 @@ func TestBaseSyncsFromGit(t *testing.T) {
 }
 
 // TestChecksCatch runs the checks on small kustomizations that each break one
-// rule of the base, so a check that stopped working fails here; the first
-// breaks none and must pass. The second is the
-// ConfigMap overlay as it once was: a strategic merge of a configMap source
-// onto the base's emptyDir volume keeps both.
+// rule of the base, so a check that stops working fails here; the first
+// breaks none and must pass. The second is the easy mistake in a ConfigMap
+// overlay: a strategic merge of a configMap source onto the base's emptyDir
+// volume keeps both.
 func TestChecksCatch(t *testing.T) {
 	base := map[string]string{}
 	entries, err := os.ReadDir("base")

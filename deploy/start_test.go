@@ -27,7 +27,7 @@ import (
 // temporary directory (ConfigMap volumes hold the rendered ConfigMap's keys;
 // git-sync's volume holds its link to a checkout of the CELINE pipelines
 // repository), and the listen address moved to a free loopback port. A flag
-// the binary no longer takes, or a tree it cannot serve, fails here rather
+// the binary does not take, or a tree it cannot serve, fails here rather
 // than in a rollout.
 
 // moduleRoot is the repository root (the directory holding go.mod).

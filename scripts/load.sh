@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load test (issue 8): GET /datasets/{id}/rule on a generated tree, measured
+# Load test: GET /datasets/{id}/rule on a generated tree, measured
 # against a bare net/http handler writing a body of the same size, then again
 # while the tree reloads under load. Loopback only; bounded in time; kills
 # what it started. docs/performance.md has the figures and how to read them.

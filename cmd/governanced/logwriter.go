@@ -9,10 +9,10 @@ import (
 
 // lineBuffer batches log lines on their way to a file or pipe. Every request
 // logs a line; written one by one that is a system call per request, and
-// under load a log file on a busy disk made the service a third slower than
-// with the lines sent nowhere (docs/performance.md). Lines are kept in order
-// and written within flushEvery, or at once when the batch grows large; a
-// process killed hard loses at most that window.
+// under load a log file on a busy disk holds up every request waiting to
+// write its line. Lines are kept in order and written within flushEvery, or
+// at once when the batch grows large; a process killed hard loses at most
+// that window.
 type lineBuffer struct {
 	out     io.Writer
 	flushMu sync.Mutex // one batch on its way out at a time, in order

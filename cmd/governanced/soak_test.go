@@ -171,8 +171,8 @@ func TestSoak(t *testing.T) {
 	// Valid versions are written by rename because the invariant below is
 	// exact: every served revision is a state the writer recorded. An in-place
 	// write can be read half done, and a half that ends on a line boundary is a
-	// valid, shorter tree no loader can tell from an edit (docs/reliability.md);
-	// it showed up here as an unrecorded revision under -race. Rewrites in
+	// valid, shorter tree no loader can tell from an edit (docs/reliability.md),
+	// which this test would report as an unrecorded revision. Rewrites in
 	// place during reloads are TestRewritesDuringReloads' subject.
 	written := []int{0}
 	deadline := time.Now().Add(duration)

@@ -65,9 +65,9 @@ func peakHeap(f func()) uint64 {
 }
 
 // TestRunHoldsNoServedRules: Run keeps each unit's findings and counts, not
-// the rules it would serve. Holding those, 900 apps of 300 sources peaked
-// at about 300 MB (a 9,000-app upload at 3.5 GB); now the check holds its
-// inputs and one unit per worker.
+// the rules it would serve: holding those, its memory would grow with every
+// rule of the tree, and an upload's with every app it names. The check holds
+// its inputs and one unit per worker.
 func TestRunHoldsNoServedRules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("checks 270,000 sources")

@@ -4,9 +4,9 @@
 // the service will serve it, and reports every problem it finds as a located
 // finding with a code and a severity.
 //
-// Before this gate every failure was quiet — a file that did not load was
-// skipped, a path matching nothing checked fewer files, a misspelled row-filter
-// handler read as no filter, a dataset with no row policy was served whole
+// Without such a gate every failure is quiet — a file that does not load is
+// skipped, a path matching nothing checks fewer files, a misspelled row-filter
+// handler reads as no filter, a dataset with no row policy is served whole
 // (seed ADR-0005). The check therefore never stops at the first problem and
 // never returns an error for anything found in the files: an error from Run is
 // only a usage error (or the caller's context ending).

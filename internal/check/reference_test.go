@@ -13,7 +13,7 @@ import (
 )
 
 // referenceDir is the celine-pipelines checkout the specification's §12a
-// was measured on, read in place.
+// describes, read in place.
 func referenceDir(t testing.TB) string {
 	t.Helper()
 	dir := testcorpus.Path(t, "reference/celine-pipelines")

@@ -53,7 +53,7 @@ type unitView struct {
 // effective returns the effective block of the defaults (key "" with
 // defaults true) or of a source key in a raw document, with its path. The
 // source is looked up in sources (the KeyIndex of root's sources mapping): a
-// linear search of the mapping for every key was quadratic in the file.
+// linear search of the mapping for every key would be quadratic in the file.
 func effective(root *yaml11.Node, sources map[string]*yaml11.Node, defaults bool, key string) (*yaml11.Node, []string) {
 	if root == nil {
 		return nil, nil

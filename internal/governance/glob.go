@@ -31,8 +31,8 @@ const (
 	tokClass             // [...]
 )
 
-// A token is 16 bytes: a glob keeps one per code point, and 10 000 globs of
-// 40-odd characters held 30 MB when every token carried its class inline.
+// A token is 16 bytes: a glob keeps one per code point, so a class carried
+// inline in every token would multiply the memory of a tree of many globs.
 type token struct {
 	kind tokenKind
 	lit  rune

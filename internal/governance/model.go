@@ -71,10 +71,10 @@ type Origin struct {
 
 // position is an Origin as a rule stores it: the layer as a slot in the
 // rule's own layer list, so that the per-field array holds no pointer. A
-// pointer per field made the collector scan 300 of a rule's 528 bytes and
-// look up the same few layers over and over; with a 100 000-source tree that
-// was half the processor time of every collection (BenchmarkCollectGenerated:
-// 55 → 26.5 ms a cycle), time a serving process takes from its requests.
+// pointer per field would make the collector scan most of every rule and
+// look up the same few layers over and over, on every cycle, for as long as
+// a large tree is served: time a serving process takes from its requests
+// (BenchmarkCollectGenerated in internal/snapshot measures a cycle).
 type position struct {
 	Line   int32
 	Column int32
@@ -216,8 +216,8 @@ func (r *Rule) layerSlot(l *Layer) uint8 {
 
 // RowFilter is one row_filters entry, kept as what its consumers read: its
 // JSON rendering (the rule body and the facet show an entry as loaded) and
-// its handler. Held as YAML nodes, the entries of a 100 000-source tree took
-// 78 MB of a snapshot's heap; as text they take a tenth of that.
+// its handler. As YAML nodes, the entries of a large tree would take many
+// times the heap the text takes.
 type RowFilter struct {
 	JSON    string // the entry as JSON, keys in document order
 	Handler string // the value of its handler key when that is a string, else ""

@@ -217,9 +217,9 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 			continue
 		}
 		// A field's path only names it in an error, and joining it for every
-		// field of every source was a tenth of a large load's allocations. So
-		// a field is parsed without it, and parsed again with it when it fails:
-		// nothing but the message depends on the path.
+		// field of every source would allocate for every field of a large
+		// load. So a field is parsed without it, and parsed again with it when
+		// it fails: nothing but the message depends on the path.
 		if err := r.parseField(f, v, ""); err != nil {
 			if named := r.parseField(f, v, at(key)); named != nil {
 				err = named
@@ -306,7 +306,7 @@ func parseString(v *yaml11.Node, path string) (string, error) {
 }
 
 // parseStringAt is parseString for a list item, whose path is joined only for
-// the error: a path per item of every list was a large load's garbage.
+// the error: a path per item of every list would be garbage on every load.
 func parseStringAt(v *yaml11.Node, path func() string) (string, error) {
 	if v.Kind != yaml11.String {
 		return "", typeErr(v, path(), "a string (quote dates and numbers)")

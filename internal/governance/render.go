@@ -68,7 +68,8 @@ func (r *Rule) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// AppendJSON appends the set-field view to buf; the server pre-encodes with it.
+// AppendJSON appends the set-field view to buf; the server encodes rule bodies
+// with it.
 func (r *Rule) AppendJSON(buf *bytes.Buffer) { r.writeJSON(buf) }
 
 func (r *Rule) writeJSON(buf *bytes.Buffer) {

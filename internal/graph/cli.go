@@ -104,7 +104,8 @@ func echo(w io.Writer, line string) {
 }
 
 // ansiStyle is what click.echo removes from text written to anything but a
-// terminal; the reference's output, compared byte for byte, went through it.
+// terminal; the reference output the tests compare byte for byte passed
+// through it.
 var ansiStyle = regexp.MustCompile("\x1b\\[[;?0-9]*[a-zA-Z]")
 
 func stripANSI(b []byte) []byte {

@@ -63,8 +63,8 @@ func (e *Entry) CanonicalURI() (uri string, ok bool) {
 // Unplaced is a copy of the entry without where it was written: File, Pos
 // and its aliases' positions cleared. What follows from an owner (a resolved
 // name, whether it has a DID, a facet) depends on what the entry says, not on
-// its line, and a caller that must not depend on the line (check.Memo) asks
-// through this copy.
+// its line, and a caller that must not depend on the line (the check's
+// unit, whose answers a reload compares to reuse it) asks through this copy.
 func (e *Entry) Unplaced() *Entry {
 	c := *e
 	c.File, c.Pos, c.aliasPos = "", yaml11.Pos{}, nil

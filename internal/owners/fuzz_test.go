@@ -11,7 +11,7 @@ import (
 // FuzzParse feeds the registry loader arbitrary documents: it must never panic,
 // and whatever it accepts must build into a registry whose lookups agree.
 func FuzzParse(f *testing.F) {
-	// dataset-api's registry as it is today, then the package's own cases.
+	// dataset-api's registry (the project's copy), then the package's own cases.
 	b, err := os.ReadFile(testcorpus.Path(f, "reference/dataset-api/owners.yaml"))
 	if err != nil {
 		f.Fatal(err)

@@ -153,7 +153,7 @@ func (rs *resolver) ownership(r *governance.Rule, where string) []governance.Own
 // shared is rule for a configuration: the rule itself when resolution leaves
 // its ownership as written (names that are already ids, the common case), a
 // resolved copy otherwise. Rules are immutable once parsed, so sharing is safe,
-// and copying every rule of a 100 000-source tree cost a tenth of the heap.
+// and a copy of every rule of a large tree would be heap held for nothing.
 func (rs *resolver) shared(r *governance.Rule, where string) *governance.Rule {
 	if r == nil || len(r.Ownership) == 0 {
 		return r

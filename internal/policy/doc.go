@@ -4,8 +4,8 @@
 // against the other into a verdict — block, warn or allow, a selective build and
 // test set, and notification intents — rendered as JSON or as a Markdown section.
 //
-// The behaviour is specified in shared/spec/policy-gate.md; section numbers in
-// comments (§5.3, D-21, …) refer to it.
+// The behaviour is specified in policy-gate.md; section numbers in comments
+// (§5.3, D-21, …) refer to it.
 //
 // The engine is a pure function of (policy, changeset): no clock, no network, no
 // environment, no logging. Everything that can be decided from the policy text

@@ -44,8 +44,7 @@ func BenchmarkResolveMiss(b *testing.B) {
 	}
 }
 
-// BenchmarkBuild is a reload of the real tree: check, materialise, index,
-// pre-encode.
+// BenchmarkBuild is a reload of the real tree: check, materialise, index.
 func BenchmarkBuild(b *testing.B) {
 	l := &Loader{Inputs: Inputs{Trees: []string{copyReal(b)}}}
 	b.ReportAllocs()

@@ -11,9 +11,8 @@ import (
 // globIndex answers global resolution for names no app declares: every glob
 // key of every app, bucketed by its literal prefix (the text before the first
 // metacharacter) and ordered longest first, so a lookup costs a few probes
-// whatever the number of apps. Asking each app's own index in turn cost a map
-// probe per app and prefix length: at 100 apps, a tenth of the server's
-// processor time under the load script's mix (docs/performance.md).
+// whatever the number of apps. Asking each app's own index in turn would cost
+// a map probe per app and prefix length on every lookup a literal key misses.
 type globIndex struct {
 	globs *strindex.Buckets[globEntry] // by literal prefix, each bucket longest first
 }

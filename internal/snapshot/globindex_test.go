@@ -14,8 +14,9 @@ import (
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
-// resolveByApps is global resolution as it was first written: a scan of every
-// dataset for the exact key, then every app's own index asked in turn. The global glob index must answer exactly as it does.
+// resolveByApps is global resolution in its plainest form: a scan of every
+// dataset for the exact key, then every app's own index asked in turn. The
+// global glob index must answer exactly as it does.
 func resolveByApps(s *Snapshot, name string) (*Dataset, error) {
 	var ds []*Dataset
 	for _, d := range s.datasets {

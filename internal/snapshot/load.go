@@ -266,8 +266,9 @@ func (in Inputs) revision(inputs []check.Input, d digests) (string, []InputFile)
 	fmt.Fprintf(h, "governanced-snapshot/2\x00trees=%q\x00overlay_name=%q\x00overlay_dir=%q\x00owners=%q\x00placeholders=%q\x00",
 		in.Trees, in.OverlayName, in.OverlayDir, in.Owners, in.Placeholders)
 	if in.Dataspace {
-		// Only when set, so that the revisions of every tree served without
-		// it stay what they were.
+		// Only when set, so that a tree served without it has the revision
+		// it would have without the option: clients' ETags do not change
+		// with a release that adds one.
 		h.Write([]byte("dataspace\x00"))
 	}
 	for _, f := range files {

@@ -49,9 +49,10 @@ func heapInUse() uint64 {
 }
 
 // BenchmarkBuildGenerated is a cold load of a generated tree: fingerprint,
-// check (read, schema-validate, parse, merge, resolve owners), index and
-// pre-encode. retained-B is the live heap the snapshot holds once built, and
-// retained/yaml its ratio to the YAML bytes (the target is at most 5).
+// check (read, schema-validate, parse, merge, resolve owners) and index (rule
+// bodies are encoded when asked for, not here). retained-B is the live heap
+// the snapshot holds once built, and retained/yaml its ratio to the YAML
+// bytes (the target is at most 5).
 func BenchmarkBuildGenerated(b *testing.B) {
 	for _, n := range scaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

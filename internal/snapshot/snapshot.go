@@ -98,9 +98,9 @@ type Dataset struct {
 	DataspaceExpose bool
 	Conflict        string // governance.ConflictSentence or ""
 
-	// The merged rule is not kept: at 100 000 sources it was a quarter of
-	// the snapshot's heap, and only the bodies, the facet and the policy gate
-	// read it. Rule() merges it again (about a microsecond); the listing
+	// The merged rule is not kept: kept for every dataset it would be a large
+	// part of the snapshot's heap, and only the bodies, the facet and the
+	// policy gate read it. Rule() merges it again, which is cheap; the listing
 	// filters read the two fields below and hasTag.
 	pos            int // position in the app's sources; -1 for the defaults
 	classification string
@@ -108,8 +108,8 @@ type Dataset struct {
 
 	// body is the `"rule":…,"exposure":…` part of the rule body, encoded
 	// when first asked for and then kept: most datasets of a large tree are
-	// never asked for, and encoding them all made a cold start take twice
-	// as long as the check.
+	// never asked for, and encoding them all would lengthen every cold start
+	// for bodies nobody reads.
 	body atomic.Pointer[[]byte]
 }
 

@@ -41,10 +41,8 @@ func New(keys []string) *Index {
 		panic("strindex: too many keys")
 	}
 	// At most three quarters full, usually less: linear probing's probe
-	// count grows fast beyond that (a table filled to three quarters at
-	// 100 000 keys measured a quarter slower than the half-empty one the
-	// power of two gives), and even half empty the table stays in the
-	// second-level cache at 100 000 keys.
+	// count grows fast as the table fills, and even half empty the table
+	// stays in the second-level cache at 100 000 keys.
 	slotCount := 1 << bits.Len(uint(len(keys)+len(keys)/3))
 	ix := &Index{
 		seed:    maphash.MakeSeed(),

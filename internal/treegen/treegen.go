@@ -25,7 +25,7 @@ type Options struct {
 	// about 225 brings a tree to the Python baseline's ~470 bytes per source.
 	Description int
 	// DependsOn is the number of depends_on entries each app declares (0:
-	// none, and the tree is the same as before the option existed). They name
+	// none, and the tree is byte for byte the one without it). They name
 	// datasets of earlier apps, so the dependency graph is acyclic: literal
 	// keys, schema globs (datasets.*_app_003_gold.…) as real consumers write
 	// them, names only a glob key covers, globs matching a glob key's text,

@@ -21,7 +21,7 @@ var jsonStringSeeds = []string{
 }
 
 // TestAppendJSONStringMatchesEncodingJSON holds the fast writer to the bytes
-// encoding/json writes: rule bodies were encoded by it before.
+// encoding/json writes, so that a body reads the same whichever wrote it.
 func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range jsonStringSeeds {
 		if got, want := AppendJSONString(nil, s), encodingJSON(s); !bytes.Equal(got, want) {

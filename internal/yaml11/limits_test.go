@@ -68,7 +68,8 @@ func TestLimits(t *testing.T) {
 		{name: "nodes", doc: "[1, 2, 3, 4, 5]", limits: Limits{MaxNodes: 4}, line: 1, msg: "more than 4 values"},
 		{name: "recursive alias", doc: "a: &a [*a]\n", line: 1, msg: "recursive alias"},
 		// Integer digits: converting text to a big integer costs time
-		// quadratic in its digits (4 million digits took minutes).
+		// quadratic in its digits, so millions of digits would hold the
+		// reader for a long time.
 		{name: "a 4-million-digit integer", doc: "a: 1\nb: " + strings.Repeat("7", 4_000_000) + "\n", line: 2, msg: "an integer of 4000000 digits, more than the limit of 4300 digits"},
 		{name: "4301 digits", doc: "a: -" + strings.Repeat("1", 4301) + "\n", line: 1, msg: "an integer of 4301 digits, more than the limit of 4300"},
 		{name: "4300 digits load", doc: "a: -" + strings.Repeat("1", 4300) + "\n"},

@@ -41,7 +41,7 @@ type Pos struct {
 // every document of a tree until its units are materialised: the fields are
 // ordered, and the rare timestamp kept behind a pointer, so that a Node fits
 // Go's 128-byte size class instead of the 160-byte one (a fifth less memory
-// for a 47 MB tree's documents).
+// per value).
 type Node struct {
 	Kind Kind
 	Bool bool

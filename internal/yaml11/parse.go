@@ -353,7 +353,8 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 
 // keyIndex finds the slot a key already holds in a mapping being built. Most
 // mappings have a handful of keys, for which a scan of a small array beats
-// building a map (one a mapping was a tenth of a large load's allocations).
+// building a map (a map per mapping would be an allocation for every mapping
+// of a large load).
 type keyIndex struct {
 	small [8]keyID
 	at    [8]int
