@@ -21,7 +21,10 @@ import (
 // waitable lets a tree-derived GET wait for a change (?wait).
 func (s *server) waitable(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := r.URL.Query().Get("wait")
+		var v string
+		if r.URL.RawQuery != "" { // most reads carry no query: parse none
+			v = r.URL.Query().Get("wait")
+		}
 		if v == "" {
 			next.ServeHTTP(w, r)
 			return
