@@ -3,8 +3,9 @@ package lineage
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 
 	"github.com/celine-eu/governanced/internal/sqlparse"
 )
@@ -14,7 +15,7 @@ import (
 // every source with a column, filter columns among the predicate columns —
 // and never panics or hangs.
 func FuzzAnalyze(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/lineage-cases/sql/*.json")
+	files := testcorpus.Glob(f, testcorpus.Path(f, "lineage-cases"), "sql/*.json", 82)
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {

@@ -3,15 +3,16 @@ package sqlparse
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // FuzzParse: whatever the input, Parse returns a tree or an *Error — never a
 // panic or a hang (depth and size are bounded) — and a tree it returns
 // prints to SQL that parses back to the same print.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/lineage-cases/sql/*.json")
+	files := testcorpus.Glob(f, testcorpus.Path(f, "lineage-cases"), "sql/*.json", 82)
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
