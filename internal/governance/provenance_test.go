@@ -424,8 +424,13 @@ func provenanceListJSON(es []ProvenanceEntry) string {
 		for _, m := range e.MergedFrom {
 			from = append(from, origin(m.Layer.Name, m.Layer.File, int(m.Line), int(m.Column)))
 		}
-		key, _ := json.Marshal(e.Path)
-		parts[i] = string(key) + ":" + origin(e.Layer.Name, e.Layer.File, int(e.Line), int(e.Column), from...)
+		// The served body escapes only what JSON requires; json.Marshal
+		// would also escape <, > and & as HTML.
+		var key strings.Builder
+		enc := json.NewEncoder(&key)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(e.Path)
+		parts[i] = strings.TrimSuffix(key.String(), "\n") + ":" + origin(e.Layer.Name, e.Layer.File, int(e.Line), int(e.Column), from...)
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }

@@ -42,8 +42,12 @@ func writeIdent(b *strings.Builder, id Ident) {
 		b.WriteString(id.Name)
 		return
 	}
+	writeQuoted(b, id.Name)
+}
+
+func writeQuoted(b *strings.Builder, name string) {
 	b.WriteByte('"')
-	b.WriteString(strings.ReplaceAll(id.Name, `"`, `""`))
+	b.WriteString(strings.ReplaceAll(name, `"`, `""`))
 	b.WriteByte('"')
 }
 
@@ -116,7 +120,9 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		b.WriteString(x.Text)
 	case *Unary:
 		b.WriteString(x.Op)
-		if x.Op == "NOT" {
+		// Two prefix operators side by side would lex as one ("--" even
+		// starts a comment): a space keeps them apart.
+		if _, nested := x.X.(*Unary); x.Op == "NOT" || nested {
 			b.WriteByte(' ')
 		}
 		pr.Expr(b, x.X)
@@ -292,7 +298,7 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		} else {
 			b.WriteByte('.')
 		}
-		b.WriteString(x.Name)
+		writeIdent(b, Ident{Name: x.Name})
 	case *Extract:
 		b.WriteString("EXTRACT(")
 		b.WriteString(x.Field)
@@ -353,7 +359,18 @@ func FuncName(f *Func) string {
 }
 
 func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
-	b.WriteString(FuncName(f))
+	// Upper case reads back as the same name only for a plain one; any
+	// other is written quoted, as given.
+	for i, id := range f.Name {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		if !id.Quoted && plainName(strings.ToLower(id.Name)) {
+			b.WriteString(strings.ToUpper(id.Name))
+		} else {
+			writeQuoted(b, id.Name)
+		}
+	}
 	b.WriteByte('(')
 	if f.Distinct {
 		b.WriteString("DISTINCT ")

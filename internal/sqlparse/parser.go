@@ -662,6 +662,9 @@ func (p *parser) optAlias() (*Ident, error) {
 	if p.acceptKw("AS") {
 		t := p.at()
 		if t.kind == tString { // AS 'name' (BigQuery, Snowflake, DuckDB accept it)
+			if t.text == "" {
+				return nil, p.errorf("zero-length alias")
+			}
 			p.i++
 			return &Ident{Name: strings.ToLower(t.text), Quoted: true, Pos: Pos{t.line, t.col}}, nil
 		}
@@ -1607,12 +1610,21 @@ func (p *parser) typeName() (TypeName, error) {
 	if t.kind != tWord && t.kind != tQuoted {
 		return TypeName{}, p.unexpected("a type name")
 	}
+	// A type is kept as upper-case text, so a quoted name is taken only
+	// when it reads the same unquoted ("int4"); any other is refused rather
+	// than changed.
+	if t.kind == tQuoted && !plainName(strings.ToLower(t.text)) {
+		return TypeName{}, p.errorf("quoted type name %q is not supported", t.text)
+	}
 	var parts []string
 	parts = append(parts, strings.ToUpper(p.advance().text))
 	for p.acceptOp(".") { // pg_catalog.int4
 		n, err := p.anyIdent("a type name")
 		if err != nil {
 			return TypeName{}, err
+		}
+		if n.Quoted && !plainName(strings.ToLower(n.Name)) {
+			return TypeName{}, p.errorf("quoted type name %q is not supported", n.Name)
 		}
 		parts[len(parts)-1] += "." + strings.ToUpper(n.Name)
 	}
