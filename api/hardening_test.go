@@ -588,7 +588,7 @@ func TestDocumentSizeLimit(t *testing.T) {
 	_, st := testServer(t)
 	h, _ := newServer(Deps{Store: st, Limits: Limits{MaxUploadDocumentBytes: 128 << 20}})
 	body := gzipOf(uploadOf(t, map[string]string{"apps/a/governance.yaml": big}))
-	r := do(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
+	r := doLong(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
 	var rep struct {
 		OK       bool      `json:"ok"`
 		Findings []finding `json:"findings"`
