@@ -146,7 +146,7 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 	case *Func:
 		if len(x.Name) == 1 && x.Name[0].Name == "grouping sets" {
 			b.WriteString("GROUPING SETS (")
-			pr.exprs(b, x.Args)
+			pr.groupingItems(b, x.Args)
 			b.WriteByte(')')
 			return
 		}
@@ -271,10 +271,7 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		}
 		b.WriteByte('}')
 	case *Row:
-		if len(x.Elems) == 0 {
-			b.WriteString("()")
-			return
-		}
+		// ROW() even when empty: a bare "()" is no expression.
 		b.WriteString("ROW(")
 		pr.exprs(b, x.Elems)
 		b.WriteByte(')')
@@ -292,7 +289,14 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		}
 		b.WriteByte(']')
 	case *Field:
-		pr.Expr(b, x.X)
+		if _, number := x.X.(*Literal); number {
+			// "0 .a" printed as "0.a" would read back as a number.
+			b.WriteByte('(')
+			pr.Expr(b, x.X)
+			b.WriteByte(')')
+		} else {
+			pr.Expr(b, x.X)
+		}
 		if x.Colon {
 			b.WriteByte(':')
 		} else {
@@ -356,6 +360,21 @@ func FuncName(f *Func) string {
 		b.WriteString(strings.ToUpper(id.Name))
 	}
 	return b.String()
+}
+
+// groupingItems writes GROUP BY items, where "()" is the empty grouping set;
+// anywhere else an empty row is ROW().
+func (pr *Printer) groupingItems(b *strings.Builder, items []Expr) {
+	for i, e := range items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if r, ok := e.(*Row); ok && len(r.Elems) == 0 {
+			b.WriteString("()")
+			continue
+		}
+		pr.Expr(b, e)
+	}
 }
 
 func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
@@ -566,7 +585,7 @@ func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
 		b.WriteString(" GROUP BY ALL")
 	} else if len(s.GroupBy) > 0 {
 		b.WriteString(" GROUP BY ")
-		pr.exprs(b, s.GroupBy)
+		pr.groupingItems(b, s.GroupBy)
 	}
 	if s.Having != nil {
 		b.WriteString(" HAVING ")

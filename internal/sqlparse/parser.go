@@ -1583,6 +1583,9 @@ func (p *parser) postfix() (Expr, error) {
 		case p.d.colonPaths && p.isOp(":") && (p.peek(1).kind == tWord || p.peek(1).kind == tQuoted || p.peek(1).kind == tString):
 			p.i++
 			name := p.advance().text
+			if name == "" {
+				return nil, p.errorf("zero-length path key")
+			}
 			x = &Field{X: x, Name: strings.ToLower(name), Colon: true, Pos: pos}
 		case p.isKw("COLLATE"):
 			p.i++
@@ -1605,6 +1608,19 @@ func (p *parser) postfix() (Expr, error) {
 }
 
 // typeName reads a type after :: or AS in a cast.
+// tokenSQL is a token as SQL text again: a type's modifiers are kept as
+// text, and a string or quoted name without its quotes would read back as
+// something else.
+func tokenSQL(t token) string {
+	switch t.kind {
+	case tString:
+		return "'" + strings.ReplaceAll(t.text, "'", "''") + "'"
+	case tQuoted:
+		return `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
+	}
+	return t.text
+}
+
 func (p *parser) typeName() (TypeName, error) {
 	t := p.at()
 	if t.kind != tWord && t.kind != tQuoted {
@@ -1671,7 +1687,7 @@ func (p *parser) typeName() (TypeName, error) {
 					args = append(args, ",")
 				}
 			default:
-				args = append(args, t.text)
+				args = append(args, tokenSQL(t))
 			}
 		}
 		p.i++
@@ -1697,7 +1713,7 @@ func (p *parser) typeName() (TypeName, error) {
 			if t.kind == tWord {
 				b.WriteString(t.up)
 			} else {
-				b.WriteString(t.text)
+				b.WriteString(tokenSQL(t))
 			}
 			if depth <= 0 {
 				break
