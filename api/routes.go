@@ -44,9 +44,21 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	tree("/apps/{app}", s.getApp)
 	tree("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
 	tree("/datasets", s.listDatasets)
-	tree("/datasets/{id}/rule", s.datasetRule)
-	tree("/datasets/{id}/exposure", s.datasetExposure)
-	tree("/datasets/{id}/facet", s.datasetFacet)
+	// The reads of one dataset: ServeHTTP matches a GET of these itself
+	// (hotroute.go), with the same handler chi has, which answers HEAD.
+	s.hot = nil
+	for _, h := range []struct {
+		pattern string
+		handler http.HandlerFunc
+	}{
+		{"/datasets/{id}/rule", s.datasetRule},
+		{"/datasets/{id}/exposure", s.datasetExposure},
+		{"/datasets/{id}/facet", s.datasetFacet},
+	} {
+		handler := strictQuery(http.MethodGet, h.pattern, s.waitable(h.handler).ServeHTTP)
+		r.Get(h.pattern, handler)
+		s.hot = append(s.hot, newHotRoute(h.pattern, handler))
+	}
 	tree("/datasets/{id}/producers", s.datasetProducers)
 	tree("/datasets/{id}/consumers", s.datasetConsumers)
 	tree("/graph", s.graphDoc)

@@ -147,9 +147,10 @@ type server struct {
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
 	waiters     chan struct{} // the same for ?wait and /events
 	streams     context.Context
-	auth        *Tokens   // nil: authentication is off
-	pages       *ui.Pages // the web page under /ui
-	mux         *chi.Mux  // every route; ServeHTTP prepares a request for it
+	auth        *Tokens    // nil: authentication is off
+	pages       *ui.Pages  // the web page under /ui
+	mux         *chi.Mux   // every route; ServeHTTP prepares a request for it
+	hot         []hotRoute // the routes ServeHTTP matches ahead of mux
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
