@@ -10,7 +10,7 @@ import (
 // traffic. chi routes it the same way (TestHotRoutesAgreeWithChi), and
 // answers everything else, HEAD included; what the hot path saves is chi's
 // tree walk and the path-value map chi puts on every request it routes
-// (ADR-0009 has the figure).
+// (ADR-0010 has the figures).
 //
 // The hot path fills chi's route context as chi would, so handlers read the
 // id with pathParam (chi.URLParam); it does not set r.PathValue, and no
