@@ -3,10 +3,11 @@
 // rule endpoint is measured against it on the same machine in the same run.
 // With -header (repeatable) it also sends the given response headers, so the
 // load test can tell what governanced's own response headers cost from what
-// its handler costs.
+// its handler costs; with -timeouts the server has governanced serve's
+// default timeouts, whose deadlines net/http sets on every request.
 //
 //	barehttp -addr 127.0.0.1:18081 -size 900
-//	barehttp -addr 127.0.0.1:18082 -size 900 -header 'Etag: "x"' -header 'Cache-Control: no-cache'
+//	barehttp -addr 127.0.0.1:18082 -size 900 -timeouts -header 'Etag: "x"' -header 'Cache-Control: no-cache'
 package main
 
 import (
@@ -23,6 +24,7 @@ func main() {
 	size := flag.Int("size", 900, "body size in bytes")
 	var extra headerFlag
 	flag.Var(&extra, "header", "a response header `Name: value` to send as well (repeatable)")
+	timeouts := flag.Bool("timeouts", false, "serve with governanced serve's default timeouts (read and write deadlines on every request)")
 	flag.Parse()
 	body := fixedBody(*size)
 	srv := &http.Server{
@@ -36,6 +38,14 @@ func main() {
 			h.Set("Content-Type", "application/json; charset=utf-8")
 			_, _ = w.Write(body)
 		}),
+	}
+	if *timeouts {
+		// governanced serve: --read-header-timeout, --request-timeout as the
+		// read timeout and, plus five seconds, the write timeout; idle 2 min.
+		srv.ReadHeaderTimeout = 10 * time.Second
+		srv.ReadTimeout = 30 * time.Second
+		srv.WriteTimeout = 35 * time.Second
+		srv.IdleTimeout = 2 * time.Minute
 	}
 	if err := srv.ListenAndServe(); err != nil {
 		fmt.Fprintln(os.Stderr, "barehttp:", err)
