@@ -23,7 +23,7 @@ func containTree(t *testing.T) (dir, tree, overlays string) {
 	t.Helper()
 	dir = testfs.Tree(t, map[string]string{
 		"tree/apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.a: {expose: true}\n",
-		"tree/shared/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.s: {expose: true}\n",
+		"tree/common/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.s: {expose: true}\n",
 		"overlays/governance.a.yaml":  "defaults: {access_level: restricted}\n",
 		"outside/secret":              secret + "\n",
 		"outside/app/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.out: {expose: true}\n",
@@ -97,11 +97,11 @@ func TestLinksOutOfTheTree(t *testing.T) {
 			}},
 		{name: "a relative link inside",
 			setup: func(t *testing.T, _, tree, _ string) {
-				link(t, "../../shared/governance.yaml", filepath.Join(tree, "apps/s/governance.yaml"))
+				link(t, "../../common/governance.yaml", filepath.Join(tree, "apps/s/governance.yaml"))
 			}},
 		{name: "an absolute link inside",
 			setup: func(t *testing.T, _, tree, _ string) {
-				link(t, filepath.Join(tree, "shared"), filepath.Join(tree, "apps/s"))
+				link(t, filepath.Join(tree, "common"), filepath.Join(tree, "apps/s"))
 			}},
 		{name: "allowed out", allow: true,
 			setup: func(t *testing.T, dir, tree, _ string) {
@@ -146,7 +146,7 @@ func TestRootLinkFollowedOnce(t *testing.T) {
 	dir, tree, _ := containTree(t)
 	cur := filepath.Join(dir, "current")
 	link(t, tree, cur)
-	link(t, filepath.Join(cur, "shared"), filepath.Join(tree, "apps/s"))
+	link(t, filepath.Join(cur, "common"), filepath.Join(tree, "apps/s"))
 	store := NewStore(&Loader{Inputs: Inputs{Trees: []string{cur}}})
 	if st := store.Reload(context.Background(), true); st.Outcome != Activated {
 		t.Fatal(st.Err)
