@@ -23,14 +23,16 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Every route reads its query strictly, against the parameters
 	// openapi.yaml declares for it (query.go), before anything else reads
 	// it.
-	get := func(mw chi.Router, pattern string, h http.Handler) {
-		mw.Get(pattern, strictQuery(http.MethodGet, pattern, h.ServeHTTP))
+	get := func(mw chi.Router, pattern string, h http.Handler) http.HandlerFunc {
+		handler := strictQuery(http.MethodGet, pattern, h.ServeHTTP)
+		mw.Get(pattern, handler)
+		return handler
 	}
 	post := func(mw chi.Router, pattern string, h http.HandlerFunc) {
 		mw.Post(pattern, strictQuery(http.MethodPost, pattern, h))
 	}
 	// The served tree: every answer may wait for the next revision (?wait).
-	tree := func(pattern string, h http.HandlerFunc) { get(r, pattern, s.waitable(h)) }
+	tree := func(pattern string, h http.HandlerFunc) http.HandlerFunc { return get(r, pattern, s.waitable(h)) }
 
 	// Health and operations.
 	get(r, "/healthz", http.HandlerFunc(s.healthz))
@@ -45,20 +47,13 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	tree("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
 	tree("/datasets", s.listDatasets)
 	// The reads of one dataset: ServeHTTP matches a GET of these itself
-	// (hotroute.go), with the same handler chi has, which answers HEAD.
-	s.hot = nil
-	for _, h := range []struct {
-		pattern string
-		handler http.HandlerFunc
-	}{
-		{"/datasets/{id}/rule", s.datasetRule},
-		{"/datasets/{id}/exposure", s.datasetExposure},
-		{"/datasets/{id}/facet", s.datasetFacet},
-	} {
-		handler := strictQuery(http.MethodGet, h.pattern, s.waitable(h.handler).ServeHTTP)
-		r.Get(h.pattern, handler)
-		s.hot = append(s.hot, newHotRoute(h.pattern, handler))
+	// (hotroute.go) and calls the handler chi has, which answers HEAD.
+	hot := func(pattern string, h http.HandlerFunc) {
+		s.hot = append(s.hot, newHotRoute(pattern, tree(pattern, h)))
 	}
+	hot("/datasets/{id}/rule", s.datasetRule)
+	hot("/datasets/{id}/exposure", s.datasetExposure)
+	hot("/datasets/{id}/facet", s.datasetFacet)
 	tree("/datasets/{id}/producers", s.datasetProducers)
 	tree("/datasets/{id}/consumers", s.datasetConsumers)
 	tree("/graph", s.graphDoc)
