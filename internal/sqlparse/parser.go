@@ -1607,20 +1607,23 @@ func (p *parser) postfix() (Expr, error) {
 	}
 }
 
-// typeName reads a type after :: or AS in a cast.
-// tokenSQL is a token as SQL text again: a type's modifiers are kept as
-// text, and a string or quoted name without its quotes would read back as
-// something else.
+// tokenSQL is a token as SQL text again, quoted as the printer quotes: a
+// type's modifiers are kept as text, and a string or quoted name without its
+// quotes would read back as something else.
 func tokenSQL(t token) string {
+	var b strings.Builder
 	switch t.kind {
 	case tString:
-		return "'" + strings.ReplaceAll(t.text, "'", "''") + "'"
+		writeString(&b, t.text)
 	case tQuoted:
-		return `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
+		writeQuoted(&b, t.text)
+	default:
+		return t.text
 	}
-	return t.text
+	return b.String()
 }
 
+// typeName reads a type after :: or AS in a cast.
 func (p *parser) typeName() (TypeName, error) {
 	t := p.at()
 	if t.kind != tWord && t.kind != tQuoted {
