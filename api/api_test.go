@@ -421,7 +421,8 @@ func TestAbortHandlerPanics(t *testing.T) {
 }
 
 // TestRequestLogLevel: one line a request, at a level an operator can alert
-// on: probes and a not-yet-ready answer at debug, a server failure at error.
+// on: probes, a not-yet-ready answer and the routine reads of one dataset at
+// debug, a read that finds nothing at info, a server failure at error.
 func TestRequestLogLevel(t *testing.T) {
 	_, loaded := testServer(t)
 	unloaded := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})
@@ -436,15 +437,24 @@ func TestRequestLogLevel(t *testing.T) {
 		{"ready", loaded, "/readyz", 200, "debug"},
 		{"not ready yet", unloaded, "/readyz", 503, "debug"},
 		{"metrics", loaded, "/metrics", 200, "debug"},
-		{"a rule", loaded, "/datasets/datasets.gold.meters/rule", 200, "info"},
+		{"a rule", loaded, "/datasets/datasets.gold.meters/rule", 200, "debug"},
+		{"an exposure", loaded, "/datasets/datasets.gold.meters/exposure", 200, "debug"},
+		{"a facet", loaded, "/datasets/datasets.gold.meters/facet", 200, "debug"},
+		{"a rule read with HEAD", loaded, "HEAD /datasets/datasets.gold.meters/rule", 200, "debug"},
 		{"no such dataset", loaded, "/datasets/no.such.dataset/rule", 404, "info"},
+		{"a bad query on a rule", loaded, "/datasets/datasets.gold.meters/rule?explain=maybe", 400, "info"},
+		{"the list of datasets", loaded, "/datasets", 200, "info"},
 		{"the tree before it is loaded", unloaded, "/apps", 503, "error"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs syncLog
 			h, _ := newServer(Deps{Store: tc.store, Log: logs.logger()})
-			r := do(t, h, "GET", tc.target, nil)
+			method, target, found := strings.Cut(tc.target, " ")
+			if !found {
+				method, target = "GET", tc.target
+			}
+			r := do(t, h, method, target, nil)
 			var line struct {
 				Level  string `json:"level"`
 				Status int    `json:"status"`

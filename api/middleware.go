@@ -200,6 +200,12 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		level = zerolog.ErrorLevel
 	case route == "/healthz" || route == "/readyz" || route == "/metrics":
 		level = zerolog.DebugLevel // probes every few seconds would drown the rest
+	case rec.status < 400 && s.isDatasetRead(route):
+		// Services read one dataset's answers at thousands a second: a line
+		// each would cost the server more than the answer does and fill a
+		// disk within hours, while /metrics counts them by route and status.
+		// Failed reads stay at info; --log-level debug logs every read.
+		level = zerolog.DebugLevel
 	}
 	logAt(ctx, level).
 		Str("method", r.Method).
@@ -212,6 +218,17 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		Msg("request")
 	routeContexts.Put(ctx.route) // reset when next taken, as chi does
 	ctx.route = nil
+}
+
+// isDatasetRead reports whether route is one of the reads of one dataset
+// (its rule, exposure or facet): the routes ServeHTTP matches ahead of chi.
+func (s *server) isDatasetRead(route string) bool {
+	for i := range s.hot {
+		if s.hot[i].pattern == route {
+			return true
+		}
+	}
+	return false
 }
 
 // withTimeout bounds a request's work. Only the slow operations (a

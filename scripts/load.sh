@@ -19,7 +19,8 @@
 # INCREMENTAL_DURATION seconds of load around the incremental ones (one app
 # changed, SIGHUP, every owner entry moved: 40), RELOAD_DURATION seconds
 # around the full ones (every owner entry edited: 90), PORT (28480),
-# LOG_LEVEL of governanced (info: one log line a request, as in production),
+# LOG_LEVEL of governanced (info, as deployed: the reads measured here log at
+# debug; debug writes a line for every one of them to the log file),
 # WORK directory (a new temporary one, removed at the end unless KEEP=1),
 # PROFILE directory (unset: none) for CPU profiles of governanced under steady
 # load and during the reloads, taken through --debug-addr:
