@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -223,12 +224,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 // isDatasetRead reports whether route is one of the reads of one dataset
 // (its rule, exposure or facet): the routes ServeHTTP matches ahead of chi.
 func (s *server) isDatasetRead(route string) bool {
-	for i := range s.hot {
-		if s.hot[i].pattern == route {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.hot, func(h hotRoute) bool { return h.pattern == route })
 }
 
 // withTimeout bounds a request's work. Only the slow operations (a
