@@ -253,7 +253,7 @@ func BenchmarkAnalyzeCorpus(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, s := range stmts {
-			lineage.Analyze(s.sql, lineage.Options{Dialect: s.dialect, Catalog: s.catalog})
+			lineage.Analyze(b.Context(), s.sql, lineage.Options{Dialect: s.dialect, Catalog: s.catalog})
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(stmts)), "ns/stmt")

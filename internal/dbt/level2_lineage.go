@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sort"
@@ -310,7 +311,11 @@ func (ls *lineageSide) analyseModel(uid string, pc *parseCache) *modelLineage {
 		ml.reason = "SQL does not parse: " + err.Error()
 		return ml
 	}
-	res := lineage.AnalyzeQuery(q, ls.catalog)
+	res, err := lineage.AnalyzeQuery(context.Background(), q, lineage.Options{Catalog: ls.catalog})
+	if err != nil {
+		ml.reason = err.Error() // over its lineage budget
+		return ml
+	}
 	ml.res = res
 	if len(res.Columns) == 0 {
 		if _, ok := ls.catalogColumns(uid); !ok {

@@ -130,7 +130,7 @@ func runSQLCase(t *testing.T, path string) (id, doubt, diff string) {
 		cols, ok := c.Schema[r.Name]
 		return cols, ok
 	}
-	res, err := lineage.Analyze(c.SQL, lineage.Options{Dialect: dialect, Catalog: catalog})
+	res, err := lineage.Analyze(t.Context(), c.SQL, lineage.Options{Dialect: dialect, Catalog: catalog})
 	parseOK := err == nil
 	if err != nil && !lineage.IsParseError(err) {
 		t.Fatalf("%s: %v", c.ID, err)

@@ -19,8 +19,8 @@ const maxCanonNodes = 4000
 // returns nil when a reference has no canonical form, e holds a subquery,
 // or the result would exceed maxCanonNodes. It never modifies e or the
 // trees ref returns.
-func canonicalize(e sqlparse.Expr, ref func(*sqlparse.ColumnRef) sqlparse.Expr, window func(*sqlparse.Window) *sqlparse.Window) sqlparse.Expr {
-	c := &canonizer{ref: ref, window: window, sizes: map[sqlparse.Expr]int{}}
+func canonicalize(m *meter, e sqlparse.Expr, ref func(*sqlparse.ColumnRef) sqlparse.Expr, window func(*sqlparse.Window) *sqlparse.Window) sqlparse.Expr {
+	c := &canonizer{m: m, ref: ref, window: window, sizes: map[sqlparse.Expr]int{}}
 	out := c.expr(e)
 	if c.failed || out == nil || c.size(out) > maxCanonNodes {
 		return nil
@@ -29,6 +29,7 @@ func canonicalize(e sqlparse.Expr, ref func(*sqlparse.ColumnRef) sqlparse.Expr, 
 }
 
 type canonizer struct {
+	m      *meter
 	ref    func(*sqlparse.ColumnRef) sqlparse.Expr
 	window func(*sqlparse.Window) *sqlparse.Window // resolves OVER w
 	failed bool
@@ -55,6 +56,7 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 	if c.failed || e == nil {
 		return nil
 	}
+	c.m.nodes(1)
 	switch x := e.(type) {
 	case *sqlparse.ColumnRef:
 		r := c.ref(x)
@@ -415,7 +417,7 @@ func (c *canonizer) connective(op string, l, r sqlparse.Expr) sqlparse.Expr {
 			c.failed = true
 			return nil
 		}
-		k, _ := canonText(o)
+		k, _ := canonText(c.m, o)
 		if _, dup := keyed[k]; !dup {
 			keyed[k] = o
 			keys = append(keys, k)
@@ -472,6 +474,7 @@ func (c *canonizer) size(e sqlparse.Expr) int {
 	if n, ok := c.sizes[e]; ok {
 		return n
 	}
+	c.m.nodes(1)
 	n := 1
 	for _, ch := range children(e) {
 		n += c.size(ch)
@@ -536,25 +539,30 @@ func wrapCompound(e sqlparse.Expr) sqlparse.Expr {
 
 var canonPrinter = &sqlparse.Printer{Rewrite: wrapCompound}
 
-// canonText prints a canonical tree; ok is false when it is nil or larger
-// than maxCanonNodes.
-func canonText(e sqlparse.Expr) (string, bool) {
+// canonText prints a canonical tree, counting the nodes it prints (a tree
+// that shares subtrees prints them once per use); ok is false when it is
+// nil or larger than maxCanonNodes.
+func canonText(m *meter, e sqlparse.Expr) (string, bool) {
 	if e == nil {
 		return "", false
 	}
-	c := &canonizer{sizes: map[sqlparse.Expr]int{}}
-	if c.size(e) > maxCanonNodes {
+	c := &canonizer{m: m, sizes: map[sqlparse.Expr]int{}}
+	n := c.size(e)
+	if n > maxCanonNodes {
 		return "", false
 	}
+	m.nodes(n)
 	var b strings.Builder
 	canonPrinter.Expr(&b, e)
 	return b.String(), true
 }
 
+func (a *analyzer) canonText(e sqlparse.Expr) (string, bool) { return canonText(a.m, e) }
+
 // canonKey is canonText where a key is needed whatever happens; callers
 // that can flag uncertainty use canonText.
-func canonKey(e sqlparse.Expr) string {
-	if s, ok := canonText(e); ok {
+func (a *analyzer) canonKey(e sqlparse.Expr) string {
+	if s, ok := a.canonText(e); ok {
 		return s
 	}
 	return "?"

@@ -13,6 +13,13 @@
 // that produces it, down to base columns, then simplified), and the
 // statement a canonical signature of its row set.
 //
+// Each CTE and subquery is resolved once and names are looked up in
+// constant time, so the work grows with the statement; a Budget bounds
+// what a statement may still ask for (large canonical forms, sources
+// carried through many levels), and a statement over it is a
+// *BudgetError. Analysis stops with the context's error when its context
+// ends.
+//
 // It is a domain package: no I/O, no logging. What it cannot resolve it
 // reports as uncertain (Column.Certain, Result.RowCertain) rather than
 // guessing; a statement that does not parse is a *ParseError. It knows

@@ -2,7 +2,9 @@ package lineage
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/testcorpus"
@@ -32,7 +34,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("select sum(x) over w from t window w as (w)")
 	f.Add("select a as b, b as a, a from t where b in (select a from t)")
 	f.Fuzz(func(t *testing.T, sql string) {
-		res, err := Analyze(sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
+		res, err := Analyze(t.Context(), sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
 		if err != nil {
 			if !IsParseError(err) {
 				t.Fatalf("error that is not a parse error: %v", err)
@@ -67,4 +69,87 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzLineageWork: chains of CTEs, each reading one to three of the ones
+// before it through joins, under a fan of joins, resolve without error and
+// within a work bounded by their text — a few dozen nodes a byte, plus at
+// most two canonical forms printed whole for every select item and
+// predicate — and sources bounded by the columns the catalog has.
+func FuzzLineageWork(f *testing.F) {
+	f.Add(uint8(16), uint8(1), uint8(3), uint8(0), uint64(1))
+	f.Add(uint8(24), uint8(2), uint8(3), uint8(4), uint64(7))
+	f.Add(uint8(47), uint8(2), uint8(8), uint8(30), uint64(42))
+	f.Fuzz(func(t *testing.T, n, fan, width, joins uint8, seed uint64) {
+		sql, exprs := generatedChain(int(n%48)+1, int(fan%3)+1, int(width%8)+1, int(joins%40), seed)
+		res, err := Analyze(t.Context(), sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, sql)
+		}
+		if limit := 64*len(sql) + 2*maxCanonNodes*exprs; res.Work.Nodes > limit {
+			t.Fatalf("%d nodes visited, more than %d for %d bytes and %d expressions:\n%s", res.Work.Nodes, limit, len(sql), exprs, sql)
+		}
+		if limit := 16 * len(sql); res.Work.Sources > limit {
+			t.Fatalf("%d sources carried, more than %d for %d bytes:\n%s", res.Work.Sources, limit, len(sql), sql)
+		}
+	})
+}
+
+// generatedChain is a chain of n CTEs of width value columns over orders,
+// each joining up to fan of the CTEs before it (chosen by seed) and
+// combining their columns, then a final SELECT joining the last CTE to
+// joins more relations. exprs counts its select items and predicates.
+func generatedChain(n, fan, width, joins int, seed uint64) (sql string, exprs int) {
+	next := func(k int) int { // xorshift: a deterministic choice from seed
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return int(seed % uint64(k))
+	}
+	cols := []string{"amount", "discount", "customer_id", "status", "order_date", "order_id"}
+	var b strings.Builder
+	b.WriteString("with c0 as (select order_id as id")
+	for i := 0; i < width; i++ {
+		fmt.Fprintf(&b, ", %s as v%d", cols[i%len(cols)], i)
+	}
+	b.WriteString(" from orders)")
+	exprs += width + 1
+	for k := 1; k < n; k++ {
+		reads := min(fan, k)
+		fmt.Fprintf(&b, ",\nc%d as (select t0.id", k)
+		for i := 0; i < width; i++ {
+			x, y := next(reads), next(reads)
+			switch next(4) {
+			case 0:
+				fmt.Fprintf(&b, ", t%d.v%d as v%d", x, i, i)
+			case 1:
+				fmt.Fprintf(&b, ", t%d.v%d + t%d.v%d as v%d", x, i, y, next(width), i)
+			case 2:
+				fmt.Fprintf(&b, ", coalesce(t%d.v%d, t%d.v%d) as v%d", x, i, y, i, i)
+			default:
+				fmt.Fprintf(&b, ", sum(t%d.v%d) over (partition by t%d.v%d) as v%d", x, i, y, next(width), i)
+			}
+		}
+		exprs += width + 1
+		fmt.Fprintf(&b, " from c%d t0", k-1-next(k))
+		for j := 1; j < reads; j++ {
+			fmt.Fprintf(&b, " join c%d t%d on t%d.id = t0.id", k-1-next(k), j, j)
+			exprs++
+		}
+		if next(3) == 0 {
+			fmt.Fprintf(&b, " where t0.v%d > 0", next(width))
+			exprs++
+		}
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, "\nselect t.*")
+	for j := 0; j < joins; j++ {
+		fmt.Fprintf(&b, ", o%d.status as s%d", j, j)
+	}
+	fmt.Fprintf(&b, " from c%d t", n-1)
+	for j := 0; j < joins; j++ {
+		fmt.Fprintf(&b, " join orders o%d on o%d.order_id = t.id", j, j)
+	}
+	exprs += 2*joins + width + 1
+	return b.String(), exprs
 }

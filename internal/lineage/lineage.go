@@ -1,6 +1,7 @@
 package lineage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -200,6 +201,8 @@ type Result struct {
 	// RowCertain is false when the row signature rests on a reference that
 	// could not be checked against the catalog.
 	RowCertain bool
+	// Work is what resolving the statement cost.
+	Work Work
 
 	byName map[string]*Column
 }
@@ -225,6 +228,7 @@ type Catalog func(r Relation) (columns []string, ok bool)
 type Options struct {
 	Dialect sqlparse.Dialect
 	Catalog Catalog // nil: no relation is known
+	Budget  Budget  // zero fields: DefaultBudget's
 }
 
 // ParseError is a statement that could not be parsed; lineage never
@@ -240,22 +244,39 @@ func IsParseError(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// Analyze parses sql and computes its lineage.
-func Analyze(sql string, opts Options) (*Result, error) {
+// Analyze parses sql and computes its lineage: a *ParseError when it does
+// not parse, a *BudgetError when its lineage costs more than opts.Budget,
+// the context's error when ctx ends first.
+func Analyze(ctx context.Context, sql string, opts Options) (*Result, error) {
 	q, err := sqlparse.Parse(sql, opts.Dialect)
 	if err != nil {
 		return nil, &ParseError{Err: err}
 	}
-	return AnalyzeQuery(q, opts.Catalog), nil
+	return AnalyzeQuery(ctx, q, opts)
 }
 
-// AnalyzeQuery computes the lineage of a parsed statement, so that a caller
-// analysing one statement against two catalogs parses it once. It does not
-// modify q.
-func AnalyzeQuery(q *sqlparse.Query, catalog Catalog) *Result {
-	a := newAnalyzer(catalog)
+// AnalyzeQuery computes the lineage of a parsed statement (opts.Dialect is
+// not used), so that a caller analysing one statement against two catalogs
+// parses it once. It does not modify q. Its errors are Analyze's, but for
+// the *ParseError.
+func AnalyzeQuery(ctx context.Context, q *sqlparse.Query, opts Options) (res *Result, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := newAnalyzer(opts.Catalog, newMeter(ctx, opts.Budget))
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok := r.(stop)
+			if !ok {
+				panic(r)
+			}
+			res, err = nil, s.err
+		}
+	}()
 	top := a.query(q, nil, nil, nil)
-	return a.result(top)
+	res = a.result(top)
+	res.Work = a.m.work
+	return res, nil
 }
 
 // String is a short human-readable rendering, for tests and debugging.

@@ -66,13 +66,33 @@ type rowInfo struct {
 	rels    map[Relation]bool
 	sig     strings.Builder
 	certain bool
+	// hash is key() as of when sig was hashedLen bytes long.
+	hash      string
+	hashedLen int
+}
+
+// key is the row signature as a relation that reads these rows writes it
+// into its own: a hash, so that a CTE read in several places, or read by
+// CTEs that are themselves read in several places, adds a fixed length
+// each time instead of its whole signature, and a chain of CTEs each
+// reading the ones before it has signatures that grow linearly, not
+// exponentially. Equal keys mean equal signatures, as with every other
+// signature here.
+func (ri *rowInfo) key() string {
+	if ri.hash == "" || ri.hashedLen != ri.sig.Len() {
+		ri.hash, ri.hashedLen = hashOf("R", ri.sig.String()), ri.sig.Len()
+	}
+	return ri.hash
 }
 
 func newRowInfo() *rowInfo {
 	return &rowInfo{preds: map[Source]bool{}, rels: map[Relation]bool{}, certain: true}
 }
 
-func (ri *rowInfo) merge(o *rowInfo) {
+// mergeRows adds what shapes o's rows to ri.
+func (a *analyzer) mergeRows(ri, o *rowInfo) {
+	a.m.nodes(1 + len(o.rels))
+	a.m.sources(len(o.preds))
 	for s := range o.preds {
 		ri.preds[s] = true
 	}
@@ -84,14 +104,18 @@ func (ri *rowInfo) merge(o *rowInfo) {
 	}
 }
 
-// cteEnv is the chain of WITH lists in scope, innermost first.
+// cteEnv is the chain of WITH lists in scope, innermost first. The CTEs of
+// one WITH list share its map; an environment sees those before its limit,
+// so that each CTE's body sees the ones before it without a copy of them.
 type cteEnv struct {
 	parent *cteEnv
-	defs   map[string]*cteDef
+	defs   map[string][]*cteDef // by name, in the order written
+	limit  int                  // the CTEs with an index below it are visible
 }
 
 type cteDef struct {
 	cte   *sqlparse.CTE
+	index int     // its place in its WITH list
 	env   *cteEnv // the environment its body sees
 	rel   *rel
 	state uint8 // 0 not analysed, 1 in progress, 2 done
@@ -99,8 +123,14 @@ type cteDef struct {
 
 func (e *cteEnv) lookup(name string) *cteDef {
 	for ; e != nil; e = e.parent {
-		if d, ok := e.defs[name]; ok {
-			return d
+		var found *cteDef
+		for _, d := range e.defs[name] {
+			if d.index < e.limit {
+				found = d // a name given twice: the later one before the limit
+			}
+		}
+		if found != nil {
+			return found
 		}
 	}
 	return nil
@@ -108,12 +138,23 @@ func (e *cteEnv) lookup(name string) *cteDef {
 
 type analyzer struct {
 	catalog Catalog
+	m       *meter
 	bases   map[Relation]*rel
 	allRels map[Relation]bool
+	// subqueries are the expression subqueries resolved, by the scope
+	// they were resolved in: each is resolved once however many times an
+	// expression holding it is read (a named window read by several
+	// calls).
+	subqueries map[subqueryKey]*rel
 }
 
-func newAnalyzer(c Catalog) *analyzer {
-	return &analyzer{catalog: c, bases: map[Relation]*rel{}, allRels: map[Relation]bool{}}
+type subqueryKey struct {
+	q  *sqlparse.Query
+	sc *scope
+}
+
+func newAnalyzer(c Catalog, m *meter) *analyzer {
+	return &analyzer{catalog: c, m: m, bases: map[Relation]*rel{}, allRels: map[Relation]bool{}, subqueries: map[subqueryKey]*rel{}}
 }
 
 func hashOf(parts ...string) string {
@@ -140,6 +181,7 @@ func (a *analyzer) baseRel(r Relation) *rel {
 		cols, ok = a.catalog(r)
 	}
 	b.complete = ok
+	a.m.nodes(1 + len(cols))
 	for _, c := range cols {
 		c = strings.ToLower(c)
 		b.add(a.baseCol(r, c, true))
@@ -180,6 +222,7 @@ func (a *analyzer) get(r *rel, n string) *col {
 	if c, ok := r.extra[n]; ok {
 		return c
 	}
+	a.m.nodes(1)
 	var c *col
 	switch r.kind {
 	case relBase:
@@ -228,14 +271,15 @@ func hashSources(ss []Source) string {
 // fromFallback finds n in the relations whose `*` a derived relation passed
 // on without expanding.
 func (a *analyzer) fromFallback(r *rel, n string) *col {
+	a.m.nodes(len(r.fallback))
 	for _, f := range r.fallback {
 		if f.has(n) {
-			return passthrough(a.get(f, n), n, n, false)
+			return a.passthrough(a.get(f, n), n, n, false)
 		}
 	}
 	for _, f := range r.fallback {
 		if f.open() {
-			return passthrough(a.get(f, n), n, n, false)
+			return a.passthrough(a.get(f, n), n, n, false)
 		}
 	}
 	return unresolvedCol(n)
@@ -247,7 +291,11 @@ func unresolvedCol(n string) *col {
 
 // passthrough is an output column that hands on src unchanged under name
 // out; written is the reference as the query writes it.
-func passthrough(src *col, out, written string, certain bool) *col {
+func (a *analyzer) passthrough(src *col, out, written string, certain bool) *col {
+	a.m.nodes(1 + len(src.entries))
+	for _, e := range src.entries {
+		a.m.sources(len(e.Sources))
+	}
 	// The signature ignores how the reference is written: re-aliasing a
 	// table or a CTE does not change what a pass-through carries.
 	c := &col{
@@ -285,7 +333,11 @@ type scope struct {
 	parent  *scope
 	env     *cteEnv
 	entries []*fromEntry
-	items   []*aliasItem
+	// index finds FROM items by name once there are many of them.
+	index *entryIndex
+	items []*aliasItem
+	// firstItem is the index of the first select item with each name.
+	firstItem map[string]int
 	// visible is how many select items an unqualified name may resolve
 	// to (lateral column aliases): the items before the one being read,
 	// or all of them in WHERE/GROUP BY/HAVING/QUALIFY/ORDER BY.
@@ -308,6 +360,7 @@ func (sc *scope) windowDepth(w *sqlparse.Window, depth int) *sqlparse.Window {
 		return w
 	}
 	for s := sc; s != nil; s = s.parent {
+		sc.a.m.nodes(1)
 		def, ok := s.windows[w.Ref.Name]
 		if !ok {
 			continue
@@ -333,34 +386,38 @@ type aliasItem struct {
 	c    *col
 }
 
+// addItem appends a select item, indexing its name the first time.
+func (sc *scope) addItem(name string, c *col) {
+	if sc.firstItem == nil {
+		sc.firstItem = map[string]int{}
+	}
+	if _, dup := sc.firstItem[name]; !dup {
+		sc.firstItem[name] = len(sc.items)
+	}
+	sc.items = append(sc.items, &aliasItem{name: name, c: c})
+}
+
 // query resolves a query expression in env; parent is the scope a
 // correlated subquery sees.
 func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, parent *scope, lateral *scope) *rel {
+	a.m.nodes(1 + len(q.With))
 	if len(q.With) > 0 {
-		layer := &cteEnv{parent: env, defs: map[string]*cteDef{}}
-		for _, c := range q.With {
-			d := &cteDef{cte: c}
+		defs := make(map[string][]*cteDef, len(q.With))
+		layer := &cteEnv{parent: env, defs: defs, limit: len(q.With)}
+		for i, c := range q.With {
+			d := &cteDef{cte: c, index: i}
+			defs[c.Name.Name] = append(defs[c.Name.Name], d)
 			if q.Recursive {
-				layer.defs[c.Name.Name] = d
 				d.env = layer
 			} else {
 				// A CTE sees the ones before it, not itself or later ones.
-				d.env = &cteEnv{parent: env, defs: copyDefs(layer.defs)}
-				layer.defs[c.Name.Name] = d
+				d.env = &cteEnv{parent: env, defs: defs, limit: i}
 			}
 		}
 		env = layer
 	}
 	tail := &queryTail{orderBy: q.OrderBy, limit: q.Limit, offset: q.Offset}
 	return a.setExpr(q.Body, env, parent, lateral, tail)
-}
-
-func copyDefs(m map[string]*cteDef) map[string]*cteDef {
-	out := make(map[string]*cteDef, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 type queryTail struct {
@@ -381,9 +438,12 @@ func (a *analyzer) setExpr(s sqlparse.SetExpr, env *cteEnv, parent, lateral *sco
 		r := a.values(x, nil, env, parent)
 		return a.applyTail(r, env, parent, tail)
 	case *sqlparse.SetOp:
-		l := a.setExpr(x.Left, env, parent, lateral, nil)
-		rr := a.setExpr(x.Right, env, parent, lateral, nil)
-		r := a.setOp(x, l, rr)
+		chain := setOpChain(x)
+		branches := make([]*rel, len(chain))
+		for i, b := range chain {
+			branches[i] = a.setExpr(b, env, parent, lateral, nil)
+		}
+		r := a.setOp(x, branches)
 		return a.applyTail(r, env, parent, tail)
 	}
 	return newRel(relDerived)
@@ -401,11 +461,35 @@ func (a *analyzer) applyTail(r *rel, env *cteEnv, parent *scope, tail *queryTail
 	return r
 }
 
-func (a *analyzer) setOp(x *sqlparse.SetOp, l, r *rel) *rel {
+// setOpChain lists the branches of a chain of one set operation, as the
+// parser builds it left-deep (a UNION ALL b UNION ALL c): resolving them
+// together keeps each output column's entries from being copied once per
+// level. A link with another operator or quantifier ends the chain.
+func setOpChain(x *sqlparse.SetOp) []sqlparse.SetExpr {
+	var right []sqlparse.SetExpr
+	var e sqlparse.SetExpr = x
+	for {
+		s, ok := e.(*sqlparse.SetOp)
+		if !ok || s.Op != x.Op || s.All != x.All || s.ByName != x.ByName {
+			break
+		}
+		right = append(right, s.Right)
+		e = s.Left
+	}
+	out := make([]sqlparse.SetExpr, 0, len(right)+1)
+	out = append(out, e)
+	for i := len(right) - 1; i >= 0; i-- {
+		out = append(out, right[i])
+	}
+	return out
+}
+
+// setOp combines the branches of one set operation: the first names the
+// columns; the others are matched by position (by name for BY NAME).
+func (a *analyzer) setOp(x *sqlparse.SetOp, branches []*rel) *rel {
+	l, rest := branches[0], branches[1:]
 	out := newRel(relDerived)
 	out.complete = l.complete
-	out.rows.merge(l.rows)
-	out.rows.merge(r.rows)
 	out.rows.sig.WriteString(x.Op)
 	if x.All {
 		out.rows.sig.WriteString(" ALL")
@@ -413,52 +497,61 @@ func (a *analyzer) setOp(x *sqlparse.SetOp, l, r *rel) *rel {
 	if x.ByName {
 		out.rows.sig.WriteString(" BY NAME")
 	}
-	out.rows.sig.WriteString("(" + l.rows.sig.String() + "|" + r.rows.sig.String() + ")")
+	out.rows.sig.WriteString("(")
+	for i, b := range branches {
+		a.mergeRows(out.rows, b.rows)
+		if i > 0 {
+			out.rows.sig.WriteString("|")
+		}
+		out.rows.sig.WriteString(b.rows.key())
+	}
+	out.rows.sig.WriteString(")")
 	if x.Op != "UNION" {
-		// EXCEPT / INTERSECT: the right side's values decide which left rows
-		// survive; it contributes no value.
-		for _, c := range r.cols {
-			for _, e := range c.entries {
-				for _, s := range e.Sources {
-					out.rows.preds[s] = true
+		// EXCEPT / INTERSECT: the other sides' values decide which rows of
+		// the first survive; they contribute no value.
+		for _, r := range rest {
+			for _, c := range r.cols {
+				for _, e := range c.entries {
+					a.m.sources(len(e.Sources))
+					for _, s := range e.Sources {
+						out.rows.preds[s] = true
+					}
 				}
-			}
-			out.rows.sig.WriteString("[" + canonKey(c.canon) + "]")
-			if !c.certain {
-				out.rows.certain = false
+				out.rows.sig.WriteString("[" + a.canonKey(c.canon) + "]")
+				if !c.certain {
+					out.rows.certain = false
+				}
 			}
 		}
 		for _, c := range l.cols {
-			out.add(passthrough(c, c.name, c.name, true))
+			out.add(a.passthrough(c, c.name, c.name, true))
 		}
 		out.fallback = l.fallback
 		return out
 	}
-	right := r.cols
-	if x.ByName {
-		right = nil
-		for _, c := range l.cols {
-			right = append(right, r.known[c.name])
-		}
-	}
 	for i, lc := range l.cols {
-		var rc *col
-		if i < len(right) {
-			rc = right[i]
-		}
 		c := &col{name: lc.name, certain: lc.certain}
-		c.entries = append(c.entries, lc.entries...)
+		entries := newEntrySet(a.m, lc.entries)
 		sigs := []string{"UNION", lc.sig}
 		canonArgs := []sqlparse.Expr{lc.canon}
-		if rc != nil {
-			// The right branch's value arrives under the left branch's name.
-			c.entries = mergeEntries(c.entries, passthrough(rc, lc.name, lc.name, true).entries)
+		for _, r := range rest {
+			var rc *col
+			if x.ByName {
+				rc = r.known[lc.name]
+			} else if i < len(r.cols) {
+				rc = r.cols[i]
+			}
+			if rc == nil {
+				c.certain = false
+				continue
+			}
+			// A later branch's value arrives under the first branch's name.
+			entries.add(a.passthrough(rc, lc.name, lc.name, true).entries)
 			sigs = append(sigs, rc.sig)
 			canonArgs = append(canonArgs, rc.canon)
 			c.certain = c.certain && rc.certain
-		} else {
-			c.certain = false
 		}
+		c.entries = entries.list
 		c.sig = hashOf(sigs...)
 		c.expr = lc.expr
 		c.canon = unionCanon(canonArgs)
@@ -467,10 +560,14 @@ func (a *analyzer) setOp(x *sqlparse.SetOp, l, r *rel) *rel {
 		}
 		out.add(c)
 	}
-	if !r.complete || len(r.cols) != len(l.cols) {
-		out.rows.certain = out.rows.certain && r.complete
+	for _, r := range rest {
+		if !r.complete || len(r.cols) != len(l.cols) {
+			out.rows.certain = out.rows.certain && r.complete
+		}
 	}
-	out.fallback = append(append([]*rel{}, l.fallback...), r.fallback...)
+	for _, b := range branches {
+		out.fallback = append(out.fallback, b.fallback...)
+	}
 	return out
 }
 
@@ -483,21 +580,63 @@ func unionCanon(args []sqlparse.Expr) sqlparse.Expr {
 	return &sqlparse.Func{Name: []sqlparse.Ident{{Name: "union"}}, Args: args}
 }
 
-// mergeEntries appends the entries of b not already in a.
-func mergeEntries(a, b []Entry) []Entry {
-	for _, e := range b {
-		dup := false
-		for _, x := range a {
-			if x.Mechanism == e.Mechanism && sameSources(x.Sources, e.Sources) {
-				dup = true
-				break
+// entrySet gathers a column's entries without duplicates. A short list is
+// searched; a long one (a UNION of many branches) is indexed, so that
+// gathering n entries costs n steps, not n².
+type entrySet struct {
+	m    *meter
+	list []Entry
+	seen map[string]bool // entryKey of every entry, once the list is long
+}
+
+// shortEntries is how long a list is searched before it is indexed.
+const shortEntries = 8
+
+func newEntrySet(m *meter, first []Entry) *entrySet {
+	s := &entrySet{m: m}
+	s.add(first)
+	return s
+}
+
+// add appends the entries not already in the set.
+func (s *entrySet) add(entries []Entry) {
+	for _, e := range entries {
+		s.m.nodes(1)
+		s.m.sources(len(e.Sources))
+		if s.seen == nil && len(s.list) < shortEntries {
+			dup := false
+			for _, x := range s.list {
+				if x.Mechanism == e.Mechanism && sameSources(x.Sources, e.Sources) {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				s.list = append(s.list, e)
+			}
+			continue
+		}
+		if s.seen == nil {
+			s.seen = make(map[string]bool, 2*len(s.list))
+			for _, x := range s.list {
+				s.seen[entryKey(x)] = true
 			}
 		}
-		if !dup {
-			a = append(a, e)
+		if k := entryKey(e); !s.seen[k] {
+			s.seen[k] = true
+			s.list = append(s.list, e)
 		}
 	}
-	return a
+}
+
+func entryKey(e Entry) string {
+	var b strings.Builder
+	b.WriteByte(byte('0' + e.Mechanism))
+	for _, s := range e.Sources {
+		b.WriteByte(0)
+		b.WriteString(s.String())
+	}
+	return b.String()
 }
 
 func sameSources(a, b []Source) bool {
@@ -555,20 +694,21 @@ func (a *analyzer) cteRel(d *cteDef) *rel {
 	d.state = 1
 	r := a.query(d.cte.Query, d.env, nil, nil)
 	if len(d.cte.Columns) > 0 {
-		r = renameCols(r, d.cte.Columns)
+		r = a.renameCols(r, d.cte.Columns)
 	}
 	d.rel, d.state = r, 2
 	return r
 }
 
 // renameCols applies a column alias list (t(a, b), WITH x(a, b)).
-func renameCols(r *rel, names []sqlparse.Ident) *rel {
+func (a *analyzer) renameCols(r *rel, names []sqlparse.Ident) *rel {
+	a.m.nodes(1 + len(r.cols))
 	out := newRel(r.kind)
 	out.base, out.complete, out.fallback, out.rows = r.base, r.complete, r.fallback, r.rows
 	out.funcSources, out.funcCanon, out.funcCertain, out.funcName = r.funcSources, r.funcCanon, r.funcCertain, r.funcName
 	for i, c := range r.cols {
 		if i < len(names) {
-			out.add(passthrough(c, names[i].Name, names[i].Name, true))
+			out.add(a.passthrough(c, names[i].Name, names[i].Name, true))
 		} else {
 			out.add(c)
 		}
@@ -579,6 +719,7 @@ func renameCols(r *rel, names []sqlparse.Ident) *rel {
 // ---- SELECT ----
 
 func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *scope, tail *queryTail) *rel {
+	a.m.nodes(1 + len(s.Windows))
 	out := newRel(relDerived)
 	sc := &scope{a: a, parent: parent, env: env, rows: out.rows}
 	if lateral != nil {
@@ -596,7 +737,7 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 		if i > 0 {
 			sig.WriteString(",")
 		}
-		sig.WriteString(sc.addFrom(t))
+		sc.addFrom(t, sig)
 	}
 	sig.WriteString(")")
 	for _, it := range s.Items {
@@ -608,7 +749,7 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 		name := outputName(it)
 		c := sc.exprCol(it.Expr, name)
 		out.add(c)
-		sc.items = append(sc.items, &aliasItem{name: name, c: c})
+		sc.addItem(name, c)
 	}
 	sc.visible = len(sc.items)
 	if s.Where != nil {
@@ -698,7 +839,7 @@ func (sc *scope) orderKey(e sqlparse.Expr) string {
 		if n, err := strconv.Atoi(l.Text); err == nil && n >= 1 && n <= len(sc.items) {
 			c := sc.items[n-1].c
 			sc.addPredCol(c)
-			return "#" + canonKey(c.canon)
+			return "#" + sc.a.canonKey(c.canon)
 		}
 	}
 	return sc.predicate("", e)
@@ -724,7 +865,9 @@ func (sc *scope) groupKey(g sqlparse.Expr) {
 }
 
 func (sc *scope) addPredCol(c *col) {
+	sc.a.m.nodes(1)
 	for _, e := range c.entries {
+		sc.a.m.sources(len(e.Sources))
 		for _, s := range e.Sources {
 			if !s.Relation.IsZero() {
 				sc.rows.preds[s] = true
@@ -742,7 +885,7 @@ func (sc *scope) addPredCol(c *col) {
 func (sc *scope) predicate(tag string, e sqlparse.Expr) string {
 	c := sc.exprCol(e, "")
 	sc.addPredCol(c)
-	key, ok := canonText(c.canon)
+	key, ok := sc.a.canonText(c.canon)
 	if !ok {
 		key = "?" + c.sig
 		sc.rows.certain = false
@@ -755,10 +898,12 @@ func (sc *scope) predicate(tag string, e sqlparse.Expr) string {
 
 // ---- FROM ----
 
-// addFrom resolves a FROM item, adds its entries to the scope, and returns
-// its row signature.
-func (sc *scope) addFrom(t sqlparse.TableExpr) string {
+// addFrom resolves a FROM item, adds its entries to the scope, and writes
+// its row signature to sig. A relation read here (a CTE, a subquery)
+// writes the key of its own signature, once resolved.
+func (sc *scope) addFrom(t sqlparse.TableExpr, sig *strings.Builder) {
 	a := sc.a
+	a.m.nodes(1)
 	switch x := t.(type) {
 	case *sqlparse.Table:
 		written := make([]string, len(x.Name))
@@ -774,21 +919,22 @@ func (sc *scope) addFrom(t sqlparse.TableExpr) string {
 			if d := sc.env.lookup(name); d != nil {
 				r := a.cteRel(d)
 				if x.Alias != nil && len(x.Alias.Columns) > 0 {
-					r = renameCols(r, x.Alias.Columns)
+					r = a.renameCols(r, x.Alias.Columns)
 				}
 				sc.entries = append(sc.entries, &fromEntry{name: alias, r: r})
-				sc.rows.merge(r.rows)
-				return "(" + r.rows.sig.String() + ")"
+				a.mergeRows(sc.rows, r.rows)
+				sig.WriteString("(" + r.rows.key() + ")")
+				return
 			}
 		}
 		rel := relationOf(written)
 		r := a.baseRel(rel)
 		if x.Alias != nil && len(x.Alias.Columns) > 0 {
-			r = renameCols(r, x.Alias.Columns)
+			r = a.renameCols(r, x.Alias.Columns)
 		}
 		sc.entries = append(sc.entries, &fromEntry{name: alias, written: written, r: r})
 		sc.rows.rels[rel] = true
-		return "T(" + rel.String() + ")"
+		sig.WriteString("T(" + rel.String() + ")")
 	case *sqlparse.DerivedTable:
 		var lateral *scope
 		if x.Lateral {
@@ -799,14 +945,14 @@ func (sc *scope) addFrom(t sqlparse.TableExpr) string {
 		if x.Alias != nil {
 			name = x.Alias.Name.Name
 			if len(x.Alias.Columns) > 0 {
-				r = renameCols(r, x.Alias.Columns)
+				r = a.renameCols(r, x.Alias.Columns)
 			}
 		}
 		sc.entries = append(sc.entries, &fromEntry{name: name, r: r})
-		sc.rows.merge(r.rows)
-		return "(" + r.rows.sig.String() + ")"
+		a.mergeRows(sc.rows, r.rows)
+		sig.WriteString("(" + r.rows.key() + ")")
 	case *sqlparse.TableFunc:
-		return sc.addTableFunc(x)
+		sig.WriteString(sc.addTableFunc(x))
 	case *sqlparse.ValuesTable:
 		r := a.values(x.Values, x.Alias, sc.env, sc.parent)
 		name := ""
@@ -814,36 +960,36 @@ func (sc *scope) addFrom(t sqlparse.TableExpr) string {
 			name = x.Alias.Name.Name
 		}
 		sc.entries = append(sc.entries, &fromEntry{name: name, r: r})
-		return r.rows.sig.String()
+		sig.WriteString(r.rows.sig.String())
 	case *sqlparse.Join:
-		left := sc.addFrom(x.Left)
-		nLeft := len(sc.entries)
-		right := sc.addFrom(x.Right)
-		var b strings.Builder
-		b.WriteString("JOIN " + x.Kind)
+		sig.WriteString("JOIN " + x.Kind)
 		if x.Natural {
-			b.WriteString(" NATURAL")
+			sig.WriteString(" NATURAL")
 		}
-		b.WriteString("(" + left + "," + right)
+		sig.WriteString("(")
+		sc.addFrom(x.Left, sig)
+		nLeft := len(sc.entries)
+		sig.WriteString(",")
+		sc.addFrom(x.Right, sig)
 		using := x.Using
 		if x.Natural {
 			using = sc.commonColumns(nLeft)
 		}
 		if len(using) > 0 {
-			b.WriteString(" USING(")
+			sig.WriteString(" USING(")
 			for _, u := range using {
-				b.WriteString(u.Name + ",")
+				sig.WriteString(u.Name + ",")
 				sc.using(u.Name, nLeft)
 			}
-			b.WriteString(")")
+			sig.WriteString(")")
 		}
 		if x.On != nil {
-			b.WriteString(" ON(" + sc.predicate("", x.On) + ")")
+			sig.WriteString(" ON(" + sc.predicate("", x.On) + ")")
 		}
-		b.WriteString(")")
-		return b.String()
+		sig.WriteString(")")
+	default:
+		sig.WriteString("?")
 	}
-	return "?"
 }
 
 func relationOf(parts []string) Relation {
@@ -866,8 +1012,15 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 	r.funcName = strings.ToLower(sqlparse.FuncName(x.Func))
 	// The arguments may read earlier FROM items (UNNEST(t.arr), FLATTEN).
 	argCol := sc.exprCol(x.Func, "")
+	seen := map[Source]bool{}
 	for _, e := range argCol.entries {
-		r.funcSources = mergeSources(r.funcSources, e.Sources)
+		a.m.sources(len(e.Sources))
+		for _, s := range e.Sources {
+			if !seen[s] {
+				seen[s] = true
+				r.funcSources = append(r.funcSources, s)
+			}
+		}
 	}
 	sortSources(r.funcSources)
 	r.funcCanon = argCol.canon
@@ -894,7 +1047,7 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 	for _, s := range r.funcSources {
 		sc.rows.rels[s.Relation] = true
 	}
-	return "F(" + canonKey(r.funcCanon) + ")"
+	return "F(" + a.canonKey(r.funcCanon) + ")"
 }
 
 func isScalarTableFunc(name string) bool {
@@ -909,6 +1062,9 @@ func isScalarTableFunc(name string) bool {
 // both sides.
 func (sc *scope) commonColumns(nLeft int) []sqlparse.Ident {
 	left := map[string]bool{}
+	for _, f := range sc.entries {
+		sc.a.m.nodes(1 + len(f.r.cols))
+	}
 	for _, f := range sc.entries[:nLeft] {
 		for _, c := range f.r.cols {
 			left[c.name] = true
@@ -930,6 +1086,7 @@ func (sc *scope) commonColumns(nLeft int) []sqlparse.Ident {
 // using records JOIN … USING (u): both sides' u decide the rows; an
 // unqualified u means the left one; `*` shows it once.
 func (sc *scope) using(u string, nLeft int) {
+	sc.a.m.nodes(1 + len(sc.entries))
 	var left, right *col
 	for _, f := range sc.entries[:nLeft] {
 		if f.r.has(u) || (left == nil && f.r.open()) {
@@ -994,19 +1151,19 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 			case replace[c.name] != nil:
 				oc = sc.exprCol(replace[c.name].Expr, c.name)
 			case rename[c.name] != "":
-				oc = passthrough(c, rename[c.name], c.name, true)
+				oc = sc.a.passthrough(c, rename[c.name], c.name, true)
 			default:
-				oc = passthrough(c, c.name, c.name, true)
+				oc = sc.a.passthrough(c, c.name, c.name, true)
 			}
 			out.add(oc)
-			sc.items = append(sc.items, &aliasItem{name: oc.name, c: oc})
+			sc.addItem(oc.name, oc)
 		}
 		switch {
 		case f.r.kind == relFunc && len(f.r.cols) == 0 && isScalarTableFunc(f.r.funcName):
 			// SELECT * FROM range(…): one column named after the function.
-			oc := passthrough(sc.a.get(f.r, f.name), f.name, f.name, true)
+			oc := sc.a.passthrough(sc.a.get(f.r, f.name), f.name, f.name, true)
 			out.add(oc)
-			sc.items = append(sc.items, &aliasItem{name: oc.name, c: oc})
+			sc.addItem(oc.name, oc)
 		case !f.r.complete && (f.r.kind != relFunc || len(f.r.cols) == 0):
 			// read_csv(…), a relation the catalog does not list: columns
 			// unknown.
@@ -1024,9 +1181,111 @@ func identNames(ids []sqlparse.Ident) []string {
 	return out
 }
 
+// shortScope is how many FROM items a scope searches one by one before it
+// indexes them: a join of many relations looks each name up in constant
+// time.
+const shortScope = 8
+
+// entryIndex indexes a scope's FROM items, the first one winning each
+// name as a search in order would.
+type entryIndex struct {
+	indexed int                   // how many of the entries are indexed
+	byName  map[string]*fromEntry // the first item with each alias
+	byTable map[string]*fromEntry // the first table written with each last name part
+	open    []*fromEntry          // the items that may have columns they do not list
+	// columns are the unqualified names looked up so far: the first item
+	// listing each, or nil after searching the first upto items. Only the
+	// names a statement reads are searched for, each once, however many
+	// columns its relations have.
+	columns map[string]columnFound
+}
+
+type columnFound struct {
+	f    *fromEntry
+	upto int
+}
+
+// indexed brings the scope's index up to date with its entries (they are
+// only ever appended) and returns it; nil while the scope is short.
+func (sc *scope) indexed() *entryIndex {
+	if len(sc.entries) <= shortScope {
+		return nil
+	}
+	x := sc.index
+	if x == nil {
+		x = &entryIndex{byName: map[string]*fromEntry{}, byTable: map[string]*fromEntry{}, columns: map[string]columnFound{}}
+		sc.index = x
+	}
+	first := func(m map[string]*fromEntry, k string, f *fromEntry) {
+		if _, ok := m[k]; !ok {
+			m[k] = f
+		}
+	}
+	for ; x.indexed < len(sc.entries); x.indexed++ {
+		f := sc.entries[x.indexed]
+		sc.a.m.nodes(1)
+		first(x.byName, f.name, f)
+		if len(f.written) > 0 {
+			first(x.byTable, f.written[len(f.written)-1], f)
+		}
+		if f.r.open() {
+			x.open = append(x.open, f)
+		}
+	}
+	return x
+}
+
+// entryWith is the first FROM item that lists column n.
+func (sc *scope) entryWith(n string) *fromEntry {
+	x := sc.indexed()
+	if x == nil {
+		sc.a.m.nodes(len(sc.entries))
+		for _, f := range sc.entries {
+			if f.r.has(n) {
+				return f
+			}
+		}
+		return nil
+	}
+	found := x.columns[n]
+	if found.f == nil && found.upto < len(sc.entries) {
+		sc.a.m.nodes(len(sc.entries) - found.upto)
+		for _, f := range sc.entries[found.upto:] {
+			if f.r.has(n) {
+				found.f = f
+				break
+			}
+		}
+		found.upto = len(sc.entries)
+		x.columns[n] = found
+	}
+	return found.f
+}
+
+// openEntries are the FROM items that may have columns they do not list.
+func (sc *scope) openEntries() []*fromEntry {
+	if x := sc.indexed(); x != nil {
+		return x.open
+	}
+	var open []*fromEntry
+	for _, f := range sc.entries {
+		if f.r.open() {
+			open = append(open, f)
+		}
+	}
+	return open
+}
+
 // entryFor finds the FROM item a qualifier names: its alias (or CTE/table
 // name), or a table's written name or a suffix of it.
 func (sc *scope) entryFor(q []string) *fromEntry {
+	if x := sc.indexed(); x != nil && len(q) == 1 {
+		if f := x.byName[q[0]]; f != nil {
+			return f
+		}
+		return x.byTable[q[0]]
+	}
+	sc.a.m.nodes(1 + len(sc.entries))
 	if len(q) == 1 {
 		for _, f := range sc.entries {
 			if f.name == q[0] {
@@ -1061,6 +1320,7 @@ func equalStrings(a, b []string) bool {
 func (sc *scope) resolve(ref *sqlparse.ColumnRef) (*col, bool) {
 	parts := identNames(ref.Parts)
 	for s := sc; s != nil; s = s.parent {
+		sc.a.m.nodes(1)
 		if c, ok := s.resolveHere(parts, s == sc); ok {
 			return c, true
 		}
@@ -1084,26 +1344,17 @@ func (sc *scope) resolveHere(parts []string, aliases bool) (*col, bool) {
 			return c, true
 		}
 		// 1. a FROM item that lists the column
-		for _, f := range sc.entries {
-			if f.r.has(n) {
-				return sc.a.get(f.r, n), true
-			}
+		if f := sc.entryWith(n); f != nil {
+			return sc.a.get(f.r, n), true
 		}
 		// 2. a select-list alias (lateral column alias)
 		if aliases {
-			for i := 0; i < sc.visible && i < len(sc.items); i++ {
-				if sc.items[i].name == n {
-					return sc.items[i].c, true
-				}
+			if i, ok := sc.firstItem[n]; ok && i < sc.visible {
+				return sc.items[i].c, true
 			}
 		}
 		// 3. a FROM item that may have it but does not say
-		var open []*fromEntry
-		for _, f := range sc.entries {
-			if f.r.open() {
-				open = append(open, f)
-			}
-		}
+		open := sc.openEntries()
 		switch len(open) {
 		case 0:
 			return nil, false
@@ -1112,10 +1363,11 @@ func (sc *scope) resolveHere(parts []string, aliases bool) (*col, bool) {
 		}
 		// Several candidates: the name may come from any of them.
 		c := &col{name: n, sig: hashOf("A", n)}
+		entries := newEntrySet(sc.a.m, nil)
 		for _, f := range open {
-			oc := sc.a.get(f.r, n)
-			c.entries = mergeEntries(c.entries, oc.entries)
+			entries.add(sc.a.get(f.r, n).entries)
 		}
+		c.entries = entries.list
 		return c, true
 	}
 	f := sc.entryFor(parts[:len(parts)-1])
@@ -1143,7 +1395,7 @@ func (sc *scope) exprCol(e sqlparse.Expr, name string) *col {
 			// col.field: a part of the column's value.
 			return sc.derived(e, name)
 		}
-		return passthrough(src, name, written, true)
+		return sc.a.passthrough(src, name, written, true)
 	}
 	return sc.derived(e, name)
 }
@@ -1166,6 +1418,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 	var sources []Source
 	seenSource := map[Source]bool{}
 	addSources := func(ss []Source) {
+		sc.a.m.sources(len(ss))
 		for _, s := range ss {
 			if !seenSource[s] {
 				seenSource[s] = true
@@ -1179,6 +1432,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 	var visit func(e sqlparse.Expr)
 	visit = func(e sqlparse.Expr) {
 		walkExpr(e, func(x sqlparse.Expr) bool {
+			sc.a.m.nodes(1)
 			switch n := x.(type) {
 			case *sqlparse.ColumnRef:
 				rc, ok := sc.resolve(n)
@@ -1221,7 +1475,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 				return false
 			case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.In, *sqlparse.Quantified, *sqlparse.Array:
 				if q := subqueryOf(n); q != nil {
-					r := sc.a.query(q, sc.env, sc, nil)
+					r := sc.subquery(q)
 					var b strings.Builder
 					for _, oc := range r.cols {
 						for _, en := range oc.entries {
@@ -1229,13 +1483,14 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 						}
 						b.WriteString(oc.sig + ",")
 					}
+					sc.a.m.nodes(len(r.rows.rels))
 					for s := range r.rows.preds {
 						addSources([]Source{s})
 					}
 					for rr := range r.rows.rels {
 						sc.rows.rels[rr] = true
 					}
-					subSigs[q] = hashOf("Q", b.String(), r.rows.sig.String())
+					subSigs[q] = hashOf("Q", b.String(), r.rows.key())
 					// A subquery's value is not reduced to a canonical form.
 					c.certain = false
 				}
@@ -1264,7 +1519,7 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 	c.sig = hashOf("D", b.String(), strings.Join(windowText, ";"))
 	c.expr = sqlparse.Format(e)
 	if c.certain {
-		c.canon = canonicalize(e, func(ref *sqlparse.ColumnRef) sqlparse.Expr {
+		c.canon = canonicalize(sc.a.m, e, func(ref *sqlparse.ColumnRef) sqlparse.Expr {
 			if rc := refs[ref]; rc != nil {
 				return rc.canon
 			}
@@ -1279,6 +1534,17 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 		c.canon = &sqlparse.ColumnRef{Parts: []sqlparse.Ident{{Name: "?" + c.sig}}}
 	}
 	return c
+}
+
+// subquery resolves an expression's subquery in this scope, once.
+func (sc *scope) subquery(q *sqlparse.Query) *rel {
+	k := subqueryKey{q, sc}
+	if r, ok := sc.a.subqueries[k]; ok {
+		return r
+	}
+	r := sc.a.query(q, sc.env, sc, nil)
+	sc.a.subqueries[k] = r
+	return r
 }
 
 func windowString(w *sqlparse.Window) string {
@@ -1310,22 +1576,6 @@ func subqueryOf(e sqlparse.Expr) *sqlparse.Query {
 		return n.Query
 	}
 	return nil
-}
-
-func mergeSources(dst, src []Source) []Source {
-	for _, s := range src {
-		found := false
-		for _, d := range dst {
-			if d == s {
-				found = true
-				break
-			}
-		}
-		if !found {
-			dst = append(dst, s)
-		}
-	}
-	return dst
 }
 
 func sortSources(ss []Source) {
@@ -1416,16 +1666,18 @@ func (a *analyzer) result(top *rel) *Result {
 	outSources := map[Source]bool{}
 	for _, c := range top.cols {
 		pc := &Column{Name: c.name, Expr: c.expr, Signature: c.sig, Certain: c.certain}
+		entries := newEntrySet(a.m, nil)
 		for _, e := range c.entries {
 			ss := append([]Source(nil), e.Sources...)
 			sortSources(ss)
-			pc.Entries = mergeEntries(pc.Entries, []Entry{{Mechanism: e.Mechanism, Sources: ss}})
+			entries.add([]Entry{{Mechanism: e.Mechanism, Sources: ss}})
 			for _, s := range ss {
 				outSources[s] = true
 			}
 		}
+		pc.Entries = entries.list
 		if c.certain && c.canon != nil {
-			if text, ok := canonText(c.canon); ok {
+			if text, ok := a.canonText(c.canon); ok {
 				pc.Canonical = text
 			} else {
 				pc.Certain = false
@@ -1451,6 +1703,6 @@ func (a *analyzer) result(top *rel) *Result {
 		res.Relations = append(res.Relations, r)
 	}
 	sort.Slice(res.Relations, func(i, j int) bool { return relationLess(res.Relations[i], res.Relations[j]) })
-	res.RowSignature = hashOf("R", top.rows.sig.String())
+	res.RowSignature = top.rows.key()
 	return res
 }
