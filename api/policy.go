@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"mime"
@@ -45,7 +46,7 @@ func (s *server) policyEvaluate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, policyError(err))
 		return
 	}
-	res, err := policy.Check(policyText, "policy", cs)
+	res, err := policy.Check(r.Context(), policyText, "policy", cs)
 	if err != nil {
 		writeError(w, r, policyError(err))
 		return
@@ -61,6 +62,9 @@ func (s *server) policyEvaluate(w http.ResponseWriter, r *http.Request) {
 }
 
 func policyError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // the request ended first: nothing is wrong with the policy
+	}
 	var pe *policy.Error
 	if errors.As(err, &pe) {
 		ext := []member{{"code", pe.Code}, {"file", pe.File}}

@@ -147,7 +147,7 @@ func (s *server) policyEvaluateArtifacts(w http.ResponseWriter, r *http.Request)
 		writeError(w, r, err)
 		return
 	}
-	res, err := policy.Check(parts["policy"], "policy", cs)
+	res, err := policy.Check(r.Context(), parts["policy"], "policy", cs)
 	if err != nil {
 		writeError(w, r, policyError(err))
 		return

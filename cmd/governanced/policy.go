@@ -230,7 +230,9 @@ func runPolicyCheck(ctx context.Context, o *policyCheckOptions, stdout, stderr i
 	report := policyReport{Verdict: impact.LegacyVerdict(), Summary: impact}
 	var result *policy.Result
 	if pol != nil {
-		result = policy.Evaluate(pol, cs)
+		if result, err = policy.Evaluate(ctx, pol, cs); err != nil {
+			return failed(err)
+		}
 		report.PolicyVerdict = result.Verdict
 		report.PolicyDiagnostics = result.Diagnostics
 		report.PolicyDecision = result.Verdict.Decision

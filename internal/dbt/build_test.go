@@ -82,7 +82,7 @@ func TestRealPairChangeset(t *testing.T) {
 		t.Fatalf("changeset mismatch (-want +got):\n%s", diff)
 	}
 
-	res, err := policy.Check(readFile(t, filepath.Join(pairDir, "example-policy.yml")), "example-policy.yml", cs)
+	res, err := policy.Check(t.Context(), readFile(t, filepath.Join(pairDir, "example-policy.yml")), "example-policy.yml", cs)
 	if err != nil {
 		t.Fatal(err)
 	}

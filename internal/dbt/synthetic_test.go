@@ -408,7 +408,7 @@ func TestBuildGovernanceAwareMeta(t *testing.T) {
 	if _, ok := cs.Models["report"].Meta["governance"]; ok {
 		t.Error("a relation without a governance rule must get no governance meta")
 	}
-	res, err := policy.Check([]byte("version: 1\nrules:\n  - id: pii\n    predicate: { meta: { key: governance.classification, op: eq, value: pii } }\n    action: { type: block }\n"), "p.yml", cs)
+	res, err := policy.Check(t.Context(), []byte("version: 1\nrules:\n  - id: pii\n    predicate: { meta: { key: governance.classification, op: eq, value: pii } }\n    action: { type: block }\n"), "p.yml", cs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func BenchmarkSeedPolicies(b *testing.B) {
 		b.Run(sp.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				Evaluate(p, cs)
+				Evaluate(b.Context(), p, cs)
 			}
 		})
 	}
@@ -93,7 +93,7 @@ func BenchmarkSeedPolicies(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, p := range all {
-				Evaluate(p, cs)
+				Evaluate(b.Context(), p, cs)
 			}
 		}
 	})

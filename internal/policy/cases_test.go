@@ -106,7 +106,7 @@ func TestConformanceCases(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ReadChangeset: %v", err)
 			}
-			res := Evaluate(p, cs)
+			res := mustEvaluate(t, p, cs)
 			got, err := json.Marshal(res.Verdict)
 			if err != nil {
 				t.Fatal(err)

@@ -1,14 +1,17 @@
 package policy
 
+import "context"
+
 // Check is the engine as one call, for callers that hold a policy as bytes
 // (the CLI, the HTTP service): load and validate the policy, then evaluate it
-// on the changeset. An invalid policy is an *Error and nothing is evaluated.
-func Check(policy []byte, policyFile string, cs *Changeset) (*Result, error) {
+// on the changeset. An invalid policy is an *Error and nothing is evaluated;
+// when ctx ends first, the error is ctx's.
+func Check(ctx context.Context, policy []byte, policyFile string, cs *Changeset) (*Result, error) {
 	p, err := Load(policy, policyFile)
 	if err != nil {
 		return nil, err
 	}
-	return Evaluate(p, cs), nil
+	return Evaluate(ctx, p, cs)
 }
 
 // Legacy verdicts, reported when no policy resolves (spec §2.1): the

@@ -8,7 +8,8 @@
 // (§5.3, D-21, …) refer to it.
 //
 // The engine is a pure function of (policy, changeset): no clock, no network, no
-// environment, no logging. Everything that can be decided from the policy text
+// environment, no logging; it only stops early, with the context's error, when
+// the context it is given ends. Everything that can be decided from the policy text
 // is rejected at load time with a stable error code (*Error), so a broken policy
 // fails loudly instead of turning into a fail-closed block at run time.
 //

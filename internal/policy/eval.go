@@ -1,5 +1,7 @@
 package policy
 
+import "context"
+
 // truth is the three-valued result of spec §5.3, with the cause of an unknown
 // kept so the right knob resolves it.
 type truth uint8
@@ -53,9 +55,41 @@ func not(a truth) truth {
 // subject is what one evaluation of a rule sees: a change (scope change) or
 // every change (scope aggregate), and the reach matches it records.
 type subject struct {
-	cs      *Changeset
-	change  *Change // nil for an aggregate evaluation
-	matched []string
+	cs     *Changeset
+	change *Change // nil for an aggregate evaluation
+	// matched are the reached objects proven to match, each once: an
+	// aggregate rule over a pull request whose changes reach the same
+	// objects many times keeps one entry per object.
+	matched map[reachRef]struct{}
+	// ctx is looked at between changes; stopped is set once it has ended,
+	// and then the result is not used.
+	ctx     context.Context
+	stopped bool
+}
+
+// reachRef is a reached object: a model or an exposure (column ""), or a
+// model's column.
+type reachRef struct{ name, column string }
+
+func (s *subject) match(r reachRef) {
+	if s.matched == nil {
+		s.matched = map[reachRef]struct{}{}
+	}
+	s.matched[r] = struct{}{}
+}
+
+// matchedNames are the matched objects as a hit names them (a column as
+// model.column), sorted, each once.
+func (s *subject) matchedNames() []string {
+	out := make([]string, 0, len(s.matched))
+	for r := range s.matched {
+		if r.column == "" {
+			out = append(out, r.name)
+		} else {
+			out = append(out, r.name+"."+r.column)
+		}
+	}
+	return dedupSorted(out)
 }
 
 // metaView is the object a meta leaf reads: a subject column, a reached model,
@@ -144,7 +178,11 @@ func (p *predicate) eval(s *subject) truth {
 	}
 	// Aggregate scope: each leaf is existential over the pull request (D-22).
 	r := tFalse
-	for _, c := range s.cs.Changes {
+	for i, c := range s.cs.Changes {
+		if i%256 == 255 && s.ctx.Err() != nil {
+			s.stopped = true
+			return r
+		}
 		r = or(r, p.evalLeaf(s, c))
 	}
 	return r
@@ -217,7 +255,7 @@ func (p *predicate) evalReach(s *subject, c *Change) truth {
 				match = and(match, p.where.evalWhere(&view))
 			}
 			if t.add(match) {
-				s.matched = append(s.matched, m.Name)
+				s.match(reachRef{name: m.Name})
 			}
 		}
 	case reachColumn:
@@ -236,7 +274,7 @@ func (p *predicate) evalReach(s *subject, c *Change) truth {
 				match = and(match, p.where.evalWhere(&view))
 			}
 			if t.add(match) {
-				s.matched = append(s.matched, col.Model+"."+col.Column)
+				s.match(reachRef{name: col.Model, column: col.Column})
 			}
 		}
 	case reachExposure:
@@ -252,7 +290,7 @@ func (p *predicate) evalReach(s *subject, c *Change) truth {
 				match = p.where.evalWhere(&view)
 			}
 			if t.add(match) {
-				s.matched = append(s.matched, e.Name)
+				s.match(reachRef{name: e.Name})
 			}
 		}
 	}

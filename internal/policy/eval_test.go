@@ -1,11 +1,15 @@
 package policy
 
 import (
+	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/testctx"
 )
 
 var truthNames = map[truth]string{tFalse: "F", tTrue: "T", tMissing: "U(m)", tError: "U(e)"}
@@ -118,6 +122,15 @@ func TestOperators(t *testing.T) {
 	}
 }
 
+func mustEvaluate(t testing.TB, p *Policy, cs *Changeset) *Result {
+	t.Helper()
+	res, err := Evaluate(t.Context(), p, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func mustChangeset(t testing.TB, doc string) *Changeset {
 	t.Helper()
 	cs, err := ReadChangeset([]byte(doc), "cs.json")
@@ -195,7 +208,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Evaluate(p, cs).Verdict
+	v := mustEvaluate(t, p, cs).Verdict
 	if v.Decision != DecisionBlock || v.FiredRules != 2 || !cmp.Equal(v.Hits[1].MatchedReach, []string{"b"}) {
 		t.Errorf("verdict %+v", v)
 	}
@@ -268,7 +281,7 @@ rules:
 	}
 	cs := mustChangeset(t, `{"changeset_version": 1, "models": {"m": {"meta": {"readers": "a"}, "columns": {}}},
 		"changes": [{"model": "m", "column": "c", "kind": "added", "reach": {"resolved": true, "models": [], "columns": null, "exposures": []}}]}`)
-	res := Evaluate(p, cs)
+	res := mustEvaluate(t, p, cs)
 	model, column := "m", "c"
 	want := []Undecided{
 		{RuleID: "tier-check", ChangeModel: &model, ChangeColumn: &column, Cause: "missing", Resolution: "skip"},
@@ -293,12 +306,73 @@ func TestMatchedReachIsCappedButCountIsNot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Evaluate(p, cs).Verdict
+	v := mustEvaluate(t, p, cs).Verdict
 	if got := len(v.Hits[0].MatchedReach); got != 100 {
 		t.Errorf("matched_reach holds %d names, want 100", got)
 	}
 	if v.Notifications[0].Message != "150" {
 		t.Errorf("{reach.count} = %s, want 150", v.Notifications[0].Message)
+	}
+}
+
+// TestAggregateMatchesEachObjectOnce: an aggregate rule over changes that
+// reach the same objects names and counts each object once, a column by
+// model.column — also where that reads like a model's name.
+func TestAggregateMatchesEachObjectOnce(t *testing.T) {
+	change := func(model string) string {
+		return `{"model": "` + model + `", "column": "c", "kind": "logic_changed", "semantic": "meaning_changed",
+			"reach": {"resolved": true, "models": [{"name": "b", "mechanisms": ["derived_recompute"]}, {"name": "b.x", "mechanisms": ["derived_recompute"]}],
+			"columns": [{"model": "b", "column": "x", "mechanism": "derived_recompute"}, {"model": "b", "column": "y", "mechanism": "derived_recompute"}], "exposures": []}}`
+	}
+	cs := mustChangeset(t, `{"changeset_version": 1, "changes": [`+change("a1")+`, `+change("a2")+`, `+change("a3")+`]}`)
+	for _, tc := range []struct {
+		predicate string
+		count     string
+		names     []string
+	}{
+		{"{ reach: { kind: model } }", "2", []string{"b", "b.x"}},
+		{"{ reach: { kind: column } }", "2", []string{"b.x", "b.y"}},
+		{"{ all: [ { reach: { kind: model } }, { reach: { kind: column } } ] }", "3", []string{"b", "b.x", "b.y"}},
+	} {
+		p, err := Load([]byte(`version: 1
+rules:
+  - id: r
+    scope: aggregate
+    predicate: `+tc.predicate+`
+    action: [ { type: warn }, { type: notify, channel: c, target: t, message: "{reach.count}" } ]
+`), "p.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := mustEvaluate(t, p, cs).Verdict
+		if !cmp.Equal(v.Hits[0].MatchedReach, tc.names) || v.Notifications[0].Message != tc.count {
+			t.Errorf("%s: matched %q, count %s; want %q, %s", tc.predicate, v.Hits[0].MatchedReach, v.Notifications[0].Message, tc.names, tc.count)
+		}
+	}
+}
+
+// TestEvaluateStopsWhenTheContextEnds: the engine returns the context's
+// error once it has ended, and looks at it while it works through many
+// changes, in both scopes.
+func TestEvaluateStopsWhenTheContextEnds(t *testing.T) {
+	var changes []string
+	for i := 0; i < 2000; i++ {
+		changes = append(changes, `{"model": "m`+strconv.Itoa(i)+`", "column": "c", "kind": "added",
+			"reach": {"resolved": true, "models": [], "columns": null, "exposures": []}}`)
+	}
+	cs := mustChangeset(t, `{"changeset_version": 1, "changes": [`+strings.Join(changes, ",")+`]}`)
+	for _, scope := range []string{"change", "aggregate"} {
+		p, err := Load([]byte("version: 1\nrules:\n  - id: r\n    scope: "+scope+"\n    predicate: { reach: { kind: model } }\n    action: { type: warn }\n"), "p.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ended, cancel := context.WithCancel(t.Context())
+		cancel()
+		for _, ctx := range []context.Context{ended, testctx.StopAfter(t.Context(), 2)} {
+			if res, err := Evaluate(ctx, p, cs); !errors.Is(err, context.Canceled) || res != nil {
+				t.Errorf("%s scope: %v, %v", scope, res, err)
+			}
+		}
 	}
 }
 
@@ -325,7 +399,7 @@ rules:
 	cs := mustChangeset(t, `{"changeset_version": 1, "models": {"m": {"meta": {"tier": "gold"}, "columns": {}}},
 		"changes": [{"model": "m", "column": "c", "kind": "removed", "provable_test_break": true,
 		"reach": {"resolved": true, "models": [{"name": "down", "mechanisms": null}], "columns": null, "exposures": []}}]}`)
-	got := Evaluate(p, cs).Markdown()
+	got := mustEvaluate(t, p, cs).Markdown()
 	want := "### Policy verdict: BLOCK\n" +
 		"⛔ **Blocked until** the downstream / schema absorbs it (update the test or restore the column) (`test-break`); " +
 		"the change is no longer breaking / it no longer reaches the flagged object (`pr-critical`); " +
@@ -341,7 +415,7 @@ rules:
 		t.Errorf("markdown (-want +got):\n%s", diff)
 	}
 
-	empty := Evaluate(p, mustChangeset(t, `{"changeset_version": 1, "changes": []}`)).Markdown()
+	empty := mustEvaluate(t, p, mustChangeset(t, `{"changeset_version": 1, "changes": []}`)).Markdown()
 	if empty != "### Policy verdict: ALLOW — no rule fired (4 rules evaluated)\n" {
 		t.Errorf("allow without hits: %q", empty)
 	}

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -70,7 +71,7 @@ func ExampleCheck() {
 		fmt.Println(err)
 		return
 	}
-	res, err := policy.Check([]byte(provableBreakPolicy), "policy.yml", cs)
+	res, err := policy.Check(context.Background(), []byte(provableBreakPolicy), "policy.yml", cs)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -106,7 +107,8 @@ func ExampleCheck() {
 func ExampleResult_Markdown() {
 	cs, _ := policy.ReadChangeset([]byte(twoChanges), "changeset.json")
 	p, _ := policy.Load([]byte(provableBreakPolicy), "policy.yml")
-	fmt.Print(policy.Evaluate(p, cs).Markdown())
+	res, _ := policy.Evaluate(context.Background(), p, cs)
+	fmt.Print(res.Markdown())
 	// Output:
 	// ### Policy verdict: BLOCK
 	// ⛔ **Blocked until** the downstream / schema absorbs it (update the test or restore the column) (`provable-break-blocks`) — the gate re-runs on every push and lifts itself; no override needed.
@@ -142,7 +144,8 @@ rules:
         - meta: { key: governance.dataspace.expose, op: is_true }
     action: { type: block }
 `), "policy.yml")
-	v := policy.Evaluate(p, cs).Verdict
+	res, _ := policy.Evaluate(context.Background(), p, cs)
+	v := res.Verdict
 	fmt.Println(v.Decision, v.Hits[0].RuleID)
 	// Output: block pii-in-dataspace
 }

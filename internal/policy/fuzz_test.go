@@ -59,7 +59,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		for _, cs := range samples {
-			res := Evaluate(p, cs)
+			res := mustEvaluate(t, p, cs)
 			if _, err := json.Marshal(res.Verdict); err != nil {
 				t.Fatalf("verdict does not encode: %v", err)
 			}
@@ -94,7 +94,7 @@ func FuzzReadChangeset(f *testing.F) {
 			return
 		}
 		for _, p := range policies {
-			_ = Evaluate(p, cs)
+			_, _ = Evaluate(t.Context(), p, cs)
 		}
 		again, err := json.Marshal(cs)
 		if err != nil {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,8 +70,9 @@ const maxMatchedReach = 100
 
 // Evaluate runs every rule of p against cs and combines the hits into one
 // verdict (spec §5–§6). It is a pure function: the same inputs give the same
-// result, with every order fixed.
-func Evaluate(p *Policy, cs *Changeset) *Result {
+// result, with every order fixed. When ctx ends first it stops and returns
+// ctx's error.
+func Evaluate(ctx context.Context, p *Policy, cs *Changeset) (*Result, error) {
 	v := &Verdict{
 		Decision:       DecisionAllow,
 		Hits:           []Hit{},
@@ -99,13 +101,20 @@ func Evaluate(p *Policy, cs *Changeset) *Result {
 			}
 		}
 		if r.Scope == ScopeAggregate {
-			s := &subject{cs: cs}
-			if r.resolve(s, p.Defaults, diag) {
+			s := &subject{cs: cs, ctx: ctx}
+			fires := r.resolve(s, p.Defaults, diag)
+			if s.stopped {
+				return nil, ctx.Err()
+			}
+			if fires {
 				fire(s)
 			}
 		} else {
-			for _, c := range cs.Changes {
-				s := &subject{cs: cs, change: c}
+			for i, c := range cs.Changes {
+				if i%256 == 0 && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				s := &subject{cs: cs, change: c, ctx: ctx}
 				if r.resolve(s, p.Defaults, diag) {
 					fire(s)
 				}
@@ -118,7 +127,7 @@ func Evaluate(p *Policy, cs *Changeset) *Result {
 	v.FiredRules = fired
 	v.BuildSet = sortedKeys(build)
 	v.TestSet = sortedKeys(test)
-	return &Result{Policy: p, Verdict: v, Diagnostics: diag}
+	return &Result{Policy: p, Verdict: v, Diagnostics: diag}, nil
 }
 
 func severity(decision string) int {
@@ -162,7 +171,7 @@ func (r *Rule) resolve(s *subject, defaults Defaults, diag *Diagnostics) bool {
 
 // hit builds the hit of a fired rule and runs its actions.
 func (r *Rule) hit(s *subject, build, test map[string]struct{}) (Hit, []Notification) {
-	matched := dedupSorted(s.matched)
+	matched := s.matchedNames()
 	h := Hit{
 		RuleID:       r.ID,
 		Decision:     r.Decision(),
