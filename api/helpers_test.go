@@ -38,7 +38,15 @@ type response struct {
 // a second and then ended.
 func do(t testing.TB, h http.Handler, method, target string, body io.Reader, header ...string) response {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	return doWithin(t, h, time.Second, method, target, body, header...)
+}
+
+// doWithin is do with the request's context ending after d: a request whose
+// work honours its context (a policy evaluated from dbt artifacts reads
+// megabytes of JSON) may need more than a second under the race detector.
+func doWithin(t testing.TB, h http.Handler, d time.Duration, method, target string, body io.Reader, header ...string) response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	req := httptest.NewRequestWithContext(ctx, method, target, body)
 	for i := 0; i+1 < len(header); i += 2 {

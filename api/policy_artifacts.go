@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -79,7 +80,7 @@ func artifactError(part string, err error) error {
 
 // changesetFromArtifacts builds the changeset of the posted artifacts: level 2
 // (column lineage) unless the precision part says "model".
-func changesetFromArtifacts(parts map[string][]byte) (*policy.Changeset, string, []string, error) {
+func changesetFromArtifacts(ctx context.Context, parts map[string][]byte) (*policy.Changeset, string, []string, error) {
 	for _, required := range []string{"manifest", "base_manifest"} {
 		if len(parts[required]) == 0 {
 			return nil, "", nil, badRequest("the part %q is required with dbt artifacts (manifest, base_manifest; catalog and base_catalog optional)", required)
@@ -116,11 +117,14 @@ func changesetFromArtifacts(parts map[string][]byte) (*policy.Changeset, string,
 	var cs *policy.Changeset
 	var warnings []string
 	if precision == "model" {
-		cs, warnings, err = dbt.Build(in)
+		cs, warnings, err = dbt.Build(ctx, in)
 	} else {
-		cs, warnings, err = dbt.BuildLevel2(in)
+		cs, warnings, err = dbt.BuildLevel2(ctx, in)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", nil, err // the request ended first
+		}
 		return nil, "", nil, artifactError("manifest", err)
 	}
 	if warnings == nil {
@@ -142,7 +146,7 @@ func (s *server) policyEvaluateArtifacts(w http.ResponseWriter, r *http.Request)
 		writeError(w, r, badRequest("the part %q is required", "policy"))
 		return
 	}
-	cs, precision, warnings, err := changesetFromArtifacts(parts)
+	cs, precision, warnings, err := changesetFromArtifacts(r.Context(), parts)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -64,7 +64,7 @@ trusted as written.`,
 	return c
 }
 
-func runLineage(_ context.Context, o *lineageOptions, stdout, stderr io.Writer) error {
+func runLineage(ctx context.Context, o *lineageOptions, stdout, stderr io.Writer) error {
 	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
 	m, err := readManifest(o.manifest)
 	if err != nil {
@@ -74,7 +74,10 @@ func runLineage(_ context.Context, o *lineageOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return failed(err)
 	}
-	g := dbt.NewGraph(m, cat, 0)
+	g, err := dbt.NewGraph(ctx, m, cat, 0)
+	if err != nil {
+		return failed(err)
+	}
 	for _, w := range append(append([]string{}, m.Warnings...), g.Warnings...) {
 		fmt.Fprintln(stderr, "governanced: warning:", w)
 	}

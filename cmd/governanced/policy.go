@@ -218,7 +218,7 @@ func runPolicyCheck(ctx context.Context, o *policyCheckOptions, stdout, stderr i
 			return failed(err)
 		}
 	}
-	cs, warnings, err := loadChangeset(o, lookup)
+	cs, warnings, err := loadChangeset(ctx, o, lookup)
 	if err != nil {
 		return failed(err)
 	}
@@ -317,7 +317,7 @@ func readRegularFile(path string) ([]byte, error) {
 
 // loadChangeset reads --changeset, or builds the changeset from the dbt
 // artifacts.
-func loadChangeset(o *policyCheckOptions, lookup policy.GovernanceLookup) (*policy.Changeset, []string, error) {
+func loadChangeset(ctx context.Context, o *policyCheckOptions, lookup policy.GovernanceLookup) (*policy.Changeset, []string, error) {
 	if o.changeset != "" {
 		data, err := os.ReadFile(o.changeset)
 		if err != nil {
@@ -344,7 +344,7 @@ func loadChangeset(o *policyCheckOptions, lookup policy.GovernanceLookup) (*poli
 	if in.BaseCatalog, err = readCatalog(o.baseCatalog); err != nil {
 		return nil, nil, err
 	}
-	return buildChangeset(in, o.precision)
+	return buildChangeset(ctx, in, o.precision)
 }
 
 func readManifest(path string) (*dbt.Manifest, error) {

@@ -22,11 +22,11 @@ const (
 // buildChangeset builds the changeset of a pull request's artifacts at the
 // precision asked for; column falls back to model level per model where the
 // SQL cannot be read, and says so in the warnings.
-func buildChangeset(in dbt.Inputs, precision string) (*policy.Changeset, []string, error) {
+func buildChangeset(ctx context.Context, in dbt.Inputs, precision string) (*policy.Changeset, []string, error) {
 	if precision == precisionModel {
-		return dbt.Build(in)
+		return dbt.Build(ctx, in)
 	}
-	return dbt.BuildLevel2(in)
+	return dbt.BuildLevel2(ctx, in)
 }
 
 func newPolicyChangesetCmd(env *cli.Env) *cobra.Command {
@@ -62,7 +62,7 @@ func runPolicyChangeset(ctx context.Context, o *policyCheckOptions, stdout, stde
 			return failed(err)
 		}
 	}
-	cs, warnings, err := loadChangeset(o, lookup)
+	cs, warnings, err := loadChangeset(ctx, o, lookup)
 	if err != nil {
 		return failed(err)
 	}

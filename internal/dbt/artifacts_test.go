@@ -49,7 +49,7 @@ func TestRealManifestsLoad(t *testing.T) {
 // TestAcrossSchemaVersions builds a changeset from the v10 manifest to the v11
 // one: different schemas on the two sides must not trip the builder.
 func TestAcrossSchemaVersions(t *testing.T) {
-	cs, _, err := Build(Inputs{
+	cs, _, err := Build(t.Context(), Inputs{
 		Base:        manifest(t, filepath.Join(referenceDir, "v10-dbt-1.6.0/manifest.json")),
 		Head:        manifest(t, filepath.Join(referenceDir, "v11-dbt-1.7.0/manifest.json")),
 		BaseCatalog: catalog(t, filepath.Join(referenceDir, "v10-dbt-1.6.0/catalog.json")),

@@ -1,10 +1,13 @@
 package dbt
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
 )
 
@@ -21,6 +24,10 @@ type Inputs struct {
 	// Parallelism bounds how many models level 2 analyses at once
 	// (BuildLevel2); 0 means GOMAXPROCS.
 	Parallelism int
+	// LineageBudget bounds the lineage work of each model's SQL at level 2
+	// (zero fields: lineage.DefaultBudget's); a model over it falls back to
+	// level 1.
+	LineageBudget lineage.Budget
 }
 
 // Build produces the level-1 changeset of spec §8 (precision "model"): change
@@ -28,7 +35,8 @@ type Inputs struct {
 // graph, provable test breaks from base tests that survive into head. Level 1
 // never knows mechanisms or column reach, so both are left unknown for the
 // engine to treat fail-safe. It also returns warnings worth showing a user.
-func Build(in Inputs) (*policy.Changeset, []string, error) {
+// It stops early with ctx's error when ctx ends.
+func Build(ctx context.Context, in Inputs) (*policy.Changeset, []string, error) {
 	if in.Base == nil || in.Head == nil {
 		return nil, nil, errors.New("the changeset builder needs both a base and a head manifest")
 	}
@@ -53,6 +61,9 @@ func Build(in Inputs) (*policy.Changeset, []string, error) {
 		Changes:          []*policy.Change{},
 	}
 	for _, uid := range b.order {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		changes := b.diff(uid)
 		if len(changes) == 0 {
 			continue
@@ -74,7 +85,7 @@ func Build(in Inputs) (*policy.Changeset, []string, error) {
 				change.ProvableTestBreak = len(change.BrokenTests) > 0
 				if _, known := model.Columns[c.column]; inHead && !known {
 					// The policy judges a removed column by the meta it had (spec §8.6).
-					if meta := manifestColumn(b.base.relations[uid], c.column).MergedMeta(); len(meta) > 0 {
+					if meta := b.base.docColumn(uid, c.column).MergedMeta(); len(meta) > 0 {
 						model.Columns[c.column] = &policy.Column{Meta: meta}
 					}
 				}
@@ -110,10 +121,31 @@ type side struct {
 	cat       *Catalog
 	relations map[string]*Node
 	children  map[string][]string
+
+	// What is worked out of a node's columns once, however many of its
+	// columns change: a model of n changed columns asks n times.
+	mu          sync.Mutex
+	columnSets  map[string]*columnSet
+	catalogCols map[string]catalogList
+	docColumns  map[string]map[string]*ManifestColumn
+}
+
+// columnSet is a node's column set (columns) and its names.
+type columnSet struct {
+	cols   []column
+	backed bool
+	names  map[string]bool
+}
+
+// catalogList is a node's catalog columns in the warehouse's order.
+type catalogList struct {
+	names []string
+	ok    bool
 }
 
 func newSide(m *Manifest, cat *Catalog) *side {
-	s := &side{m: m, cat: cat, relations: map[string]*Node{}}
+	s := &side{m: m, cat: cat, relations: map[string]*Node{}, columnSets: map[string]*columnSet{},
+		catalogCols: map[string]catalogList{}, docColumns: map[string]map[string]*ManifestColumn{}}
 	for uid, n := range m.Nodes {
 		switch n.ResourceType {
 		case "model", "snapshot", "seed":
@@ -144,8 +176,30 @@ type column struct {
 }
 
 // columns is the column set of a node on this side (spec §8.4): the catalog's
-// when the catalog has the node (catalog-backed), else the documented ones.
+// when the catalog has the node (catalog-backed), else the documented ones,
+// sorted by name. The slice is shared: callers do not modify it.
 func (s *side) columns(uid string) ([]column, bool) {
+	set := s.columnsOf(uid)
+	return set.cols, set.backed
+}
+
+// columnsOf is columns with the names indexed, worked out once per node.
+func (s *side) columnsOf(uid string) *columnSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if set, ok := s.columnSets[uid]; ok {
+		return set
+	}
+	cols, backed := s.readColumns(uid)
+	set := &columnSet{cols: cols, backed: backed, names: make(map[string]bool, len(cols))}
+	for _, c := range cols {
+		set.names[c.name] = true
+	}
+	s.columnSets[uid] = set
+	return set
+}
+
+func (s *side) readColumns(uid string) ([]column, bool) {
 	seen := map[string]bool{}
 	var out []column
 	add := func(name, typ string) {
@@ -189,17 +243,38 @@ func sortColumns(cols []column) {
 	sort.Slice(cols, func(i, j int) bool { return cols[i].name < cols[j].name })
 }
 
-// manifestColumn finds a documented column case-insensitively.
-func manifestColumn(n *Node, name string) *ManifestColumn {
-	if n == nil {
-		return nil
-	}
-	for key, c := range n.Columns {
-		if c != nil && strings.EqualFold(key, name) {
-			return c
+// docColumn finds a node's documented column case-insensitively (name is
+// lowercased); nil when the node does not document it.
+func (s *side) docColumn(uid, name string) *ManifestColumn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cols, ok := s.docColumns[uid]
+	if !ok {
+		n := s.relations[uid]
+		if n != nil {
+			cols = make(map[string]*ManifestColumn, len(n.Columns))
+			for _, key := range sortedKeys(n.Columns) {
+				// Keys differing only in case: the first in byte order, as
+				// documented columns are read everywhere else.
+				if c := n.Columns[key]; c != nil {
+					if _, dup := cols[strings.ToLower(key)]; !dup {
+						cols[strings.ToLower(key)] = c
+					}
+				}
+			}
 		}
+		s.docColumns[uid] = cols
 	}
-	return nil
+	return cols[name]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 type builder struct {
@@ -208,6 +283,8 @@ type builder struct {
 	names      map[string]string // relation uid → changeset name
 	order      []string          // relation uids of base ∪ head in name order
 	tests      []genericTest
+	testsOf    map[string][]int   // node uid → indexes of the tests on it or referencing it
+	byName     map[string][]*Node // lowercased name → base relations
 	reach      map[reachKey]*walked
 }
 

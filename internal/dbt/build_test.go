@@ -70,7 +70,7 @@ func asJSONValue(t *testing.T, v any) any {
 // dbt-bouncer base/head pair gives exactly the level-1 changeset its folder
 // states, and the example policy gives the stated verdict on it.
 func TestRealPairChangeset(t *testing.T) {
-	cs, warnings, err := Build(pairInputs(t))
+	cs, warnings, err := Build(t.Context(), pairInputs(t))
 	if err != nil {
 		t.Fatal(err)
 	}

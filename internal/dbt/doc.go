@@ -12,6 +12,8 @@
 // lineage, so that only the columns whose derivation or row set changed are
 // subjects, each classified, and reach follows column edges with a mechanism
 // each. Graph answers the same lineage questions for one project (the
-// `governanced lineage` command). Models whose SQL cannot be read fall back
-// to level 1, visibly.
+// `governanced lineage` command). Models whose SQL cannot be read, or whose
+// lineage is over its budget (lineage.Budget), fall back to level 1,
+// visibly. Both builders stop with the context's error when their context
+// ends.
 package dbt

@@ -1,6 +1,7 @@
 package dbt_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func ExampleBuild() {
 	in.BaseCatalog, _ = dbt.ReadCatalog(read("base/catalog.json"), "base/catalog.json")
 	in.HeadCatalog, _ = dbt.ReadCatalog(read("head/catalog.json"), "head/catalog.json")
 
-	cs, _, err := dbt.Build(in)
+	cs, _, err := dbt.Build(context.Background(), in)
 	if err != nil {
 		fmt.Println(err)
 		return

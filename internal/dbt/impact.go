@@ -1,10 +1,12 @@
 package dbt
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
 )
 
@@ -21,9 +23,10 @@ type Graph struct {
 }
 
 // NewGraph analyses every model and snapshot of the manifest (in parallel,
-// each parsed once). cat may be nil: then `select *` cannot be expanded and
-// names are trusted as written.
-func NewGraph(m *Manifest, cat *Catalog, parallelism int) *Graph {
+// each parsed once, each within lineage.DefaultBudget). cat may be nil: then
+// `select *` cannot be expanded and names are trusted as written. It stops
+// early with ctx's error when ctx ends.
+func NewGraph(ctx context.Context, m *Manifest, cat *Catalog, parallelism int) (*Graph, error) {
 	s := newSide(m, cat)
 	b := &builder{base: s, head: s, reach: map[reachKey]*walked{}}
 	b.nameNodes()
@@ -35,12 +38,14 @@ func NewGraph(m *Manifest, cat *Catalog, parallelism int) *Graph {
 		}
 	}
 	sort.Strings(uids)
-	analyse(map[*lineageSide][]string{ls: uids}, parallelism)
+	if err := analyse(ctx, map[*lineageSide][]string{ls: uids}, parallelism, lineage.Budget{}); err != nil {
+		return nil, err
+	}
 	g := &Graph{b: b, ls: ls}
 	if !ls.dialectOK {
 		g.Warnings = append(g.Warnings, fmt.Sprintf("adapter %q has no SQL parser (known: %s): no model's lineage is known", m.AdapterType, strings.Join(supportedAdapters(), ", ")))
 	}
-	return g
+	return g, nil
 }
 
 // Node looks a model, snapshot or seed up by its changeset name
@@ -108,7 +113,7 @@ type Impact struct {
 // them.
 func (g *Graph) Downstream(uid, column string) (*Impact, error) {
 	column = strings.ToLower(column)
-	l2 := &level2{builder: g.b, base: g.ls, head: g.ls, reached: map[l2ReachKey]*walked{}}
+	l2 := newLevel2(context.Background(), g.b, g.ls, g.ls)
 	if !l2.columnKnown(g.ls, uid, column) {
 		return nil, fmt.Errorf("%s has no column %q (known: %s)", g.b.nameOf(uid), column, strings.Join(g.Columns(uid), ", "))
 	}
@@ -130,7 +135,7 @@ func (g *Graph) Downstream(uid, column string) (*Impact, error) {
 // reaches the column.
 func (g *Graph) Upstream(uid, column string) (*Impact, error) {
 	column = strings.ToLower(column)
-	l2 := &level2{builder: g.b, base: g.ls, head: g.ls}
+	l2 := newLevel2(context.Background(), g.b, g.ls, g.ls)
 	if !l2.columnKnown(g.ls, uid, column) {
 		return nil, fmt.Errorf("%s has no column %q (known: %s)", g.b.nameOf(uid), column, strings.Join(g.Columns(uid), ", "))
 	}

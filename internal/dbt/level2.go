@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -23,11 +24,20 @@ const DetailRowSetChanged = "row set changed"
 // an adapter without a parser) falls back to level 1 for its own changes,
 // and wherever it lies below a change it is reached with unknown
 // mechanisms and makes the column reach incomplete, so a policy never reads
-// "not found" as proof. The returned warnings say which models fell back
-// and why.
-func BuildLevel2(in Inputs) (*policy.Changeset, []string, error) {
+// "not found" as proof. So does a model whose lineage is over
+// in.LineageBudget. The returned warnings say which models fell back and
+// why.
+//
+// It stops early with ctx's error when ctx ends.
+func BuildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, error) {
+	cs, warnings, _, err := buildLevel2(ctx, in)
+	return cs, warnings, err
+}
+
+// buildLevel2 is BuildLevel2 with the state it walked, for tests to count.
+func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *level2, error) {
 	if in.Base == nil || in.Head == nil {
-		return nil, nil, errors.New("the changeset builder needs both a base and a head manifest")
+		return nil, nil, nil, errors.New("the changeset builder needs both a base and a head manifest")
 	}
 	b := &builder{
 		base:       newSide(in.Base, in.BaseCatalog),
@@ -40,7 +50,7 @@ func BuildLevel2(in Inputs) (*policy.Changeset, []string, error) {
 	warnings = append(warnings, in.Head.Warnings...)
 	b.nameNodes()
 	b.indexBaseTests()
-	l2 := &level2{builder: b, base: newLineageSide(b.base), head: newLineageSide(b.head), reached: map[l2ReachKey]*walked{}}
+	l2 := newLevel2(ctx, b, newLineageSide(b.base), newLineageSide(b.head))
 	for _, ls := range []*lineageSide{l2.head, l2.base} {
 		if !ls.dialectOK {
 			warnings = append(warnings, fmt.Sprintf("adapter %q has no SQL parser (known: %s): its models are compared at model level and reach every descendant with unknown mechanisms",
@@ -58,22 +68,26 @@ func BuildLevel2(in Inputs) (*policy.Changeset, []string, error) {
 		}
 	}
 	work := map[*lineageSide][]string{}
+	starts := make([]string, 0, len(candidates))
+	for uid := range candidates {
+		starts = append(starts, uid)
+	}
 	for _, ls := range []*lineageSide{l2.base, l2.head} {
 		need := map[string]bool{}
-		for uid := range candidates {
+		for _, uid := range starts {
 			if _, ok := ls.relations[uid]; ok {
 				need[uid] = true
 			}
-			for _, d := range ls.descendants(uid) {
-				need[d] = true
-			}
 		}
+		ls.below(starts, func(d string) { need[d] = true })
 		for uid := range need {
 			work[ls] = append(work[ls], uid)
 		}
 		sort.Strings(work[ls])
 	}
-	analyse(work, in.Parallelism)
+	if err := analyse(ctx, work, in.Parallelism, in.LineageBudget); err != nil {
+		return nil, nil, nil, err
+	}
 	warnings = append(warnings, l2.unanalysedWarnings(work)...)
 
 	cs := &policy.Changeset{
@@ -87,6 +101,9 @@ func BuildLevel2(in Inputs) (*policy.Changeset, []string, error) {
 	for _, uid := range b.order {
 		if !candidates[uid] {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, err
 		}
 		changes := l2.diff(uid)
 		if len(changes) == 0 {
@@ -111,12 +128,15 @@ func BuildLevel2(in Inputs) (*policy.Changeset, []string, error) {
 				change.BrokenTests = b.brokenTests(uid, c.column, inHead)
 				change.ProvableTestBreak = len(change.BrokenTests) > 0
 				if _, known := model.Columns[c.column]; inHead && !known {
-					if meta := manifestColumn(b.base.relations[uid], c.column).MergedMeta(); len(meta) > 0 {
+					if meta := b.base.docColumn(uid, c.column).MergedMeta(); len(meta) > 0 {
 						model.Columns[c.column] = &policy.Column{Meta: meta}
 					}
 				}
 			}
 			w := l2.reachOf(uid, c.column, c.kind == policy.KindRemoved, c.rowSet)
+			if l2.err != nil {
+				return nil, nil, nil, l2.err
+			}
 			change.Reach = w.reach
 			cs.Changes = append(cs.Changes, change)
 			for _, m := range w.models {
@@ -137,7 +157,7 @@ func BuildLevel2(in Inputs) (*policy.Changeset, []string, error) {
 		}
 		return a.Kind < c.Kind
 	})
-	return cs, warnings, nil
+	return cs, warnings, l2, nil
 }
 
 func supportedAdapters() []string {
@@ -148,6 +168,20 @@ type level2 struct {
 	*builder
 	base, head *lineageSide
 	reached    map[l2ReachKey]*walked
+	// mechanismSets are the mechanism lists reached models share.
+	mechanismSets map[mechanismBits][]string
+	// walkSteps counts the items the walks took from their queues: the
+	// edges they crossed.
+	walkSteps int
+	// ctx is looked at while walking; err is its error once a walk has
+	// stopped for it.
+	ctx context.Context
+	err error
+}
+
+func newLevel2(ctx context.Context, b *builder, base, head *lineageSide) *level2 {
+	return &level2{builder: b, base: base, head: head, reached: map[l2ReachKey]*walked{},
+		mechanismSets: map[mechanismBits][]string{}, ctx: ctx}
 }
 
 func (l2 *level2) unanalysedWarnings(work map[*lineageSide][]string) []string {

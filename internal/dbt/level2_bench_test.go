@@ -155,7 +155,7 @@ func genColumn(l int, edit bool, _ int) string {
 func TestGeneratedProject(t *testing.T) {
 	base, baseCat := genProject(500, false)
 	head, headCat := genProject(500, true)
-	cs, warnings, err := BuildLevel2(Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat})
+	cs, warnings, err := BuildLevel2(t.Context(), Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func BenchmarkBuildLevel2Generated(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := BuildLevel2(in); err != nil {
+		if _, _, err := BuildLevel2(b.Context(), in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -198,7 +198,7 @@ func BenchmarkBuildLevel2GeneratedParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := BuildLevel2(in); err != nil {
+		if _, _, err := BuildLevel2(b.Context(), in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -213,7 +213,7 @@ func BenchmarkBuildLevel1Generated(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := Build(in); err != nil {
+		if _, _, err := Build(b.Context(), in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -30,6 +30,10 @@ type modelLineage struct {
 	// mechanism each reaches it by.
 	cols  map[string]map[colKey]lineage.Mechanism
 	order []string
+	// feeds is cols inverted: for a source column, the output columns it
+	// reaches (in output order), so that a walk reaching a source finds
+	// them without looking at every output column.
+	feeds map[colKey][]feed
 	// filter are the columns the model uses only to choose rows.
 	filter map[colKey]bool
 	// rowParents are the nodes whose rows feed the model's rows.
@@ -39,6 +43,12 @@ type modelLineage struct {
 }
 
 func (ml *modelLineage) analysed() bool { return ml != nil && ml.reason == "" }
+
+// feed is an output column a source column reaches, and how.
+type feed struct {
+	out  string
+	mech lineage.Mechanism
+}
 
 // lineageSide is one side (base or head) with what level 2 knows of it.
 type lineageSide struct {
@@ -52,6 +62,14 @@ type lineageSide struct {
 	models     map[string]*modelLineage
 	// readers maps a node to the analysed models whose lineage reads it.
 	readers map[string][]string
+	// anyUnanalysed is whether some model of models could not be analysed.
+	anyUnanalysed bool
+	// unanalysedBelow memoises unanalysedBelow for one node, since the
+	// changes of one model are walked one after another.
+	unanalysedUID   string
+	unanalysedBelow []string
+	// graph numbers the lineage for walking, once it is read.
+	graph *walkGraph
 }
 
 // relationParts splits a dbt relation_name ("db"."schema"."name") into its
@@ -167,8 +185,19 @@ func (ls *lineageSide) nodeOf(r lineage.Relation) string {
 }
 
 // catalogColumns lists a node's (or source's) catalog columns in the
-// warehouse's order.
+// warehouse's order. The slice is shared: callers do not modify it.
 func (ls *lineageSide) catalogColumns(uid string) ([]string, bool) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l, ok := ls.catalogCols[uid]
+	if !ok {
+		l.names, l.ok = ls.readCatalogColumns(uid)
+		ls.catalogCols[uid] = l
+	}
+	return l.names, l.ok
+}
+
+func (ls *lineageSide) readCatalogColumns(uid string) ([]string, bool) {
 	if ls.cat == nil {
 		return nil, false
 	}
@@ -246,8 +275,9 @@ func (pc *parseCache) parse(sql string, d sqlparse.Dialect) (*sqlparse.Query, er
 }
 
 // analyse computes the lineage of the given models on each side, in
-// parallel (models are independent), then indexes who reads what.
-func analyse(work map[*lineageSide][]string, parallelism int) {
+// parallel (models are independent), each within budget, then indexes who
+// reads what. It stops early, with ctx's error, when ctx ends.
+func analyse(ctx context.Context, work map[*lineageSide][]string, parallelism int, budget lineage.Budget) error {
 	type job struct {
 		ls  *lineageSide
 		uid string
@@ -271,7 +301,9 @@ func analyse(work map[*lineageSide][]string, parallelism int) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = jobs[i].ls.analyseModel(jobs[i].uid, pc)
+				if ctx.Err() == nil {
+					results[i] = jobs[i].ls.analyseModel(ctx, jobs[i].uid, pc, budget)
+				}
 			}
 		}()
 	}
@@ -280,15 +312,22 @@ func analyse(work map[*lineageSide][]string, parallelism int) {
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for i, j := range jobs {
 		j.ls.models[j.uid] = results[i]
 	}
 	for ls := range work {
 		ls.indexReaders()
 	}
+	return nil
 }
 
-func (ls *lineageSide) analyseModel(uid string, pc *parseCache) *modelLineage {
+// analyseModel reads one model's lineage. A model it cannot read — the
+// SQL does not parse, or its lineage is over budget — has a reason, and
+// level 2 treats it as level 1 does.
+func (ls *lineageSide) analyseModel(ctx context.Context, uid string, pc *parseCache, budget lineage.Budget) *modelLineage {
 	ml := &modelLineage{uid: uid}
 	n := ls.relations[uid]
 	switch {
@@ -311,9 +350,10 @@ func (ls *lineageSide) analyseModel(uid string, pc *parseCache) *modelLineage {
 		ml.reason = "SQL does not parse: " + err.Error()
 		return ml
 	}
-	res, err := lineage.AnalyzeQuery(context.Background(), q, lineage.Options{Catalog: ls.catalog})
+	res, err := lineage.AnalyzeQuery(ctx, q, lineage.Options{Catalog: ls.catalog, Budget: budget})
 	if err != nil {
-		ml.reason = err.Error() // over its lineage budget
+		// Over budget; or ctx ended, and analyse reports that instead.
+		ml.reason = err.Error()
 		return ml
 	}
 	ml.res = res
@@ -324,17 +364,26 @@ func (ls *lineageSide) analyseModel(uid string, pc *parseCache) *modelLineage {
 		}
 	}
 	ml.cols = map[string]map[colKey]lineage.Mechanism{}
+	ml.feeds = map[colKey][]feed{}
 	ml.reads = map[string]bool{}
 	for _, c := range res.Columns {
 		if _, dup := ml.cols[c.Name]; dup {
 			continue
 		}
 		m := map[colKey]lineage.Mechanism{}
+		var keys []colKey
 		for _, s := range c.Sources() {
 			if uid := ls.nodeOf(s.Relation); uid != "" {
-				m[colKey{uid, s.Column}] = s.Mechanism
+				k := colKey{uid, s.Column}
+				if _, dup := m[k]; !dup {
+					keys = append(keys, k)
+				}
+				m[k] = s.Mechanism // two names of one node: the last
 				ml.reads[uid] = true
 			}
+		}
+		for _, k := range keys {
+			ml.feeds[k] = append(ml.feeds[k], feed{c.Name, m[k]})
 		}
 		ml.cols[c.Name] = m
 		ml.order = append(ml.order, c.Name)
@@ -363,8 +412,10 @@ func (ls *lineageSide) analyseModel(uid string, pc *parseCache) *modelLineage {
 
 func (ls *lineageSide) indexReaders() {
 	ls.readers = map[string][]string{}
+	ls.anyUnanalysed = false
 	for uid, ml := range ls.models {
 		if !ml.analysed() {
+			ls.anyUnanalysed = true
 			continue
 		}
 		for p := range ml.reads {
@@ -376,16 +427,21 @@ func (ls *lineageSide) indexReaders() {
 	}
 }
 
-// descendants are the models and snapshots below uid in this side's graph,
-// sorted (tests are not walked into; other node kinds are walked through).
-func (ls *lineageSide) descendants(uid string) []string {
-	seen := map[string]bool{uid: true}
-	queue := []string{uid}
-	var out []string
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, c := range ls.children[cur] {
+// below calls f once on every model and snapshot below any of starts in
+// this side's graph, but not on the starts themselves: one walk, however
+// many starts (tests and exposures are not walked into; other node kinds
+// are walked through).
+func (ls *lineageSide) below(starts []string, f func(uid string)) {
+	seen := make(map[string]bool, len(starts))
+	queue := make([]string, 0, len(starts))
+	for _, s := range starts {
+		if !seen[s] {
+			seen[s] = true
+			queue = append(queue, s)
+		}
+	}
+	for i := 0; i < len(queue); i++ {
+		for _, c := range ls.children[queue[i]] {
 			if seen[c] {
 				continue
 			}
@@ -394,18 +450,16 @@ func (ls *lineageSide) descendants(uid string) []string {
 			case "test", "unit_test", "exposure":
 				continue
 			case "model", "snapshot":
-				out = append(out, c)
+				f(c)
 			}
 			queue = append(queue, c)
 		}
 	}
-	sort.Strings(out)
-	return out
 }
 
-// exposuresOf are the exposures that read uid directly or through nodes
+// findExposures are the exposures that read uid directly or through nodes
 // that are not models (semantic models, metrics, saved queries).
-func (ls *lineageSide) exposuresOf(uid string) []string {
+func (ls *lineageSide) findExposures(uid string) []string {
 	seen := map[string]bool{uid: true}
 	queue := []string{uid}
 	var out []string

@@ -1,8 +1,11 @@
 package dbt
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 
+	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
 )
 
@@ -53,13 +56,12 @@ func boolPtr(b bool) *bool { return &b }
 // columnKnown reports whether the side knows the subject column, so that
 // its reach can be computed (M-11).
 func (l2 *level2) columnKnown(ls *lineageSide, uid, column string) bool {
-	cols, _ := ls.columnSet(uid)
-	for _, c := range cols {
-		if c.name == column {
-			return true
-		}
+	// The column set of columnSet, looked up instead of listed.
+	set, ml := ls.columnsOf(uid), ls.models[uid]
+	if set.names[column] && (set.backed || !ml.analysed() || len(ml.order) == 0) {
+		return true
 	}
-	if ml := ls.models[uid]; ml.analysed() {
+	if ml.analysed() {
 		_, ok := ml.cols[column]
 		return ok
 	}
@@ -74,143 +76,147 @@ func (l2 *level2) walk(ls *lineageSide, uid, column string, rowSet bool) *walked
 // a value edge to the reached column, a row-set edge to the model (column
 // ""); from column "*" stands for "the rows of from's model".
 func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, edge func(from, to colKey, mech string)) *walked {
-	if edge == nil {
-		edge = func(colKey, colKey, string) {}
+	g := ls.walkGraph(l2.nameOf)
+	if g.walk++; g.walk == 0 { // wrapped: forget every mark
+		clear(g.slotSeen)
+		clear(g.slotListed)
+		clear(g.nodeRowDone)
+		clear(g.nodeReached)
+		g.walk = 1
 	}
-	mechs := map[string]map[string]bool{} // model → mechanisms
-	listed := map[colKey]string{}         // reached column → mechanism
-	visited := map[colKey]bool{}
-	rowDone := map[string]bool{}
-	unknown := map[string]bool{}
-
-	type item struct {
-		col colKey
-		row string // a model whose rows changed
-	}
-	var queue []item
-	addMech := func(m, mech string) {
-		if mechs[m] == nil {
-			mechs[m] = map[string]bool{}
+	stamp := g.walk
+	var reached []int32 // nodes reached, with their mechanisms in nodeMechs
+	addMech := func(node int32, bit mechanismBits) {
+		if g.nodeReached[node] != stamp {
+			g.nodeReached[node] = stamp
+			g.nodeMechs[node] = 0
+			reached = append(reached, node)
 		}
-		mechs[m][mech] = true
+		g.nodeMechs[node] |= bit
 	}
-	queue = append(queue, item{col: colKey{uid, column}})
-	if rowSet {
-		queue = append(queue, item{row: uid})
+	var listed []int32 // columns reached by value
+	rowset := mechanismBit(policy.MechanismRowsetFilter)
+
+	// The queue holds a column's slot, or -1-node for a model whose rows
+	// changed. Its array is the last walk's.
+	queue := g.queue[:0]
+	defer func() { g.queue = queue[:0] }()
+	if s, ok := g.slotOf[colKey{uid, column}]; ok {
+		queue = append(queue, s)
 	}
-	for len(queue) > 0 {
-		it := queue[0]
-		queue = queue[1:]
-		if it.row != "" {
-			if rowDone[it.row] {
+	if node, ok := g.nodeOf[uid]; ok && rowSet {
+		queue = append(queue, -1-node)
+	}
+	// Every item taken is an edge crossed (or the start): a walk costs what
+	// it reaches, with the context looked at now and then.
+	for i := 0; i < len(queue); i++ {
+		l2.walkSteps++
+		if i%4096 == 4095 && l2.ctx.Err() != nil {
+			l2.err = l2.ctx.Err()
+			return &walked{}
+		}
+		if it := queue[i]; it < 0 {
+			node := -1 - it
+			if g.nodeRowDone[node] == stamp {
 				continue
 			}
-			rowDone[it.row] = true
-			if ml := ls.models[it.row]; ml.analysed() {
-				for _, c := range ml.order {
-					queue = append(queue, item{col: colKey{it.row, c}})
+			g.nodeRowDone[node] = stamp
+			queue = append(queue, g.columns[node]...)
+			for _, r := range g.rowReaders[node] {
+				if edge != nil {
+					edge(colKey{g.uids[node], "*"}, colKey{g.uids[r], ""}, policy.MechanismRowsetFilter)
 				}
-			}
-			for _, r := range ls.readers[it.row] {
-				if ls.models[r].rowParents[it.row] {
-					edge(colKey{it.row, "*"}, colKey{r, ""}, policy.MechanismRowsetFilter)
-					addMech(r, policy.MechanismRowsetFilter)
-					queue = append(queue, item{row: r})
-				}
+				addMech(r, rowset)
+				queue = append(queue, -1-r)
 			}
 			continue
 		}
-		if visited[it.col] {
+		s := queue[i]
+		if g.slotSeen[s] == stamp {
 			continue
 		}
-		visited[it.col] = true
-		for _, r := range ls.readers[it.col.uid] {
-			ml := ls.models[r]
-			for _, out := range ml.order {
-				m, ok := ml.cols[out][it.col]
-				if !ok {
-					continue
+		g.slotSeen[s] = stamp
+		for _, r := range g.readers[g.slotNode[s]] {
+			for _, f := range g.feeds[r][s] {
+				if edge != nil {
+					edge(g.slotKey(s), g.slotKey(f.slot), f.mech.String())
 				}
-				k := colKey{r, out}
-				edge(it.col, k, m.String())
-				if _, done := listed[k]; !done {
-					listed[k] = m.String()
-					addMech(r, m.String())
+				if g.slotListed[f.slot] != stamp {
+					g.slotListed[f.slot] = stamp
+					g.slotMech[f.slot] = f.mech
+					listed = append(listed, f.slot)
+					addMech(r, mechanismBit(f.mech.String()))
 				}
-				queue = append(queue, item{col: k})
+				queue = append(queue, f.slot)
 			}
-			if ml.filter[it.col] {
-				edge(it.col, colKey{r, ""}, policy.MechanismRowsetFilter)
-				addMech(r, policy.MechanismRowsetFilter)
-				queue = append(queue, item{row: r})
+			if g.filters[r][s] {
+				if edge != nil {
+					edge(g.slotKey(s), colKey{g.uids[r], ""}, policy.MechanismRowsetFilter)
+				}
+				addMech(r, rowset)
+				queue = append(queue, -1-r)
 			}
 		}
 	}
 
-	// Unanalysable models below the subject, and all below them (M-9).
-	for _, d := range ls.descendants(uid) {
-		if unknown[d] {
-			continue
-		}
-		if ml := ls.models[d]; ml != nil && !ml.analysed() {
-			unknown[d] = true
-			for _, dd := range ls.descendants(d) {
-				unknown[dd] = true
-			}
+	// Unknown: whatever lies below a model under the subject that could not
+	// be analysed (M-9), and below a child that lineage says reads nothing
+	// of a reached model although the graph says it depends on it (its SQL
+	// names the parent in a way that could not be mapped, so its reach is
+	// unknown, not empty). One walk from all of them.
+	taint := append([]string(nil), ls.unanalysedUnder(uid)...)
+	start, ok := g.nodeOf[uid]
+	if ok {
+		taint = append(taint, g.unmapped[start]...)
+	}
+	for _, node := range reached {
+		taint = append(taint, g.unmapped[node]...)
+	}
+	unknown := make(map[int32]bool, len(taint))
+	markUnknown := func(m string) {
+		node := g.nodeOf[m] // every model is a node
+		unknown[node] = true
+		if g.nodeReached[node] != stamp {
+			g.nodeReached[node] = stamp
+			reached = append(reached, node)
 		}
 	}
-	// Children that lineage says read nothing of a reached model although
-	// the graph says they depend on it: their SQL names the parent in a way
-	// that could not be mapped, so their reach is unknown, not empty.
-	reachedModels := map[string]bool{uid: true}
-	for m := range mechs {
-		reachedModels[m] = true
+	for _, t := range taint {
+		markUnknown(t)
 	}
-	for m := range reachedModels {
-		if n := ls.relations[m]; n != nil && n.Config.Materialized == "ephemeral" {
-			continue
-		}
-		for _, c := range ls.children[m] {
-			if p := resourcePrefix(c); p != "model" && p != "snapshot" {
-				continue
-			}
-			ml := ls.models[c]
-			if ml.analysed() && !ml.reads[m] && !unknown[c] {
-				unknown[c] = true
-				for _, dd := range ls.descendants(c) {
-					unknown[dd] = true
-				}
-			}
-		}
+	if len(taint) > 0 {
+		ls.below(taint, markUnknown)
 	}
 
-	w := &walked{reach: policy.Reach{Resolved: true, Models: []policy.ReachedModel{}, Columns: []policy.ReachedColumn{},
-		ColumnsComplete: boolPtr(len(unknown) == 0), Exposures: []policy.ReachedExposure{}}}
-	models := map[string]bool{}
-	for m := range mechs {
-		models[m] = true
-	}
-	for m := range unknown {
-		models[m] = true
-	}
-	for m := range models {
-		w.models = append(w.models, m)
-		rm := policy.ReachedModel{Name: l2.nameOf(m)}
-		if !unknown[m] {
-			for mech := range mechs[m] {
-				rm.Mechanisms = append(rm.Mechanisms, mech)
-			}
-			sort.Strings(rm.Mechanisms)
+	w := &walked{reach: policy.Reach{Resolved: true, Models: make([]policy.ReachedModel, 0, len(reached)),
+		Columns: make([]policy.ReachedColumn, 0, len(listed)), ColumnsComplete: boolPtr(len(unknown) == 0),
+		Exposures: []policy.ReachedExposure{}}}
+	slices.SortFunc(reached, func(a, b int32) int { return cmp.Compare(g.nodeRank[a], g.nodeRank[b]) })
+	for _, node := range reached {
+		rm := policy.ReachedModel{Name: g.names[node]}
+		if !unknown[node] {
+			rm.Mechanisms = l2.mechanismSet(g.nodeMechs[node])
 		}
 		w.reach.Models = append(w.reach.Models, rm)
 	}
-	for k, mech := range listed {
-		mech := mech
-		w.reach.Columns = append(w.reach.Columns, policy.ReachedColumn{Model: l2.nameOf(k.uid), Column: k.col, Mechanism: &mech})
+	slices.SortFunc(listed, func(a, b int32) int { return cmp.Compare(g.slotRank[a], g.slotRank[b]) })
+	for _, s := range listed {
+		w.reach.Columns = append(w.reach.Columns, policy.ReachedColumn{Model: g.names[g.slotNode[s]],
+			Column: g.slotCol[s], Mechanism: mechanismName(g.slotMech[s].String())})
+	}
+	slices.Sort(reached) // node order is unique_id order
+	w.models = make([]string, len(reached))
+	for i, node := range reached {
+		w.models[i] = g.uids[node]
 	}
 	exposures := map[string]bool{}
-	for _, m := range append([]string{uid}, w.models...) {
-		for _, e := range ls.exposuresOf(m) {
+	if ok {
+		for _, e := range g.exposuresOf(ls, start) {
+			exposures[e] = true
+		}
+	}
+	for _, node := range reached {
+		for _, e := range g.exposuresOf(ls, node) {
 			exposures[e] = true
 		}
 	}
@@ -218,16 +224,72 @@ func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, ed
 		w.exposures = append(w.exposures, e)
 		w.reach.Exposures = append(w.reach.Exposures, policy.ReachedExposure{Name: l2.exposureName(e)})
 	}
-	sort.Strings(w.models)
-	sort.Strings(w.exposures)
-	sort.Slice(w.reach.Models, func(i, j int) bool { return w.reach.Models[i].Name < w.reach.Models[j].Name })
-	sort.Slice(w.reach.Columns, func(i, j int) bool {
-		a, b := w.reach.Columns[i], w.reach.Columns[j]
-		if a.Model != b.Model {
-			return a.Model < b.Model
-		}
-		return a.Column < b.Column
-	})
-	sort.Slice(w.reach.Exposures, func(i, j int) bool { return w.reach.Exposures[i].Name < w.reach.Exposures[j].Name })
+	slices.Sort(w.exposures)
+	slices.SortFunc(w.reach.Exposures, func(a, b policy.ReachedExposure) int { return strings.Compare(a.Name, b.Name) })
 	return w
+}
+
+// unanalysedUnder lists the models below uid whose lineage is unknown.
+func (ls *lineageSide) unanalysedUnder(uid string) []string {
+	if !ls.anyUnanalysed {
+		return nil
+	}
+	if ls.unanalysedUID == uid {
+		return ls.unanalysedBelow
+	}
+	var out []string
+	ls.below([]string{uid}, func(d string) {
+		if ml := ls.models[d]; ml != nil && !ml.analysed() {
+			out = append(out, d)
+		}
+	})
+	ls.unanalysedUID, ls.unanalysedBelow = uid, out
+	return out
+}
+
+// mechanismName is a mechanism's name as a reached column carries it: one
+// string per mechanism, shared by every column it reaches.
+func mechanismName(m string) *string {
+	if p, ok := mechanismNames[m]; ok {
+		return p
+	}
+	return &m
+}
+
+var mechanismNames = func() map[string]*string {
+	out := map[string]*string{}
+	for _, m := range []string{policy.MechanismDirectPassthrough, policy.MechanismRenamedPassthrough,
+		policy.MechanismDerivedRecompute, policy.MechanismRowsetFilter} {
+		out[m] = &m
+	}
+	return out
+}()
+
+// mechanismBits is a set of mechanisms, one bit per name of
+// mechanismOrder.
+type mechanismBits uint8
+
+// mechanismOrder are the mechanisms a walk meets, sorted: every lineage
+// mechanism's name (unknown for none) and rowset_filter.
+var mechanismOrder = []string{policy.MechanismDerivedRecompute, policy.MechanismDirectPassthrough,
+	policy.MechanismRenamedPassthrough, policy.MechanismRowsetFilter, lineage.Mechanism(0).String()}
+
+func mechanismBit(name string) mechanismBits {
+	return 1 << slices.Index(mechanismOrder, name)
+}
+
+// mechanismSet is a reached model's mechanisms, sorted. Models reached the
+// same ways share one slice (the changeset's readers do not modify it).
+func (l2 *level2) mechanismSet(set mechanismBits) []string {
+	if shared, ok := l2.mechanismSets[set]; ok {
+		return shared
+	}
+	var out []string
+	for i, name := range mechanismOrder {
+		if set&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	l2.mechanismSets[set] = out
+	return out
 }

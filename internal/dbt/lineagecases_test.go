@@ -221,7 +221,7 @@ func runChangesetCase(t *testing.T, dir string) (id, doubt, diff string) {
 		BaseCatalog: catalog(t, filepath.Join(dir, "base/catalog.json")),
 		HeadCatalog: catalog(t, filepath.Join(dir, "head/catalog.json")),
 	}
-	cs, _, err := BuildLevel2(in)
+	cs, _, err := BuildLevel2(t.Context(), in)
 	if err != nil {
 		return c.ID, c.UpstreamDoubt, "build: " + err.Error()
 	}

@@ -41,7 +41,7 @@ type exposure struct {
 	meta           map[string]any
 }
 
-func (p project) manifest(t *testing.T) *Manifest {
+func (p project) manifest(t testing.TB) *Manifest {
 	t.Helper()
 	nodes := map[string]any{}
 	children := map[string][]string{}
@@ -112,7 +112,7 @@ func (p project) manifest(t *testing.T) *Manifest {
 	return m
 }
 
-func (p project) catalog(t *testing.T) *Catalog {
+func (p project) catalog(t testing.TB) *Catalog {
 	t.Helper()
 	nodes := map[string]any{}
 	for _, m := range p.models {
@@ -223,7 +223,7 @@ func TestBuildKindsReachAndBreaks(t *testing.T) {
 	head.models[1].compiled = "select id, amount::bigint as amount, 1 as flag from stg"
 	head.models[1].checksum = "m2"
 	head.models[1].catalog = map[string]string{"id": "INTEGER ", "amount": "bigint", "flag": "integer"}
-	cs, _, err := Build(Inputs{Base: base.manifest(t), Head: head.manifest(t), BaseCatalog: base.catalog(t), HeadCatalog: head.catalog(t)})
+	cs, _, err := Build(t.Context(), Inputs{Base: base.manifest(t), Head: head.manifest(t), BaseCatalog: base.catalog(t), HeadCatalog: head.catalog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestBuildDeletedModelAndRelationshipsBreak(t *testing.T) {
 	head.models = append(head.models, model{uid: rpt, name: "report", compiled: "select * from stg", checksum: "r2", deps: []string{stg}})
 	head.tests = head.tests[1:] // the deleted model's own test went with it
 	// … but report survives re-pointed, and its relationships test to orders stays.
-	cs, _, err := Build(Inputs{Base: base.manifest(t), Head: head.manifest(t), BaseCatalog: base.catalog(t), HeadCatalog: head.catalog(t)})
+	cs, _, err := Build(t.Context(), Inputs{Base: base.manifest(t), Head: head.manifest(t), BaseCatalog: base.catalog(t), HeadCatalog: head.catalog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestBuildWithoutCatalogs(t *testing.T) {
 	head.models[2].checksum = "r2"
 	head.models[2].compiled = "select * from orders where 1=1"
 	head.noChild = true // and the graph comes from depends_on
-	cs, _, err := Build(Inputs{Base: base.manifest(t), Head: head.manifest(t)})
+	cs, _, err := Build(t.Context(), Inputs{Base: base.manifest(t), Head: head.manifest(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestBuildNamesVersionsAndCollisions(t *testing.T) {
 		{uid: "model.shop.dup", name: "dup", checksum: "b"},
 		{uid: "model.other.dup", name: "dup", checksum: "b"},
 	}}
-	cs, _, err := Build(Inputs{Base: base.manifest(t), Head: head.manifest(t)})
+	cs, _, err := Build(t.Context(), Inputs{Base: base.manifest(t), Head: head.manifest(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestBuildRenameWithRenamedTestIsNotABreak(t *testing.T) {
 	head := baseProject()
 	head.models[1].catalog = map[string]string{"id": "integer", "amount": "decimal", "order_status": "varchar"}
 	head.tests[0] = test{uid: "test.shop.not_null_orders_order_status", name: "not_null", attached: mart, column: "order_status", deps: []string{mart}}
-	cs, _, err := Build(Inputs{Base: base.manifest(t), Head: head.manifest(t), BaseCatalog: base.catalog(t), HeadCatalog: head.catalog(t)})
+	cs, _, err := Build(t.Context(), Inputs{Base: base.manifest(t), Head: head.manifest(t), BaseCatalog: base.catalog(t), HeadCatalog: head.catalog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func TestBuildGovernanceAwareMeta(t *testing.T) {
 	head := baseProject()
 	head.models[1].checksum = "m2"
 	head.models[1].compiled = "select 2"
-	cs, _, err := Build(Inputs{
+	cs, _, err := Build(t.Context(), Inputs{
 		Base: base.manifest(t), Head: head.manifest(t),
 		Governance: fakeGovernance{"wh.marts.orders": {"classification": "pii", "dataspace": map[string]any{"expose": false}}},
 	})
@@ -418,7 +418,7 @@ func TestBuildGovernanceAwareMeta(t *testing.T) {
 }
 
 func TestBuildNeedsBothManifests(t *testing.T) {
-	if _, _, err := Build(Inputs{Head: baseProject().manifest(t)}); err == nil {
+	if _, _, err := Build(t.Context(), Inputs{Head: baseProject().manifest(t)}); err == nil {
 		t.Error("Build without a base manifest must fail")
 	}
 }

@@ -15,7 +15,7 @@ type genericTest struct {
 }
 
 // indexBaseTests indexes every generic test of the base manifest by the
-// columns it targets.
+// nodes it targets.
 func (b *builder) indexBaseTests() {
 	for uid, n := range b.base.m.Nodes {
 		if n.ResourceType != "test" || n.TestMetadata == nil || n.TestMetadata.Name == "" {
@@ -41,6 +41,13 @@ func (b *builder) indexBaseTests() {
 		b.tests = append(b.tests, t)
 	}
 	sort.Slice(b.tests, func(i, j int) bool { return b.tests[i].id < b.tests[j].id })
+	b.testsOf = map[string][]int{}
+	for i, t := range b.tests {
+		b.testsOf[t.model] = append(b.testsOf[t.model], i)
+		if t.refModel != "" && t.refModel != t.model {
+			b.testsOf[t.refModel] = append(b.testsOf[t.refModel], i)
+		}
+	}
 }
 
 func (b *builder) onlyRelation(deps []string) string {
@@ -61,16 +68,12 @@ func (b *builder) onlyRelation(deps []string) string {
 // rename that renamed the test too gives the test a new id, so it is not a
 // break.
 func (b *builder) brokenTests(uid, col string, modelInHead bool) []string {
-	if modelInHead {
-		headCols, _ := b.head.columns(uid)
-		for _, c := range headCols {
-			if c.name == col {
-				return nil // the column is still there: nothing is provable
-			}
-		}
+	if modelInHead && b.head.columnsOf(uid).names[col] {
+		return nil // the column is still there: nothing is provable
 	}
 	var out []string
-	for _, t := range b.tests {
+	for _, i := range b.testsOf[uid] { // in id order
+		t := b.tests[i]
 		if n := b.head.m.Nodes[t.id]; n == nil || n.ResourceType != "test" {
 			continue
 		}
@@ -126,7 +129,14 @@ func (b *builder) resolveRef(to string) string {
 		return ""
 	}
 	var candidates []*Node
-	for _, n := range b.base.relations {
+	if b.byName == nil {
+		b.byName = map[string][]*Node{}
+		for _, n := range b.base.relations {
+			lower := strings.ToLower(n.Name)
+			b.byName[lower] = append(b.byName[lower], n)
+		}
+	}
+	for _, n := range b.byName[strings.ToLower(name)] {
 		if strings.EqualFold(n.Name, name) && (pkg == "" || n.PackageName == pkg) {
 			candidates = append(candidates, n)
 		}
