@@ -242,8 +242,8 @@ func TestWideModel(t *testing.T) {
 
 // TestChainedModels: 3,000 changed models in a chain, each change reaching
 // every model below it. The reach the changeset carries grows with the
-// square of the chain (9.0 million entries); the walks' work is what they
-// reach, one step a reached column.
+// square of the chain (9.0 million entries, inside DefaultReachBudget);
+// the walks' work is what they reach, one step a reached column.
 func TestChainedModels(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -265,8 +265,8 @@ func TestChainedModels(t *testing.T) {
 	if l2.walkSteps > columns+len(cs.Changes) {
 		t.Errorf("%d walk steps for %d reached columns", l2.walkSteps, columns)
 	}
-	if entries != 2*columns {
-		t.Errorf("%d reach entries for %d reached columns: every column should be a model's", entries, columns)
+	if entries != 2*columns || entries > DefaultReachBudget {
+		t.Errorf("%d reach entries for %d reached columns, and a budget of %d", entries, columns, DefaultReachBudget)
 	}
 	res, err := policy.Evaluate(t.Context(), mustPolicy(t, chainPolicy), cs)
 	if err != nil || res.Verdict.Decision != policy.DecisionWarn {
@@ -294,6 +294,40 @@ func mustPolicy(t testing.TB, text string) *policy.Policy {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestReachBudget: past the changeset's reach budget, the changes left
+// carry an unresolved reach, which a policy treats fail-safe, and a
+// warning says how many; the changeset is still one the engine reads.
+func TestReachBudget(t *testing.T) {
+	base, head := chainProject(t, 200, false), chainProject(t, 200, true)
+	for _, build := range []struct {
+		name string
+		fn   func(context.Context, Inputs) (*policy.Changeset, []string, error)
+	}{{"level 1", Build}, {"level 2", BuildLevel2}} {
+		in := inputs(t, base, head)
+		in.ReachBudget = 5000
+		cs, warnings, err := build.fn(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resolved, entries := 0, 0
+		for _, c := range cs.Changes {
+			if c.Reach.Resolved {
+				resolved++
+				entries += len(c.Reach.Models) + len(c.Reach.Columns) + len(c.Reach.Exposures)
+			}
+		}
+		unresolved := len(cs.Changes) - resolved
+		want := fmt.Sprintf("%d changes have an unresolved reach: the changeset's reach is over its budget of 5000", unresolved)
+		if unresolved == 0 || len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) {
+			t.Errorf("%s: %d of %d resolved; warnings %q", build.name, resolved, len(cs.Changes), warnings)
+		}
+		if entries < 5000 || entries > 5000+400 {
+			t.Errorf("%s: %d entries carried for a budget of 5000", build.name, entries)
+		}
+		roundTrip(t, cs)
+	}
 }
 
 // TestBuildStopsWhenTheContextEnds: both builders return the context's

@@ -3,6 +3,7 @@ package dbt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -28,6 +29,10 @@ type Inputs struct {
 	// (zero fields: lineage.DefaultBudget's); a model over it falls back to
 	// level 1.
 	LineageBudget lineage.Budget
+	// ReachBudget bounds the reach the changeset carries, in entries
+	// summed over the changes (0: DefaultReachBudget); the changes past it
+	// have an unresolved reach.
+	ReachBudget int
 }
 
 // Build produces the level-1 changeset of spec §8 (precision "model"): change
@@ -60,6 +65,7 @@ func Build(ctx context.Context, in Inputs) (*policy.Changeset, []string, error) 
 		Exposures:        map[string]*policy.Exposure{},
 		Changes:          []*policy.Change{},
 	}
+	spent := newReachBudget(in.ReachBudget)
 	for _, uid := range b.order {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -90,9 +96,14 @@ func Build(ctx context.Context, in Inputs) (*policy.Changeset, []string, error) 
 					}
 				}
 			}
+			cs.Changes = append(cs.Changes, change)
+			if !spent.allows() {
+				change.Reach = policy.Reach{Models: []policy.ReachedModel{}, Exposures: []policy.ReachedExposure{}}
+				continue
+			}
 			w := b.reachOf(uid, c.kind == policy.KindRemoved)
 			change.Reach = w.reach
-			cs.Changes = append(cs.Changes, change)
+			spent.spend(&change.Reach)
 			for _, m := range w.models {
 				b.addModel(cs, m)
 			}
@@ -100,6 +111,9 @@ func Build(ctx context.Context, in Inputs) (*policy.Changeset, []string, error) 
 				b.addExposure(cs, e)
 			}
 		}
+	}
+	if w := spent.warning(); w != "" {
+		warnings = append(warnings, w)
 	}
 	sort.SliceStable(cs.Changes, func(i, j int) bool {
 		a, c := cs.Changes[i], cs.Changes[j]
@@ -600,4 +614,50 @@ func (b *builder) addExposure(cs *policy.Changeset, uid string) {
 		}
 	}
 	cs.Exposures[name] = out
+}
+
+// DefaultReachBudget is Inputs.ReachBudget when it is zero. A chain of
+// 3,000 changed models, each reaching every model below it by one column,
+// carries 9.0 million entries and fits: building that changeset and a
+// verdict on it allocates 774 MB (BenchmarkChainedModels), and a
+// changeset's reach costs memory in proportion.
+const DefaultReachBudget = 10_000_000
+
+// reachBudget bounds the reach a changeset carries: the entries (reached
+// models, columns and exposures) of every change's reach, summed. A change
+// near the top of a long chain reaches everything below it, so the sum
+// grows with the square of the chain; once it is spent, the changes left
+// carry an unresolved reach, which a policy treats fail-safe, and a warning
+// says how many.
+type reachBudget struct {
+	limit, left int
+	over        int // changes whose reach was not computed
+}
+
+func newReachBudget(limit int) *reachBudget {
+	if limit <= 0 {
+		limit = DefaultReachBudget
+	}
+	return &reachBudget{limit: limit, left: limit}
+}
+
+// allows reports whether the next change may have its reach computed.
+func (rb *reachBudget) allows() bool {
+	if rb.left > 0 {
+		return true
+	}
+	rb.over++
+	return false
+}
+
+func (rb *reachBudget) spend(r *policy.Reach) {
+	rb.left -= len(r.Models) + len(r.Columns) + len(r.Exposures)
+}
+
+// warning says which changes lost their reach, "" when none did.
+func (rb *reachBudget) warning() string {
+	if rb.over == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d changes have an unresolved reach: the changeset's reach is over its budget of %d reached entries (models, columns and exposures, summed over the changes)", rb.over, rb.limit)
 }

@@ -14,6 +14,6 @@
 // each. Graph answers the same lineage questions for one project (the
 // `governanced lineage` command). Models whose SQL cannot be read, or whose
 // lineage is over its budget (lineage.Budget), fall back to level 1,
-// visibly. Both builders stop with the context's error when their context
-// ends.
+// visibly; a changeset's reach is bounded too (Inputs.ReachBudget). Both
+// builders stop with the context's error when their context ends.
 package dbt

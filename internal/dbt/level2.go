@@ -98,6 +98,7 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 		Exposures:        map[string]*policy.Exposure{},
 		Changes:          []*policy.Change{},
 	}
+	spent := newReachBudget(in.ReachBudget)
 	for _, uid := range b.order {
 		if !candidates[uid] {
 			continue
@@ -133,12 +134,17 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 					}
 				}
 			}
+			cs.Changes = append(cs.Changes, change)
+			if !spent.allows() {
+				change.Reach = policy.Reach{Models: []policy.ReachedModel{}, ColumnsComplete: boolPtr(false), Exposures: []policy.ReachedExposure{}}
+				continue
+			}
 			w := l2.reachOf(uid, c.column, c.kind == policy.KindRemoved, c.rowSet)
 			if l2.err != nil {
 				return nil, nil, nil, l2.err
 			}
 			change.Reach = w.reach
-			cs.Changes = append(cs.Changes, change)
+			spent.spend(&change.Reach)
 			for _, m := range w.models {
 				b.addModel(cs, m)
 			}
@@ -146,6 +152,9 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 				b.addExposure(cs, e)
 			}
 		}
+	}
+	if w := spent.warning(); w != "" {
+		warnings = append(warnings, w)
 	}
 	sort.SliceStable(cs.Changes, func(i, j int) bool {
 		a, c := cs.Changes[i], cs.Changes[j]
