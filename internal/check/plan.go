@@ -58,6 +58,33 @@ type Options struct {
 	// tree root, the rest of the files the server's own) is read this way,
 	// so that its files are named exactly as the served tree's.
 	Rooted bool
+	// Mounts, when given, are the only places relative paths name: each
+	// relative path (a PATH argument, the overlay directory, an owners
+	// file, the placeholder map) is read from the mount whose Display
+	// holds it, and Dir is not used. A server names its inputs this way
+	// by where they are in the tree it serves (apps/a/governance.yaml),
+	// not by where that tree is mounted on its disk, so that every answer
+	// reads the same on every replica.
+	Mounts []Mount
+	// NoInferFromDir leaves a base unchanged when no overlay name is
+	// given: no overlay beside it is paired by its app name (the
+	// library's from_file_with_override with infer_from_dir=False, where
+	// pairing by the app directory's name is the check's default).
+	// Overlays in OverlayDir still pair by app name: naming the directory
+	// asks for them.
+	NoInferFromDir bool
+}
+
+// Mount makes a file or directory of the check's file system appear at a
+// display path of the caller's choosing (Options.Mounts).
+type Mount struct {
+	// Display is a relative display path ("." for the top); what lies
+	// under it is read under Name. A longer Display shadows a shorter one.
+	Display string
+	// Name is the file system name it stands for: a name in FS, or with
+	// FS nil or Rooted an absolute path's name in the root file system
+	// (without the leading slash).
+	Name string
 }
 
 // Budget bounds what one check may cost, for a server checking a tree a
@@ -180,6 +207,7 @@ type Plan struct {
 
 	inputs   Inputs
 	strict   bool
+	noInfer  bool      // Options.NoInferFromDir
 	owners   int       // how many owners files were named
 	overlays int       // overlays found, paired or not
 	findings []Finding // about the paths, the overlay directory, the owners and placeholders
@@ -403,7 +431,7 @@ func (p *planner) candidates(b *planFile) []*planFile {
 	app := appName(b.display)
 	var out []*planFile
 	for _, o := range p.poolDirs[b.dirID] {
-		beside := app != "" && o.name == app
+		beside := app != "" && o.name == app && !p.opts.NoInferFromDir
 		if p.opts.OverlayName != nil {
 			beside = o.name == *p.opts.OverlayName
 		}
@@ -454,6 +482,7 @@ func (p *planner) plan(ctx context.Context) (*Plan, error) {
 		Placeholders: p.placeholders,
 		inputs:       p.inputs(),
 		strict:       p.opts.Strict,
+		noInfer:      p.opts.NoInferFromDir,
 		owners:       len(p.opts.Owners),
 		overlays:     len(p.pool),
 		findings:     p.findings,
@@ -486,11 +515,12 @@ func (p *planner) plan(ctx context.Context) (*Plan, error) {
 
 func (p *planner) inputs() Inputs {
 	in := Inputs{
-		Paths:       slices.Clone(p.opts.Paths),
-		OverlayDir:  p.opts.OverlayDir,
-		OverlayName: p.opts.OverlayName,
-		Owners:      slices.Clone(p.opts.Owners),
-		Dataspace:   p.opts.Dataspace,
+		Paths:        slices.Clone(p.opts.Paths),
+		OverlayDir:   p.opts.OverlayDir,
+		OverlayName:  p.opts.OverlayName,
+		Owners:       slices.Clone(p.opts.Owners),
+		Dataspace:    p.opts.Dataspace,
+		InferFromDir: !p.opts.NoInferFromDir,
 	}
 	if in.Owners == nil {
 		in.Owners = []string{}

@@ -131,6 +131,9 @@ type Inputs struct {
 	Owners       []string `json:"owners"`
 	Placeholders *string  `json:"placeholders"`
 	Dataspace    bool     `json:"dataspace"`
+	// InferFromDir is false when a base without an overlay name is left
+	// unchanged (Options.NoInferFromDir).
+	InferFromDir bool `json:"infer_from_dir"`
 }
 
 // Summary counts the findings and what was checked.

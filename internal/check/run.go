@@ -159,8 +159,11 @@ func (p *Plan) report(results []UnitResult, unpaired [][]Finding) *Report {
 			findings = append(findings, CheckOverlay(o)...)
 		}
 		name := overlayName(path.Base(o.Display))
-		findings = append(findings, Finding{Severity: Warning, Code: CodeOverlayUnused, File: o.Display, Subject: str(name),
-			Message: fmt.Sprintf("overlay %q applies to no checked base: its app was not checked (pass the app's governance.yaml, or --overlay-name for environment-named overlays)", name)})
+		msg := fmt.Sprintf("overlay %q applies to no checked base: its app was not checked (pass the app's governance.yaml, or --overlay-name for environment-named overlays)", name)
+		if p.noInfer {
+			msg = fmt.Sprintf("overlay %q applies to no checked base: without an overlay name every base is left unchanged (--infer-from-dir=false), so an overlay beside it pairs only by --overlay-name", name)
+		}
+		findings = append(findings, Finding{Severity: Warning, Code: CodeOverlayUnused, File: o.Display, Subject: str(name), Message: msg})
 	}
 	if p.owners == 0 && offers > 0 {
 		findings = append(findings, Finding{Severity: Info, Code: CodeOwnersNotChecked,

@@ -82,6 +82,9 @@ type tree struct {
 	// names nothing.
 	rooted bool
 	dir    string // the working directory, as a name in fsys
+	// mounts, when set, are the only places relative paths name, longest
+	// display first (Options.Mounts); dir is then unused.
+	mounts []Mount
 	// resolved remembers names already resolved ("" for one that cannot
 	// be): a plan reads one state of the files.
 	resolved map[string]string
@@ -91,6 +94,9 @@ type tree struct {
 // newTree makes the tree an Options describes.
 func newTree(opts Options) (tree, error) {
 	t, err := newTreeIn(opts)
+	if err == nil && opts.Mounts != nil {
+		t.mounts, err = sortMounts(opts.Mounts)
+	}
 	t.limit = opts.Budget.DocumentBytes
 	if t.limit <= 0 || t.limit > yaml11.MaxDocumentBytes {
 		t.limit = yaml11.MaxDocumentBytes
@@ -130,6 +136,53 @@ func newTreeIn(opts Options) (tree, error) {
 	return tree{fsys: fsys, rooted: true, dir: rootedName(dir), resolved: map[string]string{}}, nil
 }
 
+// sortMounts checks the mounts and orders them longest display first, so
+// that the first one holding a path is the innermost.
+func sortMounts(ms []Mount) ([]Mount, error) {
+	out := make([]Mount, 0, len(ms))
+	seen := map[string]bool{}
+	for _, m := range ms {
+		d := displayPath(m.Display)
+		if path.IsAbs(d) || d == ".." || strings.HasPrefix(d, "../") || strings.Contains(d, "/../") || strings.HasSuffix(d, "/..") {
+			return nil, usagef("invalid mount %q: it must be a relative path without ..", m.Display)
+		}
+		if seen[d] {
+			return nil, usagef("two mounts at %q", d)
+		}
+		if !fs.ValidPath(m.Name) {
+			return nil, usagef("invalid mount %q: %q is not a name in the file system", m.Display, m.Name)
+		}
+		seen[d] = true
+		out = append(out, Mount{Display: d, Name: m.Name})
+	}
+	slices.SortStableFunc(out, func(a, b Mount) int { return len(b.Display) - len(a.Display) })
+	return out, nil
+}
+
+// mounted is the name of a relative display path under the mounts, and
+// false when no mount holds it or it climbs out of the one that does.
+func (t tree) mounted(display string) (string, bool) {
+	for _, m := range t.mounts {
+		rest, ok := display, m.Display == "."
+		if !ok {
+			if rest, ok = strings.CutPrefix(display, m.Display); ok && rest != "" {
+				rest, ok = strings.CutPrefix(rest, "/")
+			}
+		}
+		if !ok {
+			continue
+		}
+		if rest == "" || rest == "." {
+			return m.Name, true
+		}
+		if rest == ".." || strings.HasPrefix(rest, "../") || strings.Contains(rest, "/../") || strings.HasSuffix(rest, "/..") {
+			return "", false
+		}
+		return path.Join(m.Name, rest), true
+	}
+	return "", false
+}
+
 // rootedName is the name of an absolute path in the root file system.
 func rootedName(abs string) string {
 	n := strings.TrimLeft(path.Clean(abs), "/")
@@ -148,6 +201,9 @@ func (t tree) name(display string) (string, bool) {
 			return "", false
 		}
 		return rootedName(display), true
+	}
+	if t.mounts != nil {
+		return t.mounted(displayPath(display))
 	}
 	n := path.Join(t.dir, display)
 	if !fs.ValidPath(n) {
@@ -299,6 +355,9 @@ func (t tree) glob(pattern string) []globMatch {
 		start = globMatch{display: "/", name: "."}
 	} else {
 		start = globMatch{display: ".", name: t.dir}
+		if t.mounts != nil {
+			start.name, _ = t.name(".") // "" when nothing is mounted there: it lists nothing
+		}
 	}
 	segs := strings.Split(pattern, "/")
 	dirOnly := strings.HasSuffix(pattern, "/")
@@ -322,7 +381,11 @@ func (t tree) glob(pattern string) []globMatch {
 			}
 		case !hasMeta(seg):
 			next := globMatch{display: joinDisplay(at.display, seg), name: path.Join(at.name, seg)}
-			if fs.ValidPath(next.name) && t.lexists(next.name) {
+			if t.mounts != nil && !strings.HasPrefix(next.display, "/") {
+				// A literal segment may step into a mount.
+				next.name, _ = t.name(next.display)
+			}
+			if next.name != "" && fs.ValidPath(next.name) && t.lexists(next.name) {
 				walk(next, rest)
 			}
 		default:
