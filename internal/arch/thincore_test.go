@@ -26,6 +26,7 @@ var domainPackages = []string{
 	"internal/sqlparse",
 	"internal/strindex",
 	"internal/memfs",
+	"internal/gitref",
 	"schemas",
 }
 
