@@ -125,7 +125,7 @@ func TestDiffAgainstTheServedTree(t *testing.T) {
 	}
 	for _, d := range rep.Datasets {
 		for _, x := range d.Derived {
-			if x.Kind == diff.DataspaceOffered && (x.Origin == nil || x.Origin.File != testTree+"/apps/meters/governance.meters.yaml" || x.Origin.Line != 7) {
+			if x.Kind == diff.DataspaceOffered && (x.Origin == nil || x.Origin.File != "apps/meters/governance.meters.yaml" || x.Origin.Line != 7) {
 				t.Errorf("dataspace-offered at %+v, want the overlay's line 7, named as the served tree names it", x.Origin)
 			}
 		}

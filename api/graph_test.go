@@ -23,12 +23,12 @@ import (
 // datasets.gold.weather_* and meters' datasets.gold.* cover. meters and twin
 // both declare datasets.gold.shared, twin and weather datasets.silver.*.
 
-// commandOutput is what `governanced graph` prints for the test tree.
+// commandOutput is what `governanced graph` prints for the test tree, run
+// in the tree's root, which the served files are named from.
 func commandOutput(t *testing.T, format graph.Format, overlays bool) []byte {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	in := snapshot.Inputs{Trees: []string{testTree}}
-	if code := graph.RunCLI(graph.CLIOptions{Patterns: in.Paths(), Format: string(format), Overlays: overlays}, &stdout, &stderr); code != 0 {
+	if code := graph.RunCLI(graph.CLIOptions{Patterns: []string{"apps/*"}, Dir: testTree, Format: string(format), Overlays: overlays}, &stdout, &stderr); code != 0 {
 		t.Fatalf("governanced graph: exit %d\n%s", code, stderr.String())
 	}
 	return stdout.Bytes()
@@ -106,7 +106,7 @@ func TestGraphRoutes(t *testing.T) {
 		problem string
 	}{
 		{name: "a pipeline", target: "/graph/pipelines/weather", status: 200, want: map[string]any{
-			"name": "weather", "path": "testdata/tree/apps/weather/governance.yaml", "active": true, "declared": true, "tier": 1.0,
+			"name": "weather", "path": "apps/weather/governance.yaml", "active": true, "declared": true, "tier": 1.0,
 			"overlays": false, "depth": 1.0,
 			"inputs": []any{map[string]any{"dataset": "datasets.gold.meters", "external": false, "optional": false,
 				"description": "the readings it enriches", "producers": []any{

@@ -49,6 +49,9 @@ type statusBody struct {
 	LastReload *lastReload           `json:"last_reload"`
 	Reloading  *reloadRunning        `json:"reloading,omitempty"`
 	Inputs     []snapshot.InputFile  `json:"inputs"`
+	// Trees are where the served content was read from: each tree's
+	// commit when it is a git checkout.
+	Trees []snapshot.Source `json:"trees"`
 }
 
 type lastReload struct {
@@ -75,7 +78,10 @@ type reloadRunning struct {
 // status is operational state, not tree content: it changes when a reload is
 // rejected although the revision does not, so it carries no ETag.
 func (s *server) status(w http.ResponseWriter, r *http.Request) {
-	body := statusBody{Inputs: []snapshot.InputFile{}}
+	body := statusBody{Inputs: []snapshot.InputFile{}, Trees: []snapshot.Source{}}
+	if src := s.store.Sources(); src != nil {
+		body.Trees = src
+	}
 	if snap := s.store.Current(); snap != nil {
 		w.Header()[revisionHeader] = snap.RevisionValues()
 		body.Revision, body.LoadedAt = &snap.Revision, &snap.LoadedAt

@@ -252,7 +252,7 @@ func TestUnresolvedOwners(t *testing.T) {
 	if err := json.Unmarshal(r.body, &body); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, "apps/a/governance.yaml")
+	file := "apps/a/governance.yaml" // from the tree's root, wherever it is mounted
 	want := []snapshot.UnresolvedOwner{{Name: "ghost", Places: []snapshot.OwnerPlace{
 		{App: "a", File: file, Where: "defaults"},
 		{App: "a", File: file, Where: "sources/ds.y"},

@@ -1,7 +1,10 @@
 package api
 
 import (
+	"io"
 	"net/http"
+
+	"github.com/celine-eu/governanced/internal/check"
 )
 
 // report is the check report of the tree being served: the same shape POST
@@ -46,4 +49,20 @@ func reportFormat(r *http.Request) (string, error) {
 		return "", badRequest("format must be json or sarif, not %q", f)
 	}
 	return f, nil
+}
+
+// uploadBases place an uploaded tree's files in a SARIF log: every path is
+// relative to the upload's root, which stands for the repository's.
+var uploadBases = &check.SARIFBases{
+	Descriptions: map[string]string{check.SRCROOT: "The root of the uploaded tree: the repository it was taken from."},
+	Locate:       func(file string) (string, string) { return check.SRCROOT, file },
+}
+
+// writeUploadReport renders the report of an uploaded tree's check in one
+// of reportTypes' formats.
+func writeUploadReport(w io.Writer, rep *check.Report, format string) error {
+	if format == "sarif" {
+		return rep.WriteSARIFIn(w, uploadBases)
+	}
+	return rep.Write(w, format)
 }

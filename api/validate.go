@@ -109,7 +109,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	s.metrics.validations.WithLabelValues(result).Inc()
 	buf := getBuffer()
 	defer putBuffer(buf)
-	if err := out.rep.Write(buf, format); err != nil {
+	if err := writeUploadReport(buf, out.rep, format); err != nil {
 		writeError(w, r, err)
 		return
 	}

@@ -172,9 +172,10 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool     `json:"tool"`
-	Results    []sarifResult `json:"results"`
-	Properties sarifRunProps `json:"properties"`
+	Tool               sarifTool                `json:"tool"`
+	OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
+	Results            []sarifResult            `json:"results"`
+	Properties         sarifRunProps            `json:"properties"`
 }
 
 type sarifTool struct {
@@ -220,7 +221,9 @@ type sarifPhysical struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI         string     `json:"uri,omitempty"`
+	URIBaseID   string     `json:"uriBaseId,omitempty"`
+	Description *sarifText `json:"description,omitempty"`
 }
 
 type sarifRegion struct {
@@ -262,7 +265,24 @@ var defaultSeverity = map[string]Severity{
 	CodeOwnersDuplicateID: Warning, CodeOwnersAliasShadowsID: Warning, CodeOwnersAliasConflict: Warning,
 }
 
-// WriteSARIF renders a SARIF 2.1.0 log with one run (check.md §11.2a).
+// SRCROOT is the SARIF uri base id of a repository's root, the one GitHub
+// code scanning places results against.
+const SRCROOT = "%SRCROOT%"
+
+// SARIFBases say which root each file of a SARIF log is relative to, for a
+// log read away from the files (a server's: its paths are relative to the
+// tree it serves, which is a checkout of the repository).
+type SARIFBases struct {
+	// Descriptions are the uri base ids Locate uses, each with a sentence
+	// saying what it stands for: the run's originalUriBaseIds.
+	Descriptions map[string]string
+	// Locate is a report's file (a display path) as a base id from
+	// Descriptions and the path relative to it.
+	Locate func(file string) (baseID, rel string)
+}
+
+// WriteSARIF renders a SARIF 2.1.0 log with one run (check.md §11.2a),
+// every file as the report names it.
 //
 // GitHub code scanning refuses a result without a physical location, and
 // places one only with a region start line, so every result gets both where
@@ -270,7 +290,12 @@ var defaultSeverity = map[string]Severity{
 // file) is anchored at the first PATH argument, and a finding about a whole
 // file at its line 1. The finding's own path, dataset and subject stay in
 // properties.
-func (r *Report) WriteSARIF(w io.Writer) error {
+func (r *Report) WriteSARIF(w io.Writer) error { return r.WriteSARIFIn(w, nil) }
+
+// WriteSARIFIn is WriteSARIF with each file's location relative to a uri
+// base (nil: as WriteSARIF): the run declares the bases in
+// originalUriBaseIds, each result names its base in uriBaseId.
+func (r *Report) WriteSARIFIn(w io.Writer, bases *SARIFBases) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
 			Name:           "governanced",
@@ -279,6 +304,12 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		}},
 		Results:    []sarifResult{},
 		Properties: sarifRunProps{OK: r.OK, ExitCode: r.ExitCode, Strict: r.Strict, Summary: r.Summary},
+	}
+	if bases != nil {
+		run.OriginalURIBaseIDs = map[string]sarifArtifact{}
+		for id, d := range bases.Descriptions {
+			run.OriginalURIBaseIDs[id] = sarifArtifact{Description: &sarifText{d}}
+		}
 	}
 	ruleIndex := map[string]int{}
 	runAnchor := "."
@@ -313,10 +344,15 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		if f.Dataset != nil {
 			msg = "[" + *f.Dataset + "] " + msg
 		}
+		artifact := sarifArtifact{URI: uriReference(file)}
+		if bases != nil {
+			id, rel := bases.Locate(file)
+			artifact = sarifArtifact{URI: uriReference(rel), URIBaseID: id}
+		}
 		run.Results = append(run.Results, sarifResult{
 			RuleID: f.Code, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{msg},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: uriReference(file)}, Region: region}}},
+				ArtifactLocation: artifact, Region: region}}},
 			Properties: sarifProps{Path: f.Path, Dataset: f.Dataset, Subject: f.Subject},
 		})
 	}

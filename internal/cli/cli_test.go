@@ -144,7 +144,7 @@ func TestCLIOutput(t *testing.T) {
 		want := map[string]any{
 			"report_version": 1.0, "ok": false, "exit_code": 1.0, "strict": false,
 			"inputs": map[string]any{"paths": []any{"apps/*"}, "overlay_dir": nil, "overlay_name": nil,
-				"owners": []any{"owners.yaml"}, "placeholders": nil, "dataspace": false},
+				"owners": []any{"owners.yaml"}, "placeholders": nil, "dataspace": false, "infer_from_dir": true},
 			"summary": map[string]any{"errors": 1.0, "warnings": 0.0, "infos": 0.0, "bases": 1.0, "overlays": 0.0, "owners_files": 1.0, "datasets": 3.0},
 			"findings": []any{map[string]any{
 				"severity": "error", "code": "owner-unresolved", "file": "apps/a/governance.yaml", "line": 8.0, "column": 3.0,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,40 +14,13 @@ import (
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// sarifSchema is the official SARIF 2.1.0 (rtm.5) JSON schema, draft-04, as
-// Microsoft's SARIF tooling ships it (testdata/README.md says where it came
-// from). check.Formats are asserted, so every artifact URI must be a URI reference.
-func sarifSchema(t testing.TB) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("testdata/sarif-2.1.0-rtm.5.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const url = "https://example.invalid/sarif-2.1.0-rtm.5.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestSARIFValidates renders every worked case, the real tree and a report
 // with awkward paths as SARIF and validates each against the SARIF 2.1.0
 // schema, then holds the GitHub code-scanning requirements the schema cannot
 // express: every result has a physical location with a non-empty URI and a
 // start line.
 func TestSARIFValidates(t *testing.T) {
-	schema := sarifSchema(t)
+	schema := checktest.SARIFSchema(t)
 	type run struct {
 		name string
 		dir  string

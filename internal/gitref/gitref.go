@@ -75,14 +75,16 @@ func Read(fsys fs.FS, dir string) (Head, error) {
 		ref, symbolic := strings.CutPrefix(head, "ref:")
 		if !symbolic {
 			if !isObjectName(head) {
-				return Head{}, fmt.Errorf("%s: %q is not an object name", path.Join(gitDir, "HEAD"), head)
+				// What it holds is not quoted: a .git file may name any
+				// directory, and its HEAD is not the checkout's to show.
+				return Head{}, fmt.Errorf("%s: not an object name", path.Join(gitDir, "HEAD"))
 			}
 			out.Commit = strings.ToLower(head)
 			return out, nil
 		}
 		ref = strings.TrimSpace(ref)
 		if !validRef(ref) {
-			return Head{}, fmt.Errorf("HEAD names %q, which is not a ref", ref)
+			return Head{}, errors.New("HEAD names something that is not a ref")
 		}
 		if out.Ref == "" {
 			out.Ref = ref

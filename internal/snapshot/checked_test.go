@@ -147,8 +147,8 @@ func TestCheckUploadReusesTheServedUnits(t *testing.T) {
 		t.Errorf("%d datasets changed, want the %d of app_002", len(rep.Datasets), want)
 	}
 	for _, d := range rep.Datasets {
-		if d.App != "app_002" || len(d.Fields) != 1 || d.Fields[0].Field != "retention_days" || !strings.HasPrefix(d.Fields[0].Origin.File, "/") {
-			t.Errorf("%s %s: %+v; want retention_days stated in app_002's defaults, named as served", d.App, d.Dataset, d.Fields)
+		if d.App != "app_002" || len(d.Fields) != 1 || d.Fields[0].Field != "retention_days" || d.Fields[0].Origin.File != "apps/app_002/governance.yaml" {
+			t.Errorf("%s %s: %+v; want retention_days stated in app_002's defaults, named as served (from the tree's root)", d.App, d.Dataset, d.Fields)
 		}
 	}
 	if len(rep.Findings.Added)+len(rep.Findings.Resolved) != 0 {
@@ -202,7 +202,7 @@ func TestCheckUploadInAFileSystem(t *testing.T) {
 	for _, d := range rep.Datasets {
 		got = append(got, d.App+" "+d.Dataset+" "+d.Fields[0].Field+" "+d.Fields[0].Origin.File)
 	}
-	if d := cmp.Diff([]string{"b y title tree/apps/b/governance.yaml"}, got); d != "" {
+	if d := cmp.Diff([]string{"b y title apps/b/governance.yaml"}, got); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)
 	}
 }

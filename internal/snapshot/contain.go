@@ -44,12 +44,16 @@ var errOutside = errors.New("a symbolic link leads out of the directory it is re
 // OutsideError is an input under a tree root or the overlay directory that
 // resolves outside it, through a symbolic link.
 type OutsideError struct {
-	Path string // display path
-	Root string // the tree root or overlay directory, as given
+	Path string // served name
+	Root string // the tree root or overlay directory, by its served name
 }
 
 func (e *OutsideError) Error() string {
-	return fmt.Sprintf("%s leads out of %s through a symbolic link: the service reads nothing outside its trees and overlay directory (--allow-outside-links allows such links); not serving the inputs without it", e.Path, e.Root)
+	root := e.Root
+	if root == "." {
+		root = "the tree"
+	}
+	return fmt.Sprintf("%s leads out of %s through a symbolic link: the service reads nothing outside its trees and overlay directory (--allow-outside-links allows such links); not serving the inputs without it", e.Path, root)
 }
 
 // confinedDir is a directory whose reads stay inside it.

@@ -54,6 +54,35 @@ func cliOutput(t *testing.T, in Inputs, patterns []string, format graph.Format, 
 	return stdout.Bytes()
 }
 
+// servedCommand is where `governanced graph` runs to name the files as
+// the snapshot serves them (view.go), and its PATHs there: the tree's root
+// for a tree of apps, else the directory holding the trees (tests keep
+// several trees side by side). rel, when given, are PATHs relative to the
+// one tree's served top instead of the check's own.
+func servedCommand(t *testing.T, in Inputs, rel []string) Inputs {
+	t.Helper()
+	v, err := in.view(os.DirFS("/"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(in.abs(in.Trees[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Inputs{Dir: root, OverlayName: in.OverlayName}
+	if v.trees[0] != "." {
+		out.Dir = filepath.Dir(root)
+	}
+	out.Trees = v.paths
+	if len(rel) > 0 {
+		out.Trees = nil
+		for _, r := range rel {
+			out.Trees = append(out.Trees, joinDisplay(v.trees[0], r))
+		}
+	}
+	return out
+}
+
 // TestGraphIsTheCommands holds every rendering the snapshot serves to what
 // `governanced graph` prints for the same files, in both readings: the
 // json rendering as a JSON value (the served one adds revision and
@@ -97,10 +126,8 @@ func TestGraphIsTheCommands(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			patterns := tc.patterns
-			if patterns == nil {
-				patterns = in.Paths()
-			}
+			cmdIn := servedCommand(t, in, tc.patterns)
+			in, patterns := cmdIn, cmdIn.Trees
 			for _, overlays := range []bool{false, true} {
 				for _, f := range []graph.Format{graph.Tree, graph.Order, graph.Mermaid} {
 					body, ok := s.GraphBody(overlays, f)
@@ -377,7 +404,8 @@ func TestGraphNamesAreAppNames(t *testing.T) {
 	if p.Name != "alias" || s.App(p.Name) == nil || p.Path != "apps/alias/governance.yaml" {
 		t.Errorf("pipeline %q at %s; served apps %v", p.Name, p.Path, s.Apps()[0].Name)
 	}
-	if got := string(cliOutput(t, in, in.Paths(), graph.Order, false)); got != "1. b\n" {
+	cmdIn := servedCommand(t, in, nil)
+	if got := string(cliOutput(t, cmdIn, cmdIn.Trees, graph.Order, false)); got != "1. b\n" {
 		t.Errorf("the command's order: %q, want the resolved directory's name b", got)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/celine-eu/governanced/internal/check"
 )
 
 // Inputs name what a snapshot is built from: the same options `governanced
@@ -28,6 +26,21 @@ type Inputs struct {
 	// Dataspace also requires a DID for every owner of a dataspace offer
 	// narrowed by an organization filter (validate --dataspace).
 	Dataspace bool
+	// Strict makes warnings fail the check (validate --strict): a reload
+	// whose check has a warning is then rejected like one with an error.
+	Strict bool
+	// NoInferFromDir leaves each base unchanged when no overlay name is
+	// given (check.Options.NoInferFromDir, validate --infer-from-dir=false).
+	NoInferFromDir bool
+	// Base is a governance file served alone, as the library's
+	// auto_discover loads it: no overlay is paired with it. Its app is
+	// named TreeName, else after its directory.
+	Base string
+	// TreeName is the name a single tree that is not a tree of apps (a
+	// directory holding one governance.yaml) is served under, and so its
+	// app's name; "" is the directory's own name. Both sides of a diff
+	// take the head's, so that the same app compares with itself.
+	TreeName string
 	// Dir is the working directory relative paths are read against and display
 	// paths derive from ("" is the process's working directory).
 	Dir string
@@ -37,9 +50,11 @@ type Inputs struct {
 	AllowOutsideLinks bool
 }
 
-// Paths are the check's PATH arguments for the tree roots: `<root>/apps/*` for a
-// root with an apps directory, else the root itself (a literal directory
-// contributes its governance.yaml).
+// Paths are PATH arguments naming the tree roots' governance files as
+// `governanced validate` takes them from the working directory:
+// `<root>/apps/*` for a root with an apps directory, else the root itself
+// (a literal directory contributes its governance.yaml). The served tree
+// names the same files relative to the tree (view.go).
 func (in Inputs) Paths() []string { return in.paths(nil, false) }
 
 // paths is Paths for the trees of fsys (nil: the operating system's files;
@@ -70,24 +85,6 @@ func (in Inputs) paths(fsys fs.FS, rooted bool) []string {
 		out = append(out, t)
 	}
 	return out
-}
-
-// checkOptions are the tree check's options for the inputs: the same call
-// `governanced validate` makes for the same PATHs and flags.
-func (in Inputs) checkOptions(fsys fs.FS, rooted bool) check.Options {
-	opts := check.Options{Paths: in.paths(fsys, rooted), Owners: in.Owners, Dir: in.Dir, FS: fsys, Rooted: rooted && fsys != nil, Dataspace: in.Dataspace}
-	if in.OverlayDir != "" {
-		opts.OverlayDir = &in.OverlayDir
-	}
-	if in.OverlayName != "" {
-		opts.OverlayName = &in.OverlayName
-	}
-	if in.Placeholders != "" {
-		// The file, not a parsed map: the check then reports a broken map with
-		// its file and line like any other input.
-		opts.PlaceholdersFile = &in.Placeholders
-	}
-	return opts
 }
 
 // rootedName is p's name in a file system laid out as the operating

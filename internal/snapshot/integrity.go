@@ -38,13 +38,15 @@ func (e *UnreadableError) Error() string {
 // overlay directory. A path that does not exist at all is not reported: a
 // deleted app is a change of the inputs, a missing root the check's own
 // path-no-match.
-func (in Inputs) readable(fsys fs.FS) error {
+// Paths are reported by their served names (v).
+func (in Inputs) readable(fsys fs.FS, v view) error {
 	var errs []error
-	for _, root := range in.Trees {
-		fail := in.failer(&errs, root)
+	for i, root := range in.Trees {
+		served := v.trees[i]
+		fail := in.failer(&errs, served)
 		name, err := in.rootedName(root)
 		if err != nil {
-			fail(root, err)
+			fail(served, err)
 			continue
 		}
 		apps := joinName(name, "apps")
@@ -53,14 +55,14 @@ func (in Inputs) readable(fsys fs.FS) error {
 		case err == nil && info.IsDir():
 			entries, err := fs.ReadDir(fsys, apps)
 			if err != nil {
-				fail(joinDisplay(root, "apps"), err)
+				fail(joinDisplay(served, "apps"), err)
 				continue
 			}
 			for _, e := range entries {
 				if strings.HasPrefix(e.Name(), ".") {
 					continue // the check's glob does not see hidden entries
 				}
-				disp := joinDisplay(root, "apps/"+e.Name())
+				disp := joinDisplay(served, "apps/"+e.Name())
 				p := joinName(apps, e.Name())
 				fi, err := fs.Stat(fsys, p)
 				if err != nil {
@@ -74,24 +76,24 @@ func (in Inputs) readable(fsys fs.FS) error {
 				}
 			}
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			fail(joinDisplay(root, "apps"), err)
+			fail(joinDisplay(served, "apps"), err)
 		default:
 			if fi, err := fs.Stat(fsys, name); err == nil && fi.IsDir() {
-				readableDir(fsys, name, dirPrefix(root), fail)
+				readableDir(fsys, name, dirPrefix(served), fail)
 			}
 		}
 	}
 	if in.OverlayDir != "" {
 		name, err := in.rootedName(in.OverlayDir)
 		if fi, serr := fs.Stat(fsys, name); err == nil && serr == nil && fi.IsDir() {
-			readableDir(fsys, name, dirPrefix(in.OverlayDir), in.failer(&errs, in.OverlayDir))
+			readableDir(fsys, name, dirPrefix(v.overlayDir), in.failer(&errs, v.overlayDir))
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // failer records why a path under dir (a tree root or the overlay
-// directory, as given) cannot be read.
+// directory, by its served name) cannot be read.
 func (in Inputs) failer(errs *[]error, dir string) func(display string, err error) {
 	return func(display string, err error) {
 		if errors.Is(err, errOutside) {

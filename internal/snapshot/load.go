@@ -78,24 +78,36 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 func (l *Loader) read(ctx context.Context, prev digests, cache *fileCache) (*reading, error) {
 	fsys, rooted := l.FS, l.Rooted
 	var cached *cachedReading
+	var v view
+	var sources []Source
 	if l.FS == nil {
-		for _, root := range l.Inputs.Trees {
+		for i, root := range l.Inputs.Trees {
 			if _, err := os.Stat(l.Inputs.abs(root)); errors.Is(err, fs.ErrNotExist) {
-				return nil, &MissingRootError{Root: root}
+				return nil, &MissingRootError{Root: root, Index: i, Of: len(l.Inputs.Trees)}
 			}
 		}
 		files, closeFiles := l.Inputs.openFiles() // contain.go: nothing outside the trees
 		defer closeFiles()
-		if err := l.Inputs.readable(files); err != nil {
+		var err error
+		if v, err = l.Inputs.view(files, true); err != nil {
+			return nil, err
+		}
+		if err := l.Inputs.readable(files, v); err != nil {
 			return nil, err // integrity.go: never serve a tree missing what it cannot read
 		}
+		sources = l.Inputs.sources(files, v)
 		fsys, rooted = files, true
 		if cache != nil {
 			cached = cache.reading(files)
 			fsys = cached
 		}
+	} else {
+		var err error
+		if v, err = l.Inputs.view(fsys, rooted); err != nil {
+			return nil, err
+		}
 	}
-	opts := l.Inputs.checkOptions(fsys, rooted)
+	opts := l.Inputs.checkOptions(v, fsys, rooted)
 	opts.Budget = l.Budget
 	plan, err := check.NewPlan(ctx, opts)
 	if err != nil {
@@ -107,20 +119,28 @@ func (l *Loader) read(ctx context.Context, prev digests, cache *fileCache) (*rea
 	if err := l.unchanged(plan.Inputs); err != nil {
 		return nil, err
 	}
-	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs)), budget: l.Budget}
+	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs)), budget: l.Budget, sources: sources, view: v}
 	for _, in := range plan.Inputs {
 		r.digests[in.Name] = prev.digest(in)
 	}
-	r.revision, r.files = l.Inputs.revision(plan.Inputs, r.digests)
+	r.revision, r.files = revision(opts, plan.Inputs, r.digests)
 	return r, nil
 }
 
 // MissingRootError is a tree root that does not exist: before git-sync's
-// first clone, or a mistyped --tree. Nothing was checked.
-type MissingRootError struct{ Root string }
+// first clone, or a mistyped --tree. Nothing was checked. Its message,
+// which answers show, does not name the root's place on the disk; Root
+// does, for the operator's log.
+type MissingRootError struct {
+	Root      string // as given
+	Index, Of int    // which tree of how many
+}
 
 func (e *MissingRootError) Error() string {
-	return fmt.Sprintf("the tree root %s does not exist (yet)", e.Root)
+	if e.Of > 1 {
+		return fmt.Sprintf("tree root %d of %d does not exist (yet)", e.Index+1, e.Of)
+	}
+	return "the tree root does not exist (yet)"
 }
 
 // ErrInputsChanged is a reading during which an input changed: a file
@@ -154,6 +174,8 @@ type reading struct {
 	digests  digests
 	revision string
 	files    []InputFile
+	sources  []Source
+	view     view
 }
 
 // generation is a built snapshot with what the next build may reuse: the
@@ -181,11 +203,13 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if err != nil {
 		return nil, err
 	}
-	if rep.HasErrors() {
+	if !rep.OK {
+		// An error, or under Strict a warning: the check fails, as
+		// `governanced validate` would exit 1.
 		rej := &Rejection{Revision: r.revision, Report: rep}
 		rej.reused, rej.built = countReuse(built)
 		for _, f := range rep.Findings {
-			if f.Severity == check.Error {
+			if f.Severity == check.Error || (rep.Strict && f.Severity == check.Warning) {
 				rej.Problems = append(rej.Problems, describe(f))
 			}
 		}
@@ -211,6 +235,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 		return nil, err
 	}
 	snap.reused, snap.built = countReuse(built)
+	snap.sarifBases = r.view.sarifBases()
 	return &generation{snap: snap, units: next, digests: r.digests}, nil
 }
 
@@ -252,10 +277,12 @@ func checkUnits(ctx context.Context, r *reading, known units, workers int) ([]*b
 	return built, next, plan.Report(results), nil
 }
 
-// revision hashes the options and every input file's digest, in display
-// order. Two revisions are equal exactly when a build would serve the same
-// thing.
-func (in Inputs) revision(inputs []check.Input, d digests) (string, []InputFile) {
+// revision hashes what the check was asked (its options, every input
+// under its served name) and every input file's digest, in served-name
+// order: a hash of the served inputs as the tree sees them. Two revisions
+// are equal exactly when a build would serve the same thing, wherever the
+// tree lies on the server's disk.
+func revision(opts check.Options, inputs []check.Input, d digests) (string, []InputFile) {
 	files := make([]InputFile, 0, len(inputs))
 	for _, f := range inputs {
 		files = append(files, InputFile{Path: f.Display, SHA256: d[f.Name].hex()})
@@ -263,13 +290,22 @@ func (in Inputs) revision(inputs []check.Input, d digests) (string, []InputFile)
 	slices.SortFunc(files, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
 	files = slices.CompactFunc(files, func(a, b InputFile) bool { return a.Path == b.Path })
 	h := sha256.New()
-	fmt.Fprintf(h, "governanced-snapshot/2\x00trees=%q\x00overlay_name=%q\x00overlay_dir=%q\x00owners=%q\x00placeholders=%q\x00",
-		in.Trees, in.OverlayName, in.OverlayDir, in.Owners, in.Placeholders)
-	if in.Dataspace {
-		// Only when set, so that a tree served without it has the revision
-		// it would have without the option: clients' ETags do not change
-		// with a release that adds one.
-		h.Write([]byte("dataspace\x00"))
+	str := func(p *string) string {
+		if p == nil {
+			return "\x00none"
+		}
+		return *p
+	}
+	fmt.Fprintf(h, "governanced-snapshot/3\x00paths=%q\x00overlay_dir=%q\x00overlay_name=%q\x00owners=%q\x00placeholders=%q\x00",
+		opts.Paths, str(opts.OverlayDir), str(opts.OverlayName), opts.Owners, str(opts.PlaceholdersFile))
+	// Options off by default are written only when on.
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{opts.Dataspace, "dataspace"}, {opts.Strict, "strict"}, {opts.NoInferFromDir, "no_infer_from_dir"}} {
+		if o.on {
+			h.Write([]byte(o.name + "\x00"))
+		}
 	}
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.SHA256)

@@ -31,6 +31,9 @@ type Snapshot struct {
 
 	report  *check.Report
 	reports sync.Map // format → *renderedReport: each rendered once, when first asked for
+	// sarifBases place the report's files in its SARIF rendering: the
+	// tree's relative to %SRCROOT%, the repository it is a checkout of.
+	sarifBases *check.SARIFBases
 	ownedIx ownedIndex
 	// How many units this revision took from the one before, and how many
 	// it checked and built afresh.
@@ -584,7 +587,11 @@ func (s *Snapshot) ReportBody(format string) ([]byte, error) {
 			return
 		}
 		var buf bytes.Buffer
-		r.err = s.report.Write(&buf, format)
+		if format == "sarif" && s.sarifBases != nil {
+			r.err = s.report.WriteSARIFIn(&buf, s.sarifBases)
+		} else {
+			r.err = s.report.Write(&buf, format)
+		}
 		r.body = buf.Bytes()
 	})
 	return r.body, r.err

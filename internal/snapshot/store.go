@@ -58,6 +58,10 @@ type Store struct {
 	okCount     atomic.Uint64
 	failCount   atomic.Uint64
 	lastSuccess atomic.Pointer[time.Time]
+	// sources are where the served content was last read from: set when
+	// a reading is served, and when a reading finds the served content
+	// again (a commit that changed no input).
+	sources atomic.Pointer[[]Source]
 }
 
 // NewStore returns an empty store: Current is nil until the first Reload
@@ -147,6 +151,9 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	s.digests = r.digests
 	if !force && r.revision == s.lastTried {
 		st.Outcome, st.Revision = Unchanged, r.revision
+		if cur != nil && cur.snap.Revision == r.revision {
+			s.sources.Store(&r.sources)
+		}
 		if prev := s.last.Load(); prev != nil && !prev.OK() {
 			// Still the rejected inputs: keep reporting why.
 			st.Outcome, st.Err, st.Rejected = prev.Outcome, prev.Err, prev.Rejected
@@ -178,6 +185,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		st.UnitsReused, st.UnitsBuilt = g.snap.reused, g.snap.built
 		s.lastTried = g.snap.Revision
 		s.cur.Store(g)
+		s.sources.Store(&r.sources)
 		s.okCount.Add(1)
 		t := g.snap.LoadedAt
 		s.lastSuccess.Store(&t)
@@ -242,6 +250,16 @@ func (s *Store) Reloading() (time.Time, bool) {
 		return *t, true
 	}
 	return time.Time{}, false
+}
+
+// Sources are where the served content was last read from, one per tree:
+// nil before the first load and for a store that reads no files of the
+// operating system.
+func (s *Store) Sources() []Source {
+	if p := s.sources.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // LastReload is the last reload's status, or nil before the first.

@@ -18,6 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/testcorpus"
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Brief renders a finding as one line of a check.md §12 table: severity,
@@ -143,4 +145,32 @@ func root(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// SARIFSchema is the official SARIF 2.1.0 (rtm.5) JSON schema, draft-04,
+// as Microsoft's SARIF tooling ships it (testdata/README.md says where it
+// came from), compiled with formats asserted, so that every artifact URI
+// must be a URI reference.
+func SARIFSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(testcorpus.Path(t, "sarif/sarif-2.1.0-rtm.5.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	const url = "https://example.invalid/sarif-2.1.0-rtm.5.json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
