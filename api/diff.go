@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"mime/multipart"
 	"net/http"
+	"strings"
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/diff"
@@ -16,12 +18,16 @@ import (
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
-// diffTypes are the media types of POST /diff's formats.
+// diffTypes are the media types of POST /diff's formats: ?format= names
+// one, else the Accept header chooses by media type.
 var diffTypes = map[string]string{
 	"json":     jsonType,
 	"markdown": "text/markdown; charset=utf-8",
 	"text":     "text/plain; charset=utf-8",
 }
+
+// diffFormats are diffTypes' formats in the order a message names them.
+var diffFormats = []string{"json", "markdown", "text"}
 
 // diffRequest is a POST /diff read from its query and body.
 type diffRequest struct {
@@ -165,20 +171,31 @@ func diffError(err error) error {
 	return err
 }
 
-// diffFormat is the answer's format: the format parameter, else Markdown
-// when the client accepts it before JSON, else JSON.
+// diffFormat is the answer's format: the format parameter, else the first
+// of the Accept header's media types that is a format's (a wildcard is
+// JSON), else JSON.
 func diffFormat(r *http.Request) (string, error) {
-	f := r.URL.Query().Get("format")
-	switch {
-	case f == "" && wantsMarkdown(r):
-		return "markdown", nil
-	case f == "":
-		return "json", nil
+	if f := r.URL.Query().Get("format"); f != "" {
+		if _, ok := diffTypes[f]; !ok {
+			return "", badRequest("format must be %s, not %q", strings.Join(diffFormats, ", "), f)
+		}
+		return f, nil
 	}
-	if _, ok := diffTypes[f]; !ok {
-		return "", badRequest("format must be json, markdown or text, not %q", f)
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || params["q"] == "0" {
+			continue
+		}
+		if mt == "*/*" || mt == "application/*" {
+			return "json", nil
+		}
+		for _, f := range diffFormats {
+			if t, _, _ := mime.ParseMediaType(diffTypes[f]); t == mt {
+				return f, nil
+			}
+		}
 	}
-	return f, nil
+	return "json", nil
 }
 
 // readDiff reads the trees: a tar or gzip body is the head; multipart holds
@@ -279,19 +296,17 @@ func diffInputs(r *http.Request) (snapshot.Inputs, bool, error) {
 	if _, ok := q["path"]; ok {
 		return in, true, badRequest("path is not an option of a diff: each upload is a tree root")
 	}
-	opts, _, err := validateOptions(r)
+	opts, err := checkOptionsQuery(q)
 	if err != nil {
 		return in, false, err
 	}
 	given := false
-	for _, k := range []string{"owners", "overlay_dir", "overlay_name", "placeholders", "dataspace", "strict"} {
+	for _, k := range []string{"owners", "overlay_dir", "overlay_name", "placeholders", "dataspace", "strict", "infer_from_dir"} {
 		if _, ok := q[k]; ok {
 			given = true
 		}
 	}
-	if opts.Strict {
-		return in, given, badRequest("strict is not an option of a diff: new warnings are a kind of their own (new-warning)")
-	}
+	in.Strict, in.NoInferFromDir = opts.Strict, opts.NoInferFromDir
 	in.Owners = opts.Owners
 	if opts.OverlayDir != nil {
 		in.OverlayDir = *opts.OverlayDir

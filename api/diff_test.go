@@ -185,7 +185,8 @@ func TestDiffRefuses(t *testing.T) {
 		{"no head", "/diff", noneCT, none, 400, "invalid-upload"},
 		{"a part that is no archive", "/diff", notArchiveCT, notArchive, 400, "invalid-upload"},
 		{"path", "/diff?path=apps/*", baseCT, base, 400, "bad-request"},
-		{"strict", "/diff?strict=true", baseCT, base, 400, "bad-request"},
+		{"an option against the served tree", "/diff?strict=true", "application/x-tar", tree, 400, "bad-request"},
+		{"infer_from_dir not a boolean", "/diff?infer_from_dir=maybe", baseCT, base, 400, "bad-request"},
 		{"dataspace without owners", "/diff?dataspace=true", baseCT, base, 400, "bad-request"},
 		{"overlay name", "/diff?overlay_name=a/b", baseCT, base, 400, "bad-request"},
 	} {
@@ -273,5 +274,55 @@ func TestDiffBeforeTheFirstLoad(t *testing.T) {
 	body, ct := multipartDiff(t, "head", tree, "base", tree)
 	if r := do(t, h, "POST", "/diff", bytes.NewReader(body), "Content-Type", ct); r.status != http.StatusOK {
 		t.Errorf("two uploads before the first load: %d %s", r.status, r.body)
+	}
+}
+
+// TestDiffFormats: every format of POST /diff is chosen alike by the
+// format parameter and by the Accept header, to the same body; the
+// parameter wins over the header, and without either the answer is JSON.
+func TestDiffFormats(t *testing.T) {
+	h, _ := testServer(t)
+	head := uploadOf(t, edited(t, servedFiles(t), "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n"))
+	post := func(target string, header ...string) response {
+		t.Helper()
+		r := do(t, h, "POST", target, bytes.NewReader(head), append([]string{"Content-Type", "application/x-tar"}, header...)...)
+		if r.status != 200 {
+			t.Fatalf("POST %s %v: %d %s", target, header, r.status, r.body)
+		}
+		if r.header.Get("Content-Type") == jsonType {
+			holdsToOpenAPI(t, "/diff", "post", r)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		format, accept, contentType, holds string
+	}{
+		{"json", "application/json", jsonType, `"dataspace-offered"`},
+		{"markdown", "text/markdown", "text/markdown; charset=utf-8", "#### Risky changes"},
+		{"text", "text/plain", "text/plain; charset=utf-8", "dataspace-offered"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			byParam := post("/diff?format=" + tc.format)
+			byAccept := post("/diff", "Accept", tc.accept+"; q=0.9, application/json; q=0.5")
+			for name, r := range map[string]response{"?format=": byParam, "Accept": byAccept} {
+				if ct := r.header.Get("Content-Type"); ct != tc.contentType {
+					t.Errorf("by %s: Content-Type %q, want %q", name, ct, tc.contentType)
+				}
+				if !bytes.Contains(r.body, []byte(tc.holds)) {
+					t.Errorf("by %s: the body lacks %q:\n%s", name, tc.holds, r.body)
+				}
+			}
+			if !bytes.Equal(byParam.body, byAccept.body) {
+				t.Errorf("?format=%s and Accept: %s differ:\n%s\n---\n%s", tc.format, tc.accept, byParam.body, byAccept.body)
+			}
+			if r := post("/diff?format="+tc.format, "Accept", "text/markdown"); !bytes.Equal(r.body, byParam.body) {
+				t.Errorf("?format=%s with Accept: text/markdown: the header won", tc.format)
+			}
+		})
+	}
+	for _, accept := range []string{"", "*/*", "text/markdown; q=0, application/json", "image/png"} {
+		if r := post("/diff", "Accept", accept); r.header.Get("Content-Type") != jsonType {
+			t.Errorf("Accept %q: %s, want JSON", accept, r.header.Get("Content-Type"))
+		}
 	}
 }

@@ -160,7 +160,7 @@ func TestStrictQuery(t *testing.T) {
 		{"10,001 parameters on validate", "POST", "/validate?" + many("strict=true", 10_000), "the query has 10001 parameters, more than the 1000"},
 		{"10,001 parameters on a listing", "GET", "/datasets?" + many("app=grid", 10_000), "the query has 10001 parameters"},
 		{"1,001 parameters", "GET", "/datasets?" + many("app=grid", 1000), "the query has 1001 parameters"},
-		{"an unknown parameter", "POST", "/validate?stict=true", `unknown query parameter "stict": /validate takes dataspace, format, overlay_dir, overlay_name, owners, path, placeholders, strict`},
+		{"an unknown parameter", "POST", "/validate?stict=true", `unknown query parameter "stict": /validate takes dataspace, format, infer_from_dir, overlay_dir, overlay_name, owners, path, placeholders, strict`},
 		{"unknown parameters", "GET", "/datasets?app=grid&x1=1&x0=1", `unknown query parameter "x0", "x1": /datasets takes `},
 		{"a route without parameters", "GET", "/healthz?probe=1", "/healthz takes no query parameters"},
 		{"a path parameter is not a query parameter", "GET", "/apps/grid?app=x", `unknown query parameter "app"`},
@@ -228,7 +228,7 @@ func TestRouteParamsFromOpenAPI(t *testing.T) {
 		"GET /owners":                        {"uri", "wait"},
 		"GET /report":                        {"format", "wait"},
 		"GET /healthz":                       nil,
-		"POST /validate":                     {"dataspace", "format", "overlay_dir", "overlay_name", "owners[]", "path[]", "placeholders", "strict"},
+		"POST /validate":                     {"dataspace", "format", "infer_from_dir", "overlay_dir", "overlay_name", "owners[]", "path[]", "placeholders", "strict"},
 	}
 	for op, w := range want {
 		if diff := cmp.Diff(w, got[op]); diff != "" {

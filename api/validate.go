@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 
 	"github.com/celine-eu/governanced/internal/check"
 )
@@ -156,15 +157,23 @@ func defaultPaths(tree fs.FS) []string {
 	return []string{"governance.yaml"}
 }
 
-// validateOptions reads the check's options from the query: the same options
-// as the CLI, every path relative to the upload's root.
+// validateOptions reads the check's options and the report's format from
+// the query.
 func validateOptions(r *http.Request) (check.Options, string, error) {
-	q := r.URL.Query()
-	var opts check.Options
 	format, err := reportFormat(r)
 	if err != nil {
-		return opts, "", err
+		return check.Options{}, "", err
 	}
+	opts, err := checkOptionsQuery(r.URL.Query())
+	return opts, format, err
+}
+
+// checkOptionsQuery reads the check's options from a query: the CLI's check
+// options (cli.CheckFlags) under their snake_case names, every path
+// relative to the upload's root.
+func checkOptionsQuery(q url.Values) (check.Options, error) {
+	var opts check.Options
+	var err error
 	inside := func(name, v string) (string, error) {
 		rel, ok, err := safeRelPath(v)
 		if err != nil {
@@ -178,14 +187,14 @@ func validateOptions(r *http.Request) (check.Options, string, error) {
 	for _, p := range q["path"] {
 		rel, err := inside("path", p)
 		if err != nil {
-			return opts, "", err
+			return opts, err
 		}
 		opts.Paths = append(opts.Paths, rel)
 	}
 	for _, o := range q["owners"] {
 		rel, err := inside("owners", o)
 		if err != nil {
-			return opts, "", err
+			return opts, err
 		}
 		opts.Owners = append(opts.Owners, rel)
 	}
@@ -200,35 +209,40 @@ func validateOptions(r *http.Request) (check.Options, string, error) {
 		return &vs[0], nil
 	}
 	if v, err := single("overlay_dir"); err != nil {
-		return opts, "", err
+		return opts, err
 	} else if v != nil {
 		rel, err := inside("overlay_dir", *v)
 		if err != nil {
-			return opts, "", err
+			return opts, err
 		}
 		opts.OverlayDir = &rel
 	}
 	if v, err := single("placeholders"); err != nil {
-		return opts, "", err
+		return opts, err
 	} else if v != nil {
 		rel, err := inside("placeholders", *v)
 		if err != nil {
-			return opts, "", err
+			return opts, err
 		}
 		opts.PlaceholdersFile = &rel
 	}
 	if v, err := single("overlay_name"); err != nil {
-		return opts, "", err
+		return opts, err
 	} else if v != nil {
 		opts.OverlayName = v // the check refuses an invalid name as a usage error
 	}
 	if opts.Strict, err = flag(q, "strict", false); err != nil {
-		return opts, "", err
+		return opts, err
 	}
 	if opts.Dataspace, err = flag(q, "dataspace", false); err != nil {
-		return opts, "", err
+		return opts, err
 	}
-	return opts, format, nil
+	infer, err := flag(q, "infer_from_dir", true)
+	if err != nil {
+		return opts, err
+	}
+	opts.NoInferFromDir = !infer
+	return opts, nil
 }
 
 // budget is what checking one upload may cost (Limits).

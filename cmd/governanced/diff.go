@@ -21,18 +21,15 @@ import (
 
 // diffOptions are the flags of `governanced diff`.
 type diffOptions struct {
-	base, head   string
-	overlayDir   string
-	overlayName  string
-	owners       []string
-	placeholders string
-	dataspace    bool
-	format       string
-	failOn       []string
-	outputs      []string
+	base, head string
+	check      cli.CheckFlags
+	format     string
+	failOn     []string
+	outputs    []string
 
-	kinds []diff.Kind // failOn, read
-	dir   string      // the working directory relative paths start from; "" is the process's
+	cfg   cli.CheckConfig // check, read
+	kinds []diff.Kind     // failOn, read
+	dir   string          // the working directory relative paths start from; "" is the process's
 }
 
 func newDiffCmd(env *cli.Env) *cobra.Command {
@@ -60,8 +57,14 @@ tree that cannot be read.`,
     --output markdown=governance-diff.md --fail-on risky`,
 		Args: cli.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.check(cmd); err != nil {
+			if err := cli.BindEnv(cmd.Flags(), env.Getenv); err != nil {
 				return err
+			}
+			if err := o.validate(env); err != nil {
+				return err
+			}
+			for _, n := range o.cfg.Notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", cmd.CommandPath(), n)
 			}
 			o.dir = env.Dir
 			return runDiff(cmd.Context(), o, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -71,31 +74,25 @@ tree that cannot be read.`,
 	f.SortFlags = false
 	f.StringVar(&o.base, "base", "", "the base tree's root (the pull request's target, checked out beside)")
 	f.StringVar(&o.head, "head", ".", "the head tree's root")
-	f.StringVar(&o.overlayDir, "overlay-dir", "", "a directory of deployer overlays, paired with bases by app name")
-	f.StringVar(&o.overlayName, "overlay-name", "", "the overlay name to look for beside each base instead of the app name")
-	f.StringArrayVar(&o.owners, "owners", nil, "an owners registry; repeatable, later files shadow earlier ones by id")
-	f.StringVar(&o.placeholders, "placeholders", "", "the deployment's placeholder map (name -> owner id); needs --owners")
-	f.BoolVar(&o.dataspace, "dataspace", false, "require a DID for owners of organization-narrowed dataspace offers; needs --owners")
+	o.check.Declare(f, false)
 	f.StringVar(&o.format, "format", "text", "the report on standard output: "+strings.Join(diff.Formats, ", "))
 	f.StringArrayVar(&o.outputs, "output", nil, "also write the report as FORMAT=FILE (repeatable), e.g. markdown=governance-diff.md")
 	f.StringArrayVar(&o.failOn, "fail-on", nil, `exit 1 when one of these kinds occurs: a comma-separated list, "risky" or "any"; repeatable`)
 	return c
 }
 
-// check refuses a command line that cannot describe a diff.
-func (o *diffOptions) check(cmd *cobra.Command) error {
-	changed := cmd.Flags().Changed
+// validate refuses a command line that cannot describe a diff, and reads
+// the check's options.
+func (o *diffOptions) validate(env *cli.Env) error {
 	switch {
 	case o.base == "":
 		return cli.Usagef("--base is required: the base tree's root")
 	case !slices.Contains(diff.Formats, o.format):
 		return cli.Usagef("--format %q is not one of %s", o.format, strings.Join(diff.Formats, ", "))
-	case changed("overlay-name") && !check.ValidOverlayName(o.overlayName):
-		return cli.Usagef("invalid --overlay-name %q: it must be non-empty, not . or .., and contain no / or \\", o.overlayName)
-	case changed("overlay-dir") && o.overlayDir == "":
-		return cli.Usagef("--overlay-dir must name a directory")
-	case changed("placeholders") && o.placeholders == "":
-		return cli.Usagef("--placeholders must name a file")
+	}
+	var err error
+	if o.cfg, err = o.check.Config(env); err != nil {
+		return err
 	}
 	for _, v := range o.outputs {
 		format, file, ok := strings.Cut(v, "=")
@@ -125,16 +122,13 @@ func (o *diffOptions) path(p string) string {
 // read in it, and display paths relative to it, so that both sides name
 // the same file alike (their findings match, and the head reuses the
 // base's unchanged units).
-func (o *diffOptions) loader(root string) *snapshot.Loader {
-	return &snapshot.Loader{Inputs: snapshot.Inputs{
-		Trees:        []string{"."},
-		OverlayName:  o.overlayName,
-		OverlayDir:   o.overlayDir,
-		Owners:       o.owners,
-		Placeholders: o.placeholders,
-		Dataspace:    o.dataspace,
-		Dir:          o.path(root),
-	}}
+func (o *diffOptions) loader(root string) (*snapshot.Loader, error) {
+	in, err := checkInputs([]string{"."}, o.cfg, o.path(root))
+	// A tree of one governance.yaml is served under its directory's name,
+	// the app's: both sides take the head's, so the app compares with
+	// itself wherever the base was checked out.
+	in.TreeName = snapshot.DirName(filepath.Join(o.head, "governance.yaml"), o.dir)
+	return &snapshot.Loader{Inputs: in}, err
 }
 
 // runDiff checks the base, then the head reusing the base's unchanged units,
@@ -147,7 +141,11 @@ func runDiff(ctx context.Context, o *diffOptions, stdout, stderr io.Writer) erro
 	}
 	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: fmt.Errorf("diff: %w", err)} }
 	checkTree := func(side, root string, prev *snapshot.Checked) (*snapshot.Checked, error) {
-		c, err := o.loader(root).Check(ctx, prev)
+		l, err := o.loader(root)
+		if err != nil {
+			return nil, err
+		}
+		c, err := l.Check(ctx, prev)
 		var ue *check.UsageError
 		switch {
 		case errors.As(err, &ue):

@@ -45,11 +45,13 @@ type serveConfig struct {
 	readHeader      time.Duration
 	auth            authConfig
 	debugAddr       string
+	notes           []string // what the environment decided about the check's options
 }
 
 // serveFlags are serve's flags as given, before they are checked.
 type serveFlags struct {
 	c             serveConfig
+	check         cli.CheckFlags
 	logLevel      string
 	authTokenFile string
 }
@@ -60,10 +62,7 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	c.limits = api.DefaultLimits
 	fs.SortFlags = false
 	fs.StringArrayVar(&c.inputs.Trees, "tree", nil, "a tree root: a directory holding apps/<app>/governance.yaml, or one governance.yaml (repeatable; none: the demo tree)")
-	fs.StringVar(&c.inputs.OverlayName, "overlay-name", "", "the overlay name to look for beside each base, instead of the app name (default $GOVERNANCE_OVERLAY_NAME)")
-	fs.StringVar(&c.inputs.OverlayDir, "overlay-dir", "", "a directory of deployer overlays, paired with bases by app name")
-	fs.StringArrayVar(&c.inputs.Owners, "owners", nil, "an owners registry file; later files shadow earlier ones (repeatable)")
-	fs.StringVar(&c.inputs.Placeholders, "placeholders", "", "the deployment's placeholder map (ownership name → owner id)")
+	sf.check.Declare(fs, true) // validate's check options, and --discover
 	fs.BoolVar(&c.inputs.AllowOutsideLinks, "allow-outside-links", false, "follow symbolic links that lead out of a tree root or the overlay directory (refused by default)")
 	fs.StringVar(&c.addr, "addr", "localhost:8080", "the address to listen on; :8080 listens on every interface")
 	fs.StringVar(&c.logFormat, "log-format", "json", "log format: json or console")
@@ -155,11 +154,21 @@ func parseSize(s string) (int64, error) {
 // makes the configuration serve runs with.
 func (sf *serveFlags) config(fs *pflag.FlagSet, getenv func(string) string) (*serveConfig, error) {
 	c := sf.c
-	if !fs.Changed("overlay-name") && getenv(cli.EnvName("overlay-name")) == "" {
-		// GOVERNANCE_OVERLAY_NAME keeps its library meaning: the overlay
-		// name when none is configured for governanced itself.
-		c.inputs.OverlayName = getenv("GOVERNANCE_OVERLAY_NAME")
+	cfg, err := sf.check.Config(&cli.Env{Getenv: getenv})
+	if err != nil {
+		return nil, err
 	}
+	c.notes = cfg.Notes
+	if c.inputs, err = checkInputs(c.inputs.Trees, cfg, ""); err != nil {
+		if errors.Is(err, errNothingDiscovered) {
+			// The library would serve the empty configuration; a server
+			// that starts on nothing serves an empty catalogue and says
+			// nothing (seed 001's renamed governance/ directory).
+			return nil, &cli.ExitError{Code: 1, Err: fmt.Errorf("serve --discover: %w (%s); not starting on nothing", err, strings.Join(cfg.Notes, "; "))}
+		}
+		return nil, err
+	}
+	c.inputs.AllowOutsideLinks = sf.c.inputs.AllowOutsideLinks
 	switch c.logFormat {
 	case "json", "console":
 	default:
@@ -228,7 +237,10 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	log := newLogger(c, logOut)
 
 	loader := &snapshot.Loader{Inputs: c.inputs}
-	demoMode := len(c.inputs.Trees) == 0
+	for _, n := range c.notes {
+		log.Info().Msg(n)
+	}
+	demoMode := len(c.inputs.Trees) == 0 && c.inputs.Base == ""
 	if demoMode {
 		if len(c.inputs.Owners) > 0 || c.inputs.OverlayDir != "" || c.inputs.Placeholders != "" {
 			log.Warn().Msg("no --tree given: serving the demo tree and ignoring --owners, --overlay-dir and --placeholders")
@@ -399,6 +411,9 @@ func watchTargets(in snapshot.Inputs, tokenFile string) []watch.Target {
 	var out []watch.Target
 	for _, t := range in.Trees {
 		out = append(out, watch.Target{Path: abs(t), Kind: watch.Tree, Match: snapshot.IsGovernanceName, Tag: tagInputs})
+	}
+	if in.Base != "" {
+		out = append(out, watch.Target{Path: abs(in.Base), Kind: watch.File, Tag: tagInputs})
 	}
 	if in.OverlayDir != "" {
 		out = append(out, watch.Target{Path: abs(in.OverlayDir), Kind: watch.Dir, Match: snapshot.IsGovernanceName, Tag: tagInputs})

@@ -24,7 +24,7 @@ func TestValidate(t *testing.T) {
 		{[]string{"validate", "--help"}, 0, "Check governance trees as they will be served"},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := runE(context.Background(), tc.args, func(string) string { return "ignored" }, &stdout, &stderr)
+		err := runE(context.Background(), tc.args, func(string) string { return "" }, &stdout, &stderr)
 		if code := exitCode(err, &stderr); code != tc.code {
 			t.Errorf("%q: exit %d, want %d (stderr %q)", tc.args, code, tc.code, stderr.String())
 		}

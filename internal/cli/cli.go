@@ -156,7 +156,7 @@ func EnvName(flag string) string {
 func BindEnv(fs *pflag.FlagSet, getenv func(string) string) error {
 	var errs []error
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Changed || getenv == nil {
+		if f.Changed || getenv == nil || f.Name == "help" {
 			return
 		}
 		v := getenv(EnvName(f.Name))
@@ -179,28 +179,3 @@ func BindEnv(fs *pflag.FlagSet, getenv func(string) string) error {
 	}
 	return nil
 }
-
-// once is a string flag that may be given at most once (check.md §2.1: a
-// second --overlay-dir is a usage error, not a silent override).
-type once struct {
-	value *string
-	set   bool
-}
-
-func (o *once) String() string {
-	if o.value == nil {
-		return ""
-	}
-	return *o.value
-}
-
-func (o *once) Set(v string) error {
-	if o.set {
-		return fmt.Errorf("may be given only once")
-	}
-	o.set = true
-	*o.value = v
-	return nil
-}
-
-func (o *once) Type() string { return "string" }

@@ -29,8 +29,8 @@ func TestParseValidate(t *testing.T) {
 			want{check.Options{Paths: []string{"x"}}, "sarif"}},
 		{"-- ends the options", []string{"--strict", "--", "--odd-name", "-"},
 			want{check.Options{Paths: []string{"--odd-name", "-"}, Strict: true}, "text"}},
-		{"an empty overlay dir is a value", []string{"x", "--overlay-dir", "", "--placeholders", "p.yaml"},
-			want{check.Options{Paths: []string{"x"}, OverlayDir: str(""), PlaceholdersFile: str("p.yaml")}, "text"}},
+		{"an empty overlay dir is a value", []string{"x", "--overlay-dir", "", "--placeholders", "p.yaml", "--owners", "o.yaml"},
+			want{check.Options{Paths: []string{"x"}, OverlayDir: str(""), PlaceholdersFile: str("p.yaml"), Owners: []string{"o.yaml"}}, "text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseValidate(tc.args, &Env{})

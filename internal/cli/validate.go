@@ -16,9 +16,11 @@ import (
 )
 
 // NewValidateCmd is the CI gate (check.md §2.1): check governance trees as
-// they will be served, print the report, exit 1 when it fails. The
-// environment is deliberately not read: a gate whose verdict depends on
-// GOVERNANCE_OVERLAY_NAME is not reproducible (check.md D4).
+// they will be served, print the report, exit 1 when it fails. Its check
+// options are every command's (CheckFlags), read from the environment as
+// serve reads them; what the environment decided is said on standard
+// error, so that a verdict an environment variable changed is never
+// silent.
 func NewValidateCmd(env *Env) *cobra.Command {
 	v := &validateFlags{}
 	c := &cobra.Command{
@@ -31,15 +33,26 @@ A PATH is a governance file, a directory holding governance.yaml, a tree
 (a directory holding apps/<app>/governance.yaml, or the apps directory
 itself), or a glob such as 'apps/*'.
 
+The check's options are serve's, with the same environment: every flag also
+reads GOVERNANCED_<FLAG> (the flag wins), and GOVERNANCE_OVERLAY_NAME is the
+overlay name when none is given, as the library reads it; a note on
+standard error says when it was.
+
 Exit status: 0 when the check passes, 1 when it fails, 2 on a usage error.`,
 		Example: `  governanced validate apps --owners owners.yaml
   governanced validate 'apps/*' --overlay-name prod --strict --format sarif
   governanced validate apps --output sarif=governance.sarif --output json=report.json`,
 		Args: Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := BindEnv(cmd.Flags(), env.Getenv); err != nil {
+				return err
+			}
 			inv, err := v.invocation(cmd.Flags(), args, env)
 			if err != nil {
 				return err
+			}
+			for _, n := range inv.notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", cmd.CommandPath(), n)
 			}
 			rep, err := check.Run(cmd.Context(), inv.opts)
 			if err != nil {
@@ -67,55 +80,41 @@ Exit status: 0 when the check passes, 1 when it fails, 2 on a usage error.`,
 
 // validateFlags are validate's flags as given.
 type validateFlags struct {
-	opts                                  check.Options
-	overlayDir, overlayName, placeholders string
-	format                                string
-	outputs                               []string
+	check   CheckFlags
+	format  string
+	outputs []string
 }
 
 func (v *validateFlags) declare(f *pflag.FlagSet) {
 	f.SortFlags = false
-	f.Var(&once{value: &v.overlayDir}, "overlay-dir", "a directory of deployer overlays, paired with bases by app name (at most once)")
-	f.Var(&once{value: &v.overlayName}, "overlay-name", "the overlay name to look for beside each base instead of the app name (at most once)")
-	f.StringArrayVar(&v.opts.Owners, "owners", nil, "an owners registry; repeatable, later files shadow earlier ones by id")
-	f.Var(&once{value: &v.placeholders}, "placeholders", "the deployment's placeholder map (name -> owner id); needs --owners")
-	f.BoolVar(&v.opts.Dataspace, "dataspace", false, "require a DID for owners of organization-narrowed dataspace offers; needs --owners")
-	f.BoolVar(&v.opts.Strict, "strict", false, "warnings fail the run")
+	v.check.Declare(f, false)
 	f.StringVar(&v.format, "format", "text", "the report on standard output: text, json, sarif or github")
 	f.StringArrayVar(&v.outputs, "output", nil, "also write the report as FORMAT=FILE (repeatable), e.g. sarif=governance.sarif")
 }
 
 // invocation is a validate command line, checked: the check's options,
-// the format of standard output and the --output files.
+// the format of standard output, the --output files, and what the
+// environment decided.
 type invocation struct {
 	opts    check.Options
 	format  string
 	outputs []output
+	notes   []string
 }
 
-func (v *validateFlags) invocation(flags *pflag.FlagSet, args []string, env *Env) (invocation, error) {
-	inv := invocation{opts: v.opts, format: v.format}
-	inv.opts.Paths = args
-	if flags.Changed("overlay-dir") {
-		inv.opts.OverlayDir = &v.overlayDir
+func (v *validateFlags) invocation(_ *pflag.FlagSet, args []string, env *Env) (invocation, error) {
+	inv := invocation{format: v.format}
+	cfg, err := v.check.Config(env)
+	if err != nil {
+		return inv, err
 	}
-	if flags.Changed("overlay-name") {
-		if !check.ValidOverlayName(v.overlayName) {
-			return inv, Usagef("invalid --overlay-name %q: it must be non-empty, not . or .., and contain no / or \\", v.overlayName)
-		}
-		inv.opts.OverlayName = &v.overlayName
-	}
-	if flags.Changed("placeholders") {
-		inv.opts.PlaceholdersFile = &v.placeholders
-	}
+	inv.opts, inv.notes = cfg.Options(args, env.Dir), cfg.Notes
 	if !slices.Contains(check.Formats, v.format) {
 		return inv, Usagef("--format must be one of %s, not %q", strings.Join(check.Formats, ", "), v.format)
 	}
-	var err error
 	if inv.outputs, err = parseOutputs(v.outputs, check.Formats); err != nil {
 		return inv, err
 	}
-	inv.opts.Dir = env.Dir
 	return inv, nil
 }
 

@@ -116,7 +116,7 @@ func describe(t Tree) Side {
 	}
 	if t.Report != nil {
 		s.Errors, s.Warnings = t.Report.Summary.Errors, t.Report.Summary.Warnings
-		s.OK = !t.Report.HasErrors()
+		s.OK = t.Report.OK // under --strict a warning fails it too
 	}
 	return s
 }

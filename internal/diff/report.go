@@ -27,9 +27,10 @@ type Report struct {
 type Side struct {
 	Revision string `json:"revision"`
 	Root     string `json:"root,omitempty"`
-	// OK is true when the tree's check found no error: a server would
-	// serve it. A head that is not OK would be refused by a reload, the
-	// base going on being served.
+	// OK is true when the tree's check passed (no error, and under
+	// --strict no warning): a server with the same options would serve
+	// it. A head that is not OK would be refused by a reload, the base
+	// going on being served.
 	OK       bool `json:"ok"`
 	Errors   int  `json:"errors"`
 	Warnings int  `json:"warnings"`

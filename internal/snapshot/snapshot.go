@@ -34,7 +34,7 @@ type Snapshot struct {
 	// sarifBases place the report's files in its SARIF rendering: the
 	// tree's relative to %SRCROOT%, the repository it is a checkout of.
 	sarifBases *check.SARIFBases
-	ownedIx ownedIndex
+	ownedIx    ownedIndex
 	// How many units this revision took from the one before, and how many
 	// it checked and built afresh.
 	reused, built int

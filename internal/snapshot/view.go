@@ -300,3 +300,16 @@ func (v view) sarifBases() *check.SARIFBases {
 		return sarifOutside, file
 	}}
 }
+
+// DirName is the name of the directory holding the file p (relative to
+// dir): the app a lone governance file is served as when no name is given.
+func DirName(p, dir string) string {
+	if dir != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Base(filepath.Dir(p))
+	}
+	return filepath.Base(filepath.Dir(abs))
+}
