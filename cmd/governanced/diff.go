@@ -35,7 +35,7 @@ type diffOptions struct {
 func newDiffCmd(env *cli.Env) *cobra.Command {
 	o := &diffOptions{}
 	c := &cobra.Command{
-		Use:   "diff --base DIR [--head DIR] [flags]",
+		Use:   "diff --base DIR|REF [--head DIR] [flags]",
 		Short: "What a change to a governance tree does to the served governance",
 		Long: `What changes for the data from the base tree to the head tree, each checked
 as it will be served (overlays merged, owners resolved): datasets added and
@@ -44,15 +44,20 @@ changes a reviewer must not miss (catalogue-exposed, dataspace-offered,
 row-policy-removed, access-level-lowered, owner-changed, …) and the check
 findings the head gains or loses. docs/diff.md defines every kind.
 
---base and --head are tree roots, as serve --tree takes them. A relative
---overlay-dir, --owners or --placeholders is read in each tree's root, so each
-side has its own (an absolute one is the same file for both). File paths in
-the JSON report are relative to the roots; text, markdown and github put the
-root in front.
+--base and --head are tree roots, as serve --tree takes them. --base may
+instead name a git ref (HEAD, main, origin/main, a commit): the base is then
+that commit's tree at --head's place in its repository, read with git
+archive (git must be installed, and --head inside the repository). A
+relative --overlay-dir, --owners or --placeholders is read in each tree's
+root, so each side has its own (an absolute one is the same file for both).
+The check's options are validate's, read from the same environment. File
+paths in the JSON report are relative to the roots; text, markdown and
+github put the root in front (REF: for a ref, as git show takes it).
 
 Exit status: 0; 1 when a --fail-on kind occurred; 2 on a usage error or a
 tree that cannot be read.`,
-		Example: `  governanced diff --base ../main --owners owners.yaml
+		Example: `  governanced diff --base origin/main --owners owners.yaml
+  governanced diff --base ../main --owners owners.yaml
   governanced diff --base base --head . --owners owners.yaml --format github \
     --output markdown=governance-diff.md --fail-on risky`,
 		Args: cli.Args(cobra.NoArgs),
@@ -72,7 +77,7 @@ tree that cannot be read.`,
 	}
 	f := c.Flags()
 	f.SortFlags = false
-	f.StringVar(&o.base, "base", "", "the base tree's root (the pull request's target, checked out beside)")
+	f.StringVar(&o.base, "base", "", "the base tree's root (the pull request's target, checked out beside), or a git ref of the head's repository")
 	f.StringVar(&o.head, "head", ".", "the head tree's root")
 	o.check.Declare(f, false)
 	f.StringVar(&o.format, "format", "text", "the report on standard output: "+strings.Join(diff.Formats, ", "))
@@ -134,10 +139,19 @@ func (o *diffOptions) loader(root string) (*snapshot.Loader, error) {
 // runDiff checks the base, then the head reusing the base's unchanged units,
 // compares them and writes the report.
 func runDiff(ctx context.Context, o *diffOptions, stdout, stderr io.Writer) error {
-	for _, root := range []struct{ flag, dir string }{{"--base", o.base}, {"--head", o.head}} {
-		if info, err := os.Stat(o.path(root.dir)); err != nil || !info.IsDir() {
-			return cli.Usagef("%s %s is not a directory", root.flag, root.dir)
+	if info, err := os.Stat(o.path(o.head)); err != nil || !info.IsDir() {
+		return cli.Usagef("--head %s is not a directory", o.head)
+	}
+	// --base names a directory, else a git ref of the repository holding
+	// the head: its tree at the head's place, read with git archive.
+	baseRoot, baseName := o.base, o.base
+	if info, err := os.Stat(o.path(o.base)); err != nil || !info.IsDir() {
+		dir, treeish, cleanup, err := checkoutRef(ctx, o.base, o.path(o.head))
+		if err != nil {
+			return err
 		}
+		defer cleanup()
+		baseRoot, baseName = dir, treeish
 	}
 	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: fmt.Errorf("diff: %w", err)} }
 	checkTree := func(side, root string, prev *snapshot.Checked) (*snapshot.Checked, error) {
@@ -155,7 +169,7 @@ func runDiff(ctx context.Context, o *diffOptions, stdout, stderr io.Writer) erro
 		}
 		return c, nil
 	}
-	base, err := checkTree("base", o.base, nil)
+	base, err := checkTree("base", baseRoot, nil)
 	if err != nil {
 		return err
 	}
@@ -163,7 +177,7 @@ func runDiff(ctx context.Context, o *diffOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	rep, err := diff.Compare(ctx, base.Tree(o.base), head.Tree(o.head))
+	rep, err := diff.Compare(ctx, base.Tree(baseName), head.Tree(o.head))
 	if err != nil {
 		return failed(err)
 	}

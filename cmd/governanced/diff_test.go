@@ -130,7 +130,7 @@ func TestDiffUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and the reason on stderr", args, code, out, errs)
 		}
 	}
-	if code, out, _ := runArgs(t, "diff", "--help"); code != 0 || !strings.Contains(out, "governanced diff --base DIR [--head DIR] [flags]") {
+	if code, out, _ := runArgs(t, "diff", "--help"); code != 0 || !strings.Contains(out, "governanced diff --base DIR|REF [--head DIR] [flags]") {
 		t.Errorf("--help: exit %d, %q", code, out)
 	}
 }

@@ -42,8 +42,11 @@ func (r *Report) Write(w io.Writer, format string) error {
 // inRoot puts a tree's root in front of a file path of the report, for
 // people: a path a reader can open from where the command ran.
 func inRoot(root, file string) string {
-	if root == "" || root == "." || file == "" || path.IsAbs(file) {
+	switch {
+	case root == "" || root == "." || file == "" || path.IsAbs(file):
 		return file
+	case strings.HasSuffix(root, ":"):
+		return root + file // a git ref's tree: REF:path, as git show takes it
 	}
 	return path.Join(root, file)
 }
