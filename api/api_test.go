@@ -517,8 +517,9 @@ func TestRequestID(t *testing.T) {
 
 // TestContentLength holds every answer to a whole-body length over a real
 // connection: write leaves Content-Length to net/http for a body that fits
-// its chunking buffer and sets it for a larger one, and either way a client
-// must get the length, never a chunked body.
+// its chunking buffer and sets it for a larger one, compress sets it for a
+// compressed body, and either way a client must get the length, never a
+// chunked body.
 func TestContentLength(t *testing.T) {
 	h, _ := testServer(t)
 	srv := httptest.NewServer(h)
@@ -526,7 +527,7 @@ func TestContentLength(t *testing.T) {
 	tests := []struct {
 		method, target string
 		status         int
-		large          bool
+		large          bool // over net/http's chunking buffer as sent uncompressed
 	}{
 		{"GET", "/apps/weather/datasets/datasets.silver.x/rule", 200, false},
 		{"HEAD", "/apps/weather/datasets/datasets.silver.x/rule", 200, false},
@@ -535,32 +536,40 @@ func TestContentLength(t *testing.T) {
 		{"HEAD", "/openapi.yaml", 200, true},
 	}
 	for _, tt := range tests {
-		t.Run(tt.method+" "+tt.target, func(t *testing.T) {
-			req, err := http.NewRequest(tt.method, srv.URL+tt.target, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := srv.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != tt.status {
-				t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
-			}
-			if len(resp.TransferEncoding) > 0 || resp.ContentLength < 0 {
-				t.Fatalf("framed %v with length %d, want a Content-Length", resp.TransferEncoding, resp.ContentLength)
-			}
-			if tt.method == "GET" && resp.ContentLength != int64(len(body)) {
-				t.Errorf("Content-Length %d, body %d bytes", resp.ContentLength, len(body))
-			}
-			if large := resp.ContentLength > netHTTPChunkingBuffer; large != tt.large {
-				t.Errorf("Content-Length %d: over the chunking buffer %v, want %v (the case no longer tests what it says)", resp.ContentLength, large, tt.large)
-			}
-		})
+		for _, enc := range []string{"identity", "gzip"} {
+			t.Run(tt.method+" "+tt.target+" "+enc, func(t *testing.T) {
+				req, err := http.NewRequest(tt.method, srv.URL+tt.target, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Named, so that the client hands the body over as sent.
+				req.Header.Set("Accept-Encoding", enc)
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.StatusCode != tt.status {
+					t.Fatalf("status %d, want %d", resp.StatusCode, tt.status)
+				}
+				if len(resp.TransferEncoding) > 0 || resp.ContentLength < 0 {
+					t.Fatalf("framed %v with length %d, want a Content-Length", resp.TransferEncoding, resp.ContentLength)
+				}
+				if tt.method == "GET" && resp.ContentLength != int64(len(body)) {
+					t.Errorf("Content-Length %d, body %d bytes", resp.ContentLength, len(body))
+				}
+				gzipped := resp.Header.Get("Content-Encoding") == "gzip"
+				if gzipped != (enc == "gzip" && tt.large && tt.method == "GET") {
+					t.Errorf("Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+				}
+				if large := resp.ContentLength > netHTTPChunkingBuffer; !gzipped && large != tt.large {
+					t.Errorf("Content-Length %d: over the chunking buffer %v, want %v (the case no longer tests what it says)", resp.ContentLength, large, tt.large)
+				}
+			})
+		}
 	}
 }

@@ -19,6 +19,9 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// HEAD answers like GET without a body (load balancers probe with it).
 	// Every request is observed (logged, counted) by ServeHTTP, around this.
 	r.Use(middleware.GetHead)
+	// Large answers are gzipped for clients that ask (compress.go); the
+	// dataset reads routed ahead of chi are not.
+	r.Use(compress)
 
 	// Every route reads its query strictly, against the parameters
 	// openapi.yaml declares for it (query.go), before anything else reads
