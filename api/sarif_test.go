@@ -1,0 +1,126 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/celine-eu/governanced/internal/check/checktest"
+	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testfs"
+)
+
+// sarifRun is what a SARIF log's run says about where its results are.
+type sarifRun struct {
+	OriginalURIBaseIDs map[string]struct {
+		URI         string `json:"uri"`
+		Description struct {
+			Text string `json:"text"`
+		} `json:"description"`
+	} `json:"originalUriBaseIds"`
+	Results []struct {
+		RuleID    string `json:"ruleId"`
+		Locations []struct {
+			PhysicalLocation struct {
+				ArtifactLocation struct {
+					URI       string `json:"uri"`
+					URIBaseID string `json:"uriBaseId"`
+				} `json:"artifactLocation"`
+				Region struct {
+					StartLine int `json:"startLine"`
+				} `json:"region"`
+			} `json:"physicalLocation"`
+		} `json:"locations"`
+	} `json:"results"`
+}
+
+// servedSARIF validates a SARIF log from the server against the SARIF
+// 2.1.0 schema and GitHub code scanning's requirements (a physical location
+// with a relative uri, its uriBaseId declared, a start line), and returns
+// where each result is: base id and uri.
+func servedSARIF(t *testing.T, schema *jsonschema.Schema, body []byte) []string {
+	t.Helper()
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Fatalf("the server's SARIF does not validate: %v\n%s", err, body)
+	}
+	var log struct {
+		Runs []sarifRun `json:"runs"`
+	}
+	if err := json.Unmarshal(body, &log); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Runs) != 1 {
+		t.Fatalf("%d runs", len(log.Runs))
+	}
+	run := log.Runs[0]
+	if _, ok := run.OriginalURIBaseIDs["%SRCROOT%"]; !ok {
+		t.Errorf("originalUriBaseIds %v declares no %%SRCROOT%%", run.OriginalURIBaseIDs)
+	}
+	var where []string
+	for _, r := range run.Results {
+		if len(r.Locations) != 1 {
+			t.Fatalf("%s: %d locations", r.RuleID, len(r.Locations))
+		}
+		loc := r.Locations[0].PhysicalLocation
+		a := loc.ArtifactLocation
+		if a.URI == "" || strings.HasPrefix(a.URI, "/") || strings.Contains(a.URI, ":") || loc.Region.StartLine < 1 {
+			t.Errorf("%s: location %+v: GitHub places a relative uri with a start line", r.RuleID, loc)
+		}
+		if d, ok := run.OriginalURIBaseIDs[a.URIBaseID]; !ok || d.Description.Text == "" {
+			t.Errorf("%s: uriBaseId %q is not declared with a description", r.RuleID, a.URIBaseID)
+		}
+		where = append(where, a.URIBaseID+" "+a.URI)
+	}
+	return where
+}
+
+// TestServedSARIF: GET /report?format=sarif and POST /validate?format=sarif
+// validate against the SARIF 2.1.0 schema, and place every file of the
+// tree relative to %SRCROOT% (the repository the tree is a checkout of)
+// so that code scanning finds it; a file read outside the tree is placed
+// under a base of its own.
+func TestServedSARIF(t *testing.T) {
+	schema := checktest.SARIFSchema(t)
+	disk, in := syncLikeTree(t)
+	// A warning in the tree, another in the owners file outside it.
+	wt := disk + "/srv/governance/.worktrees/4f2a9c1e"
+	testfs.Write(t, wt, map[string]string{"apps/weather/governance.yaml": "defaults: {row_filters: []}\nsources:\n  datasets.w: {expose: true, access_level: secret}\n"})
+	testfs.Append(t, disk, "etc/governanced/owners.yaml", "  - id: open-data\n    type: schema:Organization\n    name: Twice\n    url: https://twice.example\n")
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: in})
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
+		t.Fatal(st.Err)
+	}
+	h, _ := newServer(Deps{Store: store})
+
+	r := do(t, h, "GET", "/report?format=sarif", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/sarif+json" {
+		t.Fatalf("%d %s", r.status, r.header.Get("Content-Type"))
+	}
+	where := servedSARIF(t, schema, r.body)
+	for _, want := range []string{"%SRCROOT% apps/weather/governance.yaml", "GOVERNANCED_INPUTS owners.yaml"} {
+		found := false
+		for _, w := range where {
+			found = found || w == want
+		}
+		if !found {
+			t.Errorf("no result at %q: %v", want, where)
+		}
+	}
+
+	upload := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true, access_level: secret}\n"})
+	v := do(t, h, "POST", "/validate?format=sarif", bytes.NewReader(upload), "Content-Type", "application/x-tar")
+	if v.status != 200 {
+		t.Fatalf("POST /validate: %d %s", v.status, v.body)
+	}
+	if where := servedSARIF(t, schema, v.body); len(where) == 0 || where[0] != "%SRCROOT% apps/a/governance.yaml" {
+		t.Errorf("POST /validate's results at %v, want apps/a/governance.yaml relative to %%SRCROOT%%", where)
+	}
+}
