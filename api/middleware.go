@@ -214,7 +214,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		Str("path", r.URL.Path).
 		Int("status", rec.status).
 		Int("bytes", rec.bytes).
-		Dur("duration", elapsed).
+		Float64("duration_ms", float64(elapsed.Microseconds())/1000).
 		Str("revision", headerValue(rec.Header(), revisionHeader)).
 		Msg("request")
 	routeContexts.Put(ctx.route) // reset when next taken, as chi does

@@ -200,9 +200,32 @@ func TestNoServerPathInAnyAnswer(t *testing.T) {
 		}
 	}
 
+	// A pull request's diff against the served tree, in every format.
+	wt := filepath.Join(disk, "srv/governance/.worktrees/4f2a9c1e")
+	head := map[string]string{}
+	for _, f := range []string{"apps/meters/governance.yaml", "apps/meters/governance.meters.yaml", "apps/twin/governance.yaml", "apps/weather/governance.yaml"} {
+		b, err := os.ReadFile(filepath.Join(wt, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head[f] = string(b)
+	}
+	head["apps/twin/governance.yaml"] += "\n# edited\n"
+	head = edited(t, head, "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n")
+	for _, format := range []string{"json", "markdown", "text"} {
+		r := do(t, h, "POST", "/diff?format="+format, strings.NewReader(string(uploadOf(t, head))), "Content-Type", "application/x-tar")
+		if r.status != 200 {
+			t.Fatalf("POST /diff?format=%s: %d %s", format, r.status, r.body)
+		}
+		for _, f := range forbidden {
+			if strings.Contains(string(r.body), f) {
+				t.Errorf("POST /diff?format=%s names %q:\n%s", format, f, r.body)
+			}
+		}
+	}
+
 	// A rejected reload (its report in /status) and a failed one (a link
 	// out of the tree): what they say names no place either.
-	wt := filepath.Join(disk, "srv/governance/.worktrees/4f2a9c1e")
 	testfs.Write(t, wt, map[string]string{"apps/weather/governance.yaml": "defaults: {access_level: publik}\nsources: {x: {}}\n"})
 	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Rejected {
 		t.Fatalf("a broken file: %v (%v)", st.Outcome, st.Err)

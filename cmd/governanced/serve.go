@@ -443,7 +443,8 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 		ev = log.Error()
 	}
 	ev = ev.Str("trigger", t.Reason).Str("outcome", st.Outcome.String()).
-		Str("revision", st.Revision).Str("previous", st.Previous).Dur("duration", st.Duration)
+		Str("revision", st.Revision).Str("previous", st.Previous).
+		Float64("duration_ms", float64(st.Duration.Microseconds())/1000)
 	if len(t.Paths) > 0 {
 		ev = ev.Strs("paths", t.Paths)
 	}
@@ -456,15 +457,19 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 	if st.Rejected != nil {
 		ev = ev.Strs("problems", st.Rejected.Problems)
 	}
+	serving := "the previous revision keeps serving"
+	if st.Previous == "" {
+		serving = "nothing is served yet"
+	}
 	switch st.Outcome {
 	case snapshot.Activated:
 		ev.Msg("snapshot activated")
 	case snapshot.Unchanged:
 		ev.Msg("inputs unchanged")
 	case snapshot.Rejected:
-		ev.Msg("reload rejected by the tree check; the previous revision keeps serving")
+		ev.Msg("reload rejected by the tree check; " + serving)
 	default:
-		ev.Msg("reload failed; the previous revision keeps serving")
+		ev.Msg("reload failed; " + serving)
 	}
 }
 

@@ -654,6 +654,20 @@ func TestServeWaitsForTheTree(t *testing.T) {
 		st := s.status(t)
 		return st.LastReload.Error != nil && strings.Contains(*st.LastReload.Error, "does not exist")
 	})
+	// Its log says nothing is served (there is no previous revision), where
+	// the tree is, and how long the reload took, in milliseconds.
+	eventually(t, "the log of the first reload", func() bool { return strings.Contains(s.stderr.String(), "waiting for the tree") })
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		if !strings.Contains(line, `"trigger":"start-up"`) {
+			continue
+		}
+		if !strings.Contains(line, "reload failed; nothing is served yet") || strings.Contains(line, "keeps serving") || !strings.Contains(line, `"duration_ms":`) {
+			t.Errorf("the start-up reload's log line: %s", line)
+		}
+	}
+	if !strings.Contains(s.stderr.String(), `"tree":"`+root+`"`) {
+		t.Errorf("the log does not name the missing tree for the operator:\n%s", s.stderr.String())
+	}
 	// git-sync clones elsewhere and swaps a link in.
 	clone := filepath.Join(parent, ".worktrees", "abc")
 	testfs.Write(t, clone, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
