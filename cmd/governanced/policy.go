@@ -79,9 +79,9 @@ func newPolicyCmd(env *cli.Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "policy",
 		Short: "The dbt pull-request policy gate",
-		Long: `The dbt pull-request policy gate (policy-gate.md): check evaluates a policy on
-a pull request's changeset; changeset prints the changeset check would
-evaluate.`,
+		Long: `The dbt pull-request policy gate: check evaluates a policy on a pull
+request's changeset; changeset prints the changeset check would evaluate.
+docs/ci.md runs it on a pull request.`,
 		Args: cli.Args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			return cli.Usagef("name a command: check or changeset")
@@ -137,7 +137,7 @@ Exit status: 1 when the --fail-on gate trips (for policy: only a block),
 	f := c.Flags()
 	f.SortFlags = false
 	f.StringVar(&o.policyFile, "policy", "", "the policy file (default ./governanced.policy.yml, then ./dbt-col-lineage.policy.yml)")
-	f.StringVar(&o.changeset, "changeset", "", "a changeset JSON (policy-gate.md §4), instead of the dbt artifacts")
+	f.StringVar(&o.changeset, "changeset", "", "a changeset JSON, as `policy changeset` prints it, instead of the dbt artifacts")
 	addArtifactFlags(f, o)
 	f.StringVar(&o.failOn, "fail-on", "none", "the gate that sets the exit status: "+strings.Join(failOnGates, ", "))
 	f.StringVar(&o.format, "format", "json", "the report on standard output: json or markdown")

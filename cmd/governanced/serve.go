@@ -199,8 +199,8 @@ func newServeCmd(getenv func(string) string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "Serve governance trees over HTTP (the default command)",
-		Long: `Serve governance trees over HTTP (the contract is http-api.md; GET
-/openapi.yaml describes every route). Every flag also reads the environment
+		Long: `Serve governance trees over HTTP (the contract is openapi.yaml, also served
+at GET /openapi.yaml: every route). Every flag also reads the environment
 variable GOVERNANCED_<FLAG> (upper snake case, e.g. GOVERNANCED_ADDR); the
 flag wins. Repeatable flags read a list separated by ":". With no --tree the
 server serves a demo tree built into the binary. Authentication is off unless
