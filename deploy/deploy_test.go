@@ -84,11 +84,19 @@ type namespaceSelector struct {
 }
 
 type serviceMonitorEndpoint struct {
-	Port          string `json:"port,omitempty"`
-	Path          string `json:"path,omitempty"`
-	Scheme        string `json:"scheme,omitempty"`
-	Interval      string `json:"interval,omitempty"`
-	ScrapeTimeout string `json:"scrapeTimeout,omitempty"`
+	Port          string             `json:"port,omitempty"`
+	Path          string             `json:"path,omitempty"`
+	Scheme        string             `json:"scheme,omitempty"`
+	Interval      string             `json:"interval,omitempty"`
+	ScrapeTimeout string             `json:"scrapeTimeout,omitempty"`
+	Authorization *safeAuthorization `json:"authorization,omitempty"`
+}
+
+// safeAuthorization is the operator's SafeAuthorization: the scheme and a
+// key of a Secret in the ServiceMonitor's namespace.
+type safeAuthorization struct {
+	Type        string                    `json:"type,omitempty"`
+	Credentials *corev1.SecretKeySelector `json:"credentials,omitempty"`
 }
 
 func (s *serviceMonitor) DeepCopyObject() runtime.Object {
@@ -97,6 +105,15 @@ func (s *serviceMonitor) DeepCopyObject() runtime.Object {
 	s.Spec.Selector.DeepCopyInto(&c.Spec.Selector)
 	c.Spec.NamespaceSelector.MatchNames = slices.Clone(s.Spec.NamespaceSelector.MatchNames)
 	c.Spec.Endpoints = slices.Clone(s.Spec.Endpoints)
+	for i, ep := range c.Spec.Endpoints {
+		if ep.Authorization != nil {
+			a := *ep.Authorization
+			if a.Credentials != nil {
+				a.Credentials = a.Credentials.DeepCopy()
+			}
+			c.Spec.Endpoints[i].Authorization = &a
+		}
+	}
 	return &c
 }
 
@@ -227,6 +244,62 @@ func TestBaseSyncsFromGit(t *testing.T) {
 	}
 }
 
+// TestConfigMapTreeReloadsInPlace: in the ConfigMap overlay an edit of the
+// tree renders the same pod (no rollout) and the same ConfigMap name, so
+// `kubectl apply -k` updates the mounted files in place and the server's
+// watcher reloads them; the owners ConfigMap of the base keeps its hash
+// suffix, so an edit of the registry is a rollout (deploy/README.md says
+// which is which).
+func TestConfigMapTreeReloadsInPlace(t *testing.T) {
+	fs := filesys.MakeFsInMemory()
+	for _, dir := range []string{"base", "overlays/configmap-tree"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fs.WriteFile(dir+"/"+e.Name(), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	renderPod := func() (*corev1.PodTemplateSpec, []string) {
+		t.Helper()
+		r, problems := render(fs, "overlays/configmap-tree")
+		if len(problems) > 0 {
+			t.Fatal(strings.Join(problems, "\n"))
+		}
+		return &r.deployments[0].Spec.Template, slices.Sorted(maps.Keys(r.configMaps))
+	}
+	before, namesBefore := renderPod()
+	edit := func(file, text string) {
+		t.Helper()
+		b, err := fs.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.WriteFile(file, append(b, text...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("overlays/configmap-tree/governance.yaml", "  datasets.ds_prod_gold.another:\n    title: Another\n")
+	after, namesAfter := renderPod()
+	if !reflect.DeepEqual(before, after) {
+		t.Error("an edit of the tree changes the pod template: every edit would be a rollout, not a reload")
+	}
+	if !slices.Contains(namesAfter, "governance-tree") || !slices.Equal(namesBefore, namesAfter) {
+		t.Errorf("ConfigMaps %v, then %v: the tree's keeps no stable name", namesBefore, namesAfter)
+	}
+	edit("base/owners.yaml", "  - id: another\n    type: schema:Corporation\n    name: Another\n    url: https://another.example\n")
+	if owners, _ := renderPod(); reflect.DeepEqual(before, owners) {
+		t.Error("an edit of the owners registry renders the same pod: deploy/README.md says it rolls out")
+	}
+}
+
 // TestChecksCatch runs the checks on small kustomizations that each break one
 // rule of the base, so a check that stops working fails here; the first
 // breaks none and must pass. The second is the easy mistake in a ConfigMap
@@ -285,6 +358,21 @@ func TestChecksCatch(t *testing.T) {
 		{"root", kustomization(head +
 			"      securityContext: {runAsNonRoot: false}\n"),
 			`pod does not set runAsNonRoot: true`},
+		{"an image at :latest", kustomization(head +
+			"      containers:\n        - name: governanced\n          image: ghcr.io/celine-eu/governanced:latest\n"),
+			`container governanced runs image ghcr.io/celine-eu/governanced:latest (governanced) without a pinned tag`},
+		{"an image with no tag", kustomization(head +
+			"      initContainers:\n        - name: git-sync\n          image: registry.k8s.io/git-sync/git-sync\n"),
+			`container git-sync runs image registry.k8s.io/git-sync/git-sync (git-sync) without a pinned tag`},
+		{"a ServiceMonitor with no token", func() map[string]string {
+			files := kustomization(head + "      {}\n")
+			files["overlay/kustomization.yaml"] = "resources: [../base]\npatches: [{path: patch.yaml}, {path: monitor.yaml}]\n"
+			files["overlay/monitor.yaml"] = "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: governanced}\nspec:\n  endpoints:\n    - {port: http, path: /metrics, interval: 30s}\n"
+			return files
+		}(), `ServiceMonitor governanced sends no bearer token from Secret governanced-auth key token`},
+		{"a token file from a ConfigMap", kustomization(head +
+			"      containers:\n        - name: governanced\n          args: [serve, --addr=:8080, --tree=/governance/current, --auth-token-file=/etc/governanced/owners.yaml]\n"),
+			`governanced --auth-token-file /etc/governanced/owners.yaml is on no Secret volume`},
 		{"git-sync as a plain container", kustomization(head +
 			"      initContainers:\n        - {name: git-sync, $patch: delete}\n" +
 			"      containers:\n        - name: git-sync\n          image: registry.k8s.io/git-sync/git-sync:v4.4.0\n          args: [--root=/governance]\n" +
@@ -356,10 +444,19 @@ func (r *rendering) check() []string {
 	if len(r.services) != 1 {
 		fail("%d Services, want 1", len(r.services))
 	}
+	tokenSecret, tokenKey := authSecret(spec)
 	for _, sm := range r.monitors {
 		for _, ep := range sm.Spec.Endpoints {
 			if ep.Path != "/metrics" || len(r.services) == 0 || len(r.services[0].Spec.Ports) == 0 || ep.Port != r.services[0].Spec.Ports[0].Name {
 				fail("ServiceMonitor %s must scrape /metrics on the Service's port", sm.Name)
+			}
+			// With authentication on, GET /metrics answers 401 without the
+			// token: the monitor must send the one the pods read.
+			if tokenSecret != "" {
+				a := ep.Authorization
+				if a == nil || a.Type != "Bearer" || a.Credentials == nil || a.Credentials.Name != tokenSecret || a.Credentials.Key != tokenKey {
+					fail("ServiceMonitor %s sends no bearer token from Secret %s key %s, which governanced's --auth-token-file reads: /metrics would answer 401", sm.Name, tokenSecret, tokenKey)
+				}
 			}
 		}
 		for _, svc := range r.services {
@@ -448,6 +545,12 @@ func checkPod(spec *corev1.PodSpec, configMaps map[string]*corev1.ConfigMap) []s
 			}
 			mounts[m.MountPath] = true
 		}
+		// A tag names a release (or a digest pins it): :latest, or no tag,
+		// lets replicas run different binaries and a rollback return to
+		// an unknown one.
+		if name, tag, _ := strings.Cut(c.Image[strings.LastIndex(c.Image, "/")+1:], ":"); !strings.Contains(c.Image, "@sha256:") && (tag == "" || tag == "latest") {
+			fail("container %s runs image %s (%s) without a pinned tag", c.Name, c.Image, name)
+		}
 		csc := c.SecurityContext
 		if csc == nil || csc.ReadOnlyRootFilesystem == nil || !*csc.ReadOnlyRootFilesystem {
 			fail("container %s does not run with readOnlyRootFilesystem: true", c.Name)
@@ -516,6 +619,12 @@ func checkServer(spec *corev1.PodSpec, c *corev1.Container, configMaps map[strin
 		}
 	}
 
+	// A token file comes from a Secret, never from the image or a ConfigMap.
+	if f, ok := flagValue(c.Args, "--auth-token-file"); ok {
+		if v := volumeAt(spec, c, f); v == nil || v.Secret == nil {
+			fail("governanced --auth-token-file %s is on no Secret volume", f)
+		}
+	}
 	// Every file the arguments name is on a mounted volume; a file from a
 	// ConfigMap volume is one of the ConfigMap's keys.
 	for _, flag := range []string{"--tree", "--owners", "--placeholders"} {
@@ -546,6 +655,11 @@ func checkGitSync(spec *corev1.PodSpec, server, gs *corev1.Container) []string {
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
+	if f, ok := flagValue(gs.Args, "--password-file"); ok {
+		if v := volumeAt(spec, gs, f); v == nil || v.Secret == nil {
+			fail("git-sync --password-file %s is on no Secret volume", f)
+		}
+	}
 	root, _ := flagValue(gs.Args, "--root")
 	link, _ := flagValue(gs.Args, "--link")
 	tree, _ := flagValue(server.Args, "--tree")
@@ -581,6 +695,30 @@ func checkGitSync(spec *corev1.PodSpec, server, gs *corev1.Container) []string {
 		fail("git-sync's startupProbe must GET / on its --http-bind port %s", bindPort)
 	}
 	return problems
+}
+
+// authSecret is the Secret and key governanced's --auth-token-file is read
+// from ("" when the flag is not given or the file is on no Secret volume).
+func authSecret(spec *corev1.PodSpec) (name, key string) {
+	c := container(spec, serverName)
+	if c == nil {
+		return "", ""
+	}
+	f, ok := flagValue(c.Args, "--auth-token-file")
+	if !ok {
+		return "", ""
+	}
+	v := volumeAt(spec, c, f)
+	if v == nil || v.Secret == nil {
+		return "", ""
+	}
+	file := strings.TrimPrefix(f, strings.TrimSuffix(mountOf(c, f).MountPath, "/")+"/")
+	for _, it := range v.Secret.Items {
+		if it.Path == file {
+			return v.Secret.SecretName, it.Key
+		}
+	}
+	return v.Secret.SecretName, file
 }
 
 // volumeSources names the sources a volume sets (its non-nil VolumeSource

@@ -78,7 +78,7 @@ func TestMain(m *testing.M) {
 // and owners it was given.
 func TestPodStarts(t *testing.T) {
 	bin := governanced(t)
-	wantApps := map[string]int{"base": 17, "overlays/configmap-tree": 1}
+	wantApps := map[string]int{"base": 17, "overlays/configmap-tree": 1, "overlays/private-repo": 17}
 	for _, dir := range kustomizations(t) {
 		t.Run(dir, func(t *testing.T) {
 			r, problems := render(filesys.MakeFsOnDisk(), dir)
@@ -158,6 +158,14 @@ func layOutVolumes(t *testing.T, root string, spec *corev1.PodSpec, c *corev1.Co
 			cm := configMaps[v.ConfigMap.Name]
 			for key, data := range cm.Data {
 				if err := os.WriteFile(filepath.Join(dir, key), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case v.Secret != nil:
+			// A Secret made beside the manifests (deploy/README.md): a
+			// token under each key the volume names.
+			for _, it := range v.Secret.Items {
+				if err := os.WriteFile(filepath.Join(dir, it.Path), []byte("a-test-token-0123456789abcdef\n"), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -282,6 +282,11 @@ func (w *watcher) event(ev fsnotify.Event) (tag string, relevant bool) {
 		if !under(name, r.path) && !under(name, r.resolved) {
 			continue
 		}
+		if base == kubernetesData && (dir == r.path || dir == r.resolved) {
+			// A ConfigMap mounted as the tree root: its files are links
+			// through ..data, which the kubelet swaps to update them.
+			return r.target.Tag, true
+		}
 		if strings.HasPrefix(base, ".") {
 			break
 		}

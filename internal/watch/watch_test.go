@@ -168,6 +168,45 @@ func TestSymlinkedRootSwapAsksForReload(t *testing.T) {
 	}
 }
 
+// TestConfigMapTreeSwapAsksForReload: a ConfigMap mounted as the tree root
+// holds governance.yaml as a link through ..data, and the kubelet updates it
+// by swapping ..data to a new directory: that is a change of the tree.
+func TestConfigMapTreeSwapAsksForReload(t *testing.T) {
+	root := t.TempDir()
+	for _, v := range []string{"..v1", "..v2"} {
+		if err := os.MkdirAll(filepath.Join(root, v), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, v, "governance.yaml"), []byte("defaults: {}\n# "+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("..v1", filepath.Join(root, "..data")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.Symlink("..data/governance.yaml", filepath.Join(root, "governance.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	triggers := start(t, Config{Targets: []Target{{Path: root, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
+	for i := 0; ; i++ {
+		tmp := filepath.Join(root, "..data_tmp")
+		os.Remove(tmp)
+		os.Symlink([]string{"..v2", "..v1"}[i%2], tmp)
+		os.Rename(tmp, filepath.Join(root, "..data"))
+		select {
+		case tr := <-triggers:
+			if !tr.Has("tree") {
+				t.Fatalf("trigger %+v", tr)
+			}
+			return
+		case <-time.After(200 * time.Millisecond):
+			if i > 100 {
+				t.Fatal("swapping ..data in the tree root asked for no reload")
+			}
+		}
+	}
+}
+
 func isGovernance(name string) bool {
 	return name == "governance.yaml" || strings.HasPrefix(name, "governance.") && strings.HasSuffix(name, ".yaml")
 }
