@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/celine-eu/governanced/internal/check/checktest"
@@ -122,5 +123,70 @@ func TestServedSARIF(t *testing.T) {
 	}
 	if where := servedSARIF(t, schema, v.body); len(where) == 0 || where[0] != "%SRCROOT% apps/a/governance.yaml" {
 		t.Errorf("POST /validate's results at %v, want apps/a/governance.yaml relative to %%SRCROOT%%", where)
+	}
+}
+
+// TestValidateTakesTheCheckOptions: POST /validate takes the CLI's check
+// options (cli.CheckFlags) under their snake_case names; the report echoes
+// what the check was asked, and the server's own options play no part.
+func TestValidateTakesTheCheckOptions(t *testing.T) {
+	_, store := testServer(t)
+	h, _ := newServer(Deps{Store: store})
+	tree := uploadOf(t, map[string]string{
+		"apps/a/governance.yaml":            "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n",
+		"apps/a/governance.a.yaml":          "defaults: {access_level: internal}\n",
+		"apps/a/governance.deploy.yaml":     "defaults: {access_level: restricted}\n",
+		"deploy/overlays/governance.a.yaml": "defaults: {}\n",
+		"owners.yaml":                       "owners:\n  - {id: acme, type: schema:Organization, name: Acme, url: https://acme.example}\n",
+		"placeholders.yaml":                 "operator: acme\n",
+	})
+	type echo struct {
+		Strict bool `json:"strict"`
+		Inputs struct {
+			OverlayDir   *string  `json:"overlay_dir"`
+			OverlayName  *string  `json:"overlay_name"`
+			Owners       []string `json:"owners"`
+			Placeholders *string  `json:"placeholders"`
+			Dataspace    bool     `json:"dataspace"`
+			InferFromDir bool     `json:"infer_from_dir"`
+		} `json:"inputs"`
+	}
+	s := func(v string) *string { return &v }
+	for _, tc := range []struct {
+		query string
+		want  func(e *echo)
+	}{
+		{"", func(e *echo) {}},
+		{"strict=true", func(e *echo) { e.Strict = true }},
+		{"overlay_name=deploy", func(e *echo) { e.Inputs.OverlayName = s("deploy") }},
+		{"overlay_dir=deploy/overlays&infer_from_dir=false", func(e *echo) {
+			e.Inputs.OverlayDir, e.Inputs.InferFromDir = s("deploy/overlays"), false
+		}},
+		{"infer_from_dir=false", func(e *echo) { e.Inputs.InferFromDir = false }},
+		{"owners=owners.yaml&placeholders=placeholders.yaml&dataspace=true", func(e *echo) {
+			e.Inputs.Owners, e.Inputs.Placeholders, e.Inputs.Dataspace = []string{"owners.yaml"}, s("placeholders.yaml"), true
+		}},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			r := do(t, h, "POST", "/validate?"+tc.query, bytes.NewReader(tree), "Content-Type", "application/x-tar")
+			if r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			var got echo
+			if err := json.Unmarshal(r.body, &got); err != nil {
+				t.Fatal(err)
+			}
+			want := echo{}
+			want.Inputs.Owners, want.Inputs.InferFromDir = []string{}, true
+			tc.want(&want)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	for _, bad := range []string{"infer_from_dir=perhaps", "dataspace=true", "overlay_name=../x", "placeholders=p.yaml"} {
+		if r := do(t, h, "POST", "/validate?"+bad, bytes.NewReader(tree), "Content-Type", "application/x-tar"); r.status != 400 {
+			t.Errorf("%s: %d, want 400 (validate's usage error)", bad, r.status)
+		}
 	}
 }
