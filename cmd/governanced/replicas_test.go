@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -28,15 +26,7 @@ func replicaAnswers(t *testing.T, s *server) (string, map[string]answer) {
 	t.Helper()
 	get := func(target string) answer {
 		t.Helper()
-		resp, err := http.Get(s.base + target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp, b := s.fetch(t, target)
 		return answer{resp.StatusCode, resp.Header.Get("ETag"), string(b)}
 	}
 	var status struct {

@@ -124,6 +124,14 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func (s *server) get(t *testing.T, path string) (int, []byte) {
 	t.Helper()
+	resp, b := s.fetch(t, path)
+	return resp.StatusCode, b
+}
+
+// fetch is a GET of path: the response (its body read and closed) and the
+// body.
+func (s *server) fetch(t *testing.T, path string) (*http.Response, []byte) {
+	t.Helper()
 	resp, err := http.Get(s.base + path)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +141,7 @@ func (s *server) get(t *testing.T, path string) (int, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, b
+	return resp, b
 }
 
 func (s *server) getJSON(t *testing.T, path string, v any) int {

@@ -1,9 +1,6 @@
 package snapshot
 
 import (
-	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
 )
@@ -48,43 +45,6 @@ type Inputs struct {
 	// overlay directory that lead out of it. Off, such a link fails the
 	// reload (contain.go).
 	AllowOutsideLinks bool
-}
-
-// Paths are PATH arguments naming the tree roots' governance files as
-// `governanced validate` takes them from the working directory:
-// `<root>/apps/*` for a root with an apps directory, else the root itself
-// (a literal directory contributes its governance.yaml). The served tree
-// names the same files relative to the tree (view.go).
-func (in Inputs) Paths() []string { return in.paths(nil, false) }
-
-// paths is Paths for the trees of fsys (nil: the operating system's files;
-// rooted: laid out as the operating system's root directory).
-func (in Inputs) paths(fsys fs.FS, rooted bool) []string {
-	isDir := func(p string) bool {
-		var info fs.FileInfo
-		var err error
-		switch {
-		case fsys == nil:
-			info, err = os.Stat(in.abs(p))
-		case rooted:
-			var name string
-			if name, err = in.rootedName(p); err == nil {
-				info, err = fs.Stat(fsys, name)
-			}
-		default:
-			info, err = fs.Stat(fsys, path.Join(in.Dir, filepath.ToSlash(p)))
-		}
-		return err == nil && info.IsDir()
-	}
-	out := make([]string, 0, len(in.Trees))
-	for _, t := range in.Trees {
-		if isDir(filepath.Join(t, "apps")) {
-			out = append(out, joinDisplay(t, "apps/*"))
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 // rootedName is p's name in a file system laid out as the operating

@@ -133,8 +133,8 @@ func TestInputsPathsAndRevision(t *testing.T) {
 		"owners.yaml":                      "owners: []\n",
 	})
 	in := Inputs{Trees: []string{"tree", "single"}, Owners: []string{"owners.yaml"}, Dir: dir}
-	if got, want := strings.Join(in.Paths(), " "), "tree/apps/* single"; got != want {
-		t.Errorf("Paths() = %q, want %q", got, want)
+	if v, err := in.view(os.DirFS("/"), true); err != nil || strings.Join(v.paths, " ") != "tree/apps/* single" {
+		t.Errorf("the check's PATHs %q (%v), want the two trees by their names", v.paths, err)
 	}
 	revision := func() (string, []InputFile) {
 		t.Helper()
