@@ -30,6 +30,9 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 			f.Conflict, err = boolParam(q, "conflict")
 		}
 	}
+	if err == nil {
+		err = levelParams(f)
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -75,6 +78,23 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 	defer putBuffer(buf)
 	snap.AppendListBody(buf, page, withRule)
 	write(w, http.StatusOK, jsonType, buf.Bytes())
+}
+
+// levelParams refuses an access_level or classification filter that names
+// no level: the library's normalisation raises on it, and a filter that can
+// match nothing would answer an empty list for a typo.
+func levelParams(f snapshot.Filter) error {
+	if f.AccessLevel != "" {
+		if _, err := governance.NormalizeAccessLevel(&f.AccessLevel); err != nil {
+			return badRequest("access_level must be one of %s or secret (any ASCII case), not %q", strings.Join(governance.AccessLevels, ", "), f.AccessLevel)
+		}
+	}
+	if f.Classification != "" {
+		if _, err := governance.NormalizeClassification(&f.Classification); err != nil {
+			return badRequest("classification must be one of %s (any ASCII case), not %q", strings.Join(governance.Classifications, ", "), f.Classification)
+		}
+	}
+	return nil
 }
 
 // ndjsonType is newline-delimited JSON: one value a line.

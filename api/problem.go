@@ -38,6 +38,7 @@ var problemTitles = map[string]string{
 	"bad-request":            "Bad request",
 	"invalid-upload":         "The upload is not a tree this server can read",
 	"invalid-document":       "The document is not valid governance",
+	"unresolved-owners":      "Ownership names resolve to no owner",
 	"invalid-policy":         "The policy or changeset is invalid",
 	"invalid-cursor":         "Invalid cursor",
 	"stale-cursor":           "The tree changed since the cursor was issued",

@@ -152,7 +152,11 @@ func placeholderMap(raw json.RawMessage) (map[string]string, error) {
 // GET /datasets/{id}/rule without revision and app.
 func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 	var req resolveRequest
-	if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+	strict, err := flag(r.URL.Query(), "strict", false)
+	if err == nil {
+		err = decode(w, r, s.limits.MaxBodyBytes, &req)
+	}
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -209,6 +213,14 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if strict {
+			// The library's strict_owners: the whole document, merged with
+			// its overlay, fails on any name that resolves to nothing.
+			if _, _, err := owners.ResolveConfigOwnership(cfg, reg, true, placeholders); err != nil {
+				writeError(w, r, unresolvedError(err))
+				return
+			}
+		}
 		unresolved = []string{}
 		for _, u := range owners.UnresolvedOwners(&governance.Config{Defaults: rule}, reg, placeholders) {
 			unresolved = append(unresolved, u.Name)
@@ -222,6 +234,9 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 	case given(req.Placeholders):
 		writeError(w, r, badRequest(`the member "placeholders" needs "owners"`))
 		return
+	case strict:
+		writeError(w, r, badRequest(`strict needs the member "owners": without a registry no ownership name resolves`))
+		return
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
@@ -234,6 +249,25 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 	}
 	buf.WriteByte('}')
 	write(w, http.StatusOK, jsonType, buf.Bytes())
+}
+
+// unresolvedError presents strict owner resolution failing: 422 naming
+// every unresolved name and where the document declares it.
+func unresolvedError(err error) error {
+	var ue *owners.UnresolvedError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	type unresolvedName struct {
+		Name   string   `json:"name"`
+		Places []string `json:"places"`
+	}
+	names := make([]unresolvedName, len(ue.Names))
+	for i, u := range ue.Names {
+		names[i] = unresolvedName{u.Name, u.Where}
+	}
+	return &requestError{status: http.StatusUnprocessableEntity, kind: "unresolved-owners", detail: ue.Error(),
+		ext: []member{{"unresolved", names}}}
 }
 
 type mergeRequest struct {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/memfs"
 )
 
@@ -252,6 +253,31 @@ func detectUpload(r *http.Request, body *bufio.Reader) (uploadKind, *multipart.R
 	}
 	return 0, nil, &requestError{status: http.StatusUnsupportedMediaType, kind: "unsupported-media-type",
 		detail: fmt.Sprintf("send the tree as application/x-tar, application/gzip or multipart/form-data (got %q)", ct)}
+}
+
+// documentName is what POST /validate calls a lone YAML document: the base
+// file of a one-app tree, which is how the check reads it.
+const documentName = "governance.yaml"
+
+// isDocument reports whether the body is one YAML document rather than an
+// archive: POST /validate then checks it alone, as the library's
+// validate(data) checks one document.
+func isDocument(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch mt {
+	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
+		return true
+	}
+	return false
+}
+
+// documentOptions refuses the check options that name files of an archive
+// for a lone document, which has no other file to name.
+func documentOptions(opts check.Options) error {
+	if len(opts.Paths) > 0 || len(opts.Owners) > 0 || opts.OverlayDir != nil || opts.OverlayName != nil || opts.PlaceholdersFile != nil {
+		return badRequest("a single YAML document is checked alone: path, owners, overlay_dir, overlay_name and placeholders name files of an archive; send a tar, gzip or multipart body to use them")
+	}
+	return nil
 }
 
 // extract reads an upload of a kind into x.

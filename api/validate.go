@@ -20,13 +20,17 @@ const retryAfterSeconds = 2
 // in progress.
 var runCheck = check.Run
 
-// validate runs the tree check on an uploaded tree (check.md via check.Run,
-// the function `governanced validate` runs) and answers the report, 200
+// validate runs the tree check on an uploaded tree, or on one YAML document
+// as the base of a one-app tree (check.md via check.Run, the function
+// `governanced validate` runs) and answers the report, 200
 // whatever it finds. A malformed upload or options the check refuses are
 // 400, an upload over the limits 413. The tree is read into memory and the
 // check ends with the request.
 func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	opts, format, err := validateOptions(r)
+	if err == nil && isDocument(r) {
+		err = documentOptions(opts)
+	}
 	if err != nil {
 		s.metrics.validations.WithLabelValues("rejected").Inc()
 		writeError(w, r, err)
@@ -119,6 +123,9 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 
 // readUpload extracts the body into x, mapping every failure to 400 or 413.
 func readUpload(r *http.Request, body *bufio.Reader, x *extractor) error {
+	if isDocument(r) {
+		return uploadError(x.file(documentName, body))
+	}
 	kind, mr, err := detectUpload(r, body)
 	if err != nil {
 		return uploadError(err)

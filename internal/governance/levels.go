@@ -55,3 +55,56 @@ func NormalizeClassification(v *string) (*string, error) {
 	}
 	return &s, nil
 }
+
+// SameAccessLevel reports whether a and b normalise to the same access level
+// (NormalizeAccessLevel): ASCII case ignored, secret the same as
+// restricted. A value outside the levels is the same as nothing. It
+// allocates nothing, so a listing can compare every dataset with it.
+func SameAccessLevel(a, b string) bool {
+	na := canonical(a, AccessLevels, "secret", "restricted")
+	return na != "" && na == canonical(b, AccessLevels, "secret", "restricted")
+}
+
+// SameClassification reports whether a and b normalise to the same
+// classification (NormalizeClassification): ASCII case ignored. A value
+// outside the classifications is the same as nothing.
+func SameClassification(a, b string) bool {
+	na := canonical(a, Classifications, "", "")
+	return na != "" && na == canonical(b, Classifications, "", "")
+}
+
+// canonical is the member of values that v equals ignoring ASCII case, or
+// folded when v equals alias so; "" when none.
+func canonical(v string, values []string, alias, folded string) string {
+	for _, c := range values {
+		if asciiEqualFold(v, c) {
+			return c
+		}
+	}
+	if alias != "" && asciiEqualFold(v, alias) {
+		return folded
+	}
+	return ""
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only: the levels'
+// normalisation maps A–Z and nothing else (İ and fullwidth letters are not
+// levels).
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		a, b := s[i], t[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}

@@ -18,8 +18,11 @@ type Filter struct {
 	DataspaceExpose *bool
 	Conflict        *bool
 	Tags            []string // every tag must be on the rule
-	Classification  string   // compared ignoring ASCII case, as consumers normalise it
-	AccessLevel     string   // likewise
+	// Classification and AccessLevel keep the datasets whose level
+	// normalises to the same as the filter's (ASCII case ignored, secret
+	// the same as restricted), as the library's consumers compare them.
+	Classification string
+	AccessLevel    string
 	// Name keeps the keys a name query matches (NewNameQuery); nil keeps
 	// every key.
 	Name *NameQuery
@@ -37,10 +40,10 @@ func (f *Filter) keep(d *Dataset) bool {
 		f.Conflict != nil && *f.Conflict != (d.Conflict != ""):
 		return false
 	}
-	if f.Classification != "" && !strings.EqualFold(d.classification, f.Classification) {
+	if f.Classification != "" && !governance.SameClassification(d.classification, f.Classification) {
 		return false
 	}
-	if f.AccessLevel != "" && !strings.EqualFold(d.accessLevel, f.AccessLevel) {
+	if f.AccessLevel != "" && !governance.SameAccessLevel(d.accessLevel, f.AccessLevel) {
 		return false
 	}
 	for _, t := range f.Tags {

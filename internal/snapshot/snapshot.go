@@ -234,8 +234,8 @@ func initDataset(d *Dataset, a *App, pos int, id string, rule *governance.Rule, 
 	}
 }
 
-// AccessLevel and Classification are the served rule's values, normalised;
-// "" when the rule states none.
+// AccessLevel and Classification are the served rule's values as written
+// (secret stays secret); "" when the rule states none.
 func (d *Dataset) AccessLevel() string    { return d.accessLevel }
 func (d *Dataset) Classification() string { return d.classification }
 
@@ -274,11 +274,16 @@ func (d *Dataset) hasTag(t string) bool {
 	return slices.Contains(c.Defaults.Tags, t) || d.pos >= 0 && slices.Contains(c.Sources[d.pos].Rule.Tags, t)
 }
 
+// appendRuleAndExposure writes `"rule":…,"exposure":…,"is_empty":…`: the
+// rule, its two gates, and whether it carries nothing worth a facet (the
+// library's is_empty, which a lineage extractor asks before emitting one).
 func appendRuleAndExposure(buf *bytes.Buffer, rule *governance.Rule) {
 	buf.WriteString(`"rule":`)
 	rule.AppendJSON(buf)
 	buf.WriteString(`,"exposure":`)
 	AppendExposure(buf, rule)
+	buf.WriteString(`,"is_empty":`)
+	buf.WriteString(strconv.FormatBool(governance.IsEmpty(rule)))
 }
 
 // appendMatch writes m as Match.MarshalJSON does, into buf's own space.
@@ -304,8 +309,9 @@ func (d *Dataset) Match() governance.Match {
 	return governance.Match{Kind: governance.MatchExact, Pattern: d.ID}
 }
 
-// AppendResolutionTail writes `,"match":…,"rule":…,"exposure":…` for a rule and
-// how it was found: the part of a rule body that does not name the request.
+// AppendResolutionTail writes `,"match":…,"rule":…,"exposure":…,"is_empty":…`
+// for a rule and how it was found: the part of a rule body that does not
+// name the request.
 func AppendResolutionTail(buf *bytes.Buffer, rule *governance.Rule, m governance.Match) {
 	buf.WriteString(`,"match":`)
 	appendMatch(buf, m)
