@@ -255,6 +255,16 @@ func (c *Client) Owner(ctx context.Context, key string) (*Owner, error) {
 	return answer(&v, c.read(ctx, "/owners/"+url.PathEscape(key), nil, "", &v))
 }
 
+// OwnerByURI is the owner registered under a DID or URL; nil when none is.
+func (c *Client) OwnerByURI(ctx context.Context, uri string) (*OwnerEntry, error) {
+	var v OwnerList
+	err := c.read(ctx, "/owners", url.Values{"uri": {uri}}, "", &v)
+	if err != nil && !isStale(err) || len(v.Items) == 0 {
+		return nil, err
+	}
+	return &v.Items[0], err
+}
+
 // Report is the check report of the served tree.
 func (c *Client) Report(ctx context.Context) (*Report, error) {
 	var v Report

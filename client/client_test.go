@@ -204,6 +204,20 @@ func TestAnswersAreTheServers(t *testing.T) {
 			}
 		}
 	}
+	owners, err := c.Owners(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range owners.Items {
+		for _, uri := range []string{o.DID, o.URL} {
+			if got, err := c.OwnerByURI(ctx, uri); uri != "" && (err != nil || got == nil || got.ID != o.ID) {
+				t.Errorf("OwnerByURI(%s): %+v %v, want %s", uri, got, err, o.ID)
+			}
+		}
+	}
+	if got, err := c.OwnerByURI(ctx, "https://nobody.example"); got != nil || err != nil {
+		t.Errorf("OwnerByURI of nobody: %+v %v", got, err)
+	}
 	for _, get := range []struct {
 		path string
 		do   func() (any, error)

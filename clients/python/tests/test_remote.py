@@ -172,6 +172,24 @@ class RealTreeTest(unittest.TestCase):
                 everywhere.resolve(it["id"])
             self.assertIn(it["app"], amb.exception.apps)
 
+    def test_owners(self) -> None:
+        """The registry's lookups: by id or alias, by DID or URL, the canonical URI."""
+        r = self.resolver(watch=False)
+        _, registry = self.server.get("/owners")
+        self.assertGreater(len(registry["items"]), 0)
+        for entry in registry["items"]:
+            with self.subTest(owner=entry["id"]):
+                _, want = self.server.get("/owners/" + q(entry["id"]))
+                self.assertEqual(r.owner(entry["id"]), want)
+                for alias in entry["aliases"]:
+                    self.assertEqual(r.owner(alias), want)
+                self.assertEqual(r.canonical_uri(entry["id"]), want["canonical_uri"])
+                for uri in (entry.get("did"), entry.get("url")):
+                    if uri:
+                        self.assertEqual(r.owner_by_uri(uri)["id"], entry["id"])  # type: ignore[index]
+        self.assertIsNone(r.owner("no-such-owner"))
+        self.assertIsNone(r.owner_by_uri("https://nobody.example"))
+
     def test_validate_one_document(self) -> None:
         r = self.resolver(watch=False)
         good = "defaults: {access_level: internal}\nsources:\n  ds.a: {title: A}\n"

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import models
 from ._transport import Transport
-from .errors import GovernanceValidationError
+from .errors import GovernanceValidationError, NotFound
 
 _LibraryRule: Any
 try:  # The library's own models when it is installed: resolve() returns its instances.
@@ -122,6 +122,30 @@ class RemoteGovernanceResolver:
             query["include_dataspace"] = "false"
         facet: Dict[str, Any] = self._t.get(self._path(name, "facet"), query).body
         return facet
+
+    # ------------------------------------------------------------ the owners registry
+
+    def owner(self, key: str) -> Optional[Dict[str, Any]]:
+        """The owner entry of an id, else of an alias, with its
+        ``canonical_uri``; ``None`` when there is none (the registry's
+        ``by_id``)."""
+        try:
+            entry: Dict[str, Any] = self._t.get("/owners/" + urllib.parse.quote(key, safe="")).body
+        except NotFound:
+            return None
+        return entry
+
+    def owner_by_uri(self, uri: str) -> Optional[Dict[str, Any]]:
+        """The owner registered under a DID or URL, or ``None`` (``by_uri``)."""
+        items: List[Dict[str, Any]] = self._t.get("/owners", {"uri": uri}).body["items"]
+        return items[0] if items else None
+
+    def canonical_uri(self, key: str) -> Optional[str]:
+        """An owner's DID, else its URL; ``None`` for an owner with neither,
+        or no such owner (``canonical_uri``)."""
+        entry = self.owner(key)
+        uri = entry.get("canonical_uri") if entry else None
+        return str(uri) if uri is not None else None
 
     # ------------------------------------------------------------ more of the answer
 
