@@ -59,9 +59,3 @@ func (c *cache) put(key string, e entry) {
 		delete(c.byKey, last.Value.(*cached).key)
 	}
 }
-
-func (c *cache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
-}

@@ -492,3 +492,26 @@ func TestImportsNothingOfGovernanced(t *testing.T) {
 		t.Errorf("the client depends on %v; it must need the standard library only", deps)
 	}
 }
+
+// TestCacheBound: the cache keeps at most its entries, the least recently
+// used dropped first, so the server gone, only the kept ones are answered.
+func TestCacheBound(t *testing.T) {
+	s := serve(t, snapshot.Inputs{Trees: []string{filepath.Join(testcorpus.Root(t), "..", "api", "testdata", "tree")}})
+	c, _ := client.New(s.URL, client.WithCacheEntries(2))
+	ctx := context.Background()
+	for _, id := range []string{"datasets.gold.meters", "datasets.gold.offer", "datasets.gold.meters", "datasets.gold.weather_x"} {
+		if _, err := c.Exposure(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.streams()
+	s.CloseClientConnections()
+	s.Close()
+	var stale *client.StaleError
+	for id, kept := range map[string]bool{"datasets.gold.meters": true, "datasets.gold.weather_x": true, "datasets.gold.offer": false} {
+		exp, err := c.Exposure(ctx, id)
+		if got := errors.As(err, &stale) && exp != nil; got != kept {
+			t.Errorf("%s with the server gone: %+v %v; kept in the cache: %v, want %v", id, exp, err, got, kept)
+		}
+	}
+}
