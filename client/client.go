@@ -469,7 +469,7 @@ func problemOf(resp *http.Response) *Problem {
 	p.Status = resp.StatusCode
 	p.Raw = body
 	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
-		p.RetryAfter = time.Duration(secs) * time.Second
+		p.RetryAfter = time.Duration(min(secs, 24*60*60)) * time.Second // a day at most: no overflow
 	}
 	return p
 }

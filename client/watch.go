@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,8 +16,12 @@ import (
 // has not said (the SSE retry field).
 const defaultRetry = 3 * time.Second
 
-// minRetry is the shortest wait before Watch connects again.
-const minRetry = 100 * time.Millisecond
+// minRetry and maxRetry bound the wait before Watch connects again,
+// whatever a stream asks for.
+const (
+	minRetry = 100 * time.Millisecond
+	maxRetry = 5 * time.Minute
+)
 
 // Watch follows the server's reloads over GET /events until ctx ends, then
 // returns ctx's error. While its stream is live, a cached answer of the
@@ -44,7 +49,7 @@ func (c *Client) Watch(ctx context.Context) error {
 			if p.Status >= 400 && p.Status < 500 && p.Status != http.StatusTooManyRequests {
 				return err
 			}
-			wait = max(wait, p.RetryAfter)
+			wait = min(max(wait, p.RetryAfter), maxRetry)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -117,28 +122,42 @@ func (c *Client) stream(ctx context.Context, retry *time.Duration) error {
 	if resp.StatusCode != http.StatusOK {
 		return problemOf(resp)
 	}
-	r := bufio.NewReader(resp.Body)
+	return readEvents(resp.Body, func() { idle.Reset(c.idle) }, retry, func(event, data string) {
+		if event != "reload" {
+			return
+		}
+		var ev ReloadEvent
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			return
+		}
+		served := ev.Served()
+		c.setState(func(s *watchState) {
+			s.live = served != ""
+			if served != "" {
+				s.revision = served
+			}
+		})
+	})
+}
+
+// readEvents reads a text/event-stream until it ends, calling onEvent with
+// each event's type and data, and alive at every line; a retry field sets
+// *retry. It returns the error that ended the stream (io.EOF when the
+// server closed it).
+func readEvents(body io.Reader, alive func(), retry *time.Duration, onEvent func(event, data string)) error {
+	r := bufio.NewReader(body)
 	var event string
 	var data strings.Builder
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			return err // the server ended the stream, or it was lost
+			return err
 		}
-		idle.Reset(c.idle)
+		alive()
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" { // an event ends at a blank line
-			if event == "reload" && data.Len() > 0 {
-				var ev ReloadEvent
-				if json.Unmarshal([]byte(data.String()), &ev) == nil {
-					served := ev.Served()
-					c.setState(func(s *watchState) {
-						s.live = served != ""
-						if served != "" {
-							s.revision = served
-						}
-					})
-				}
+			if data.Len() > 0 {
+				onEvent(event, data.String())
 			}
 			event = ""
 			data.Reset()
@@ -159,7 +178,7 @@ func (c *Client) stream(ctx context.Context, retry *time.Duration) error {
 			data.WriteString(value)
 		case "retry":
 			if ms, err := strconv.Atoi(value); err == nil && ms >= 0 {
-				*retry = time.Duration(ms) * time.Millisecond
+				*retry = min(time.Duration(min(ms, int(maxRetry/time.Millisecond)))*time.Millisecond, maxRetry)
 			}
 		}
 	}

@@ -26,9 +26,11 @@ from .errors import (
 logger = logging.getLogger("governanced_client")
 
 #: How long the watch waits before it connects again when the stream did
-#: not say (its ``retry`` field), and the shortest it ever waits.
+#: not say (its ``retry`` field), and the shortest and longest it waits
+#: whatever the stream says.
 DEFAULT_RETRY = 3.0
 MIN_RETRY = 0.1
+MAX_RETRY = 300.0
 
 
 @dataclass(frozen=True)
@@ -272,7 +274,7 @@ class Transport:
                 after = resp.getheader("Retry-After")
                 resp.read()
                 if after and after.isdigit():
-                    retry = max(retry, float(after))
+                    retry = min(max(retry, float(after)), MAX_RETRY)
                 raise GovernancedError(f"GET /events answered {resp.status}", status=resp.status)
             event = ""
             data: List[str] = []
@@ -295,7 +297,7 @@ class Transport:
                 elif name == "data":
                     data.append(value)
                 elif name == "retry" and value.isdigit():
-                    retry = int(value) / 1000.0
+                    retry = min(int(value) / 1000.0, MAX_RETRY)
             return retry
         finally:
             self._stream_sock = None
