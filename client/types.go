@@ -247,6 +247,9 @@ type ReportInputs struct {
 	Owners       []string `json:"owners"`
 	Placeholders *string  `json:"placeholders"`
 	Dataspace    bool     `json:"dataspace"`
+	// InferFromDir is false when a base with no overlay name is served
+	// unchanged rather than paired with the overlay named after its app.
+	InferFromDir bool `json:"infer_from_dir"`
 }
 
 // ReportSummary counts a report's findings and inputs.
