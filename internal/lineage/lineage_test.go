@@ -79,6 +79,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"state: renamed_passthrough(orders.status)", "filter: "}},
 		{"unnest reads the array", "select e.event_id, tag from events as e, unnest(e.tags) as tag", sqlparse.BigQuery,
 			[]string{"event_id: direct_passthrough(events.event_id)", "tag: derived_recompute(events.tags)", "filter: "}},
+		{"join lateral flatten without on reads the array", "select e.event_id, f.value::string as tag, f.index from events e join lateral flatten(input => e.tags) f where e.payload is not null", sqlparse.Snowflake,
+			[]string{"event_id: direct_passthrough(events.event_id)", "tag: derived_recompute(events.tags)", "index: derived_recompute(events.tags)", "filter: events.payload"}},
 		{"star over a join expands both sides", "select * from payments cross join events", sqlparse.DuckDB,
 			[]string{"payment_id: direct_passthrough(payments.payment_id)", "order_id: direct_passthrough(payments.order_id)",
 				"method: direct_passthrough(payments.method)", "amount: direct_passthrough(payments.amount)", "paid_at: direct_passthrough(payments.paid_at)",

@@ -801,7 +801,7 @@ func (p *parser) fromItem() (TableExpr, error) {
 					return nil, err
 				}
 			default:
-				if j.Kind != "INNER" || !p.isJoinFree() {
+				if !joinFree(j) {
 					return nil, p.unexpected("ON or USING")
 				}
 			}
@@ -810,9 +810,22 @@ func (p *parser) fromItem() (TableExpr, error) {
 	}
 }
 
-// isJoinFree: a bare JOIN without condition is accepted where the dialect
-// reads it as a cross join (DuckDB/Snowflake JOIN LATERAL).
-func (p *parser) isJoinFree() bool { return false }
+// joinFree reports whether a join may go without ON or USING: an inner or
+// left join of a lateral item (Snowflake's JOIN LATERAL FLATTEN(input => …),
+// DuckDB's JOIN LATERAL (…)) or of Snowflake's TABLE(FLATTEN(…)), which the
+// warehouses read as a join on every row the item makes for its row.
+func joinFree(j *Join) bool {
+	if j.Kind != "INNER" && j.Kind != "LEFT" {
+		return false
+	}
+	switch r := j.Right.(type) {
+	case *TableFunc:
+		return true
+	case *DerivedTable:
+		return r.Lateral
+	}
+	return false
+}
 
 func (p *parser) joinHead() (*Join, bool, error) {
 	j := &Join{Pos: p.pos()}

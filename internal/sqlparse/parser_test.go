@@ -82,6 +82,10 @@ func TestParse(t *testing.T) {
 			"SELECT e.x FROM p.d.events AS e, UNNEST(e.tags) AS tag WITH OFFSET AS pos"},
 		{"snowflake flatten and paths", "select f.value:id::string as id from t, lateral flatten(input => t.payload:items) f", Snowflake,
 			"SELECT CAST(f.value:id AS STRING) AS id FROM t, LATERAL FLATTEN(input => t.payload:items) AS f"},
+		{"snowflake join lateral flatten without on", "select e.id, f.value::string as tag from events e join lateral flatten(input => e.tags) f left join table(flatten(e.attrs)) a", Snowflake,
+			"SELECT e.id, CAST(f.value AS STRING) AS tag FROM events AS e INNER JOIN LATERAL FLATTEN(input => e.tags) AS f LEFT JOIN FLATTEN(e.attrs) AS a"},
+		{"duckdb join lateral subquery without on", "select t.a, s.b from t join lateral (select t.a + 1 as b) s", DuckDB,
+			"SELECT t.a, s.b FROM t INNER JOIN LATERAL (SELECT t.a + 1 AS b) AS s"},
 		{"date part words", "select dateadd(day, -3, current_date) as d, datediff('month', a, b) as m from t", Snowflake,
 			"SELECT DATEADD(DAY, -3, CURRENT_DATE) AS d, DATEDIFF('month', a, b) AS m FROM t"},
 		{"set operations bind", "select a from t union all select a from u intersect select a from v", Postgres,
@@ -124,6 +128,8 @@ func TestParseErrors(t *testing.T) {
 		{"dml", "delete from t", 1, 1, "DELETE statements are not queries"},
 		{"dangling operator", "select a + from t", 1, 12, "expected an expression"},
 		{"empty", "  -- nothing\n", 2, 1, "empty statement"},
+		{"join of a table without on", "select a from t join u", 1, 23, "ON or USING"},
+		{"right join of a lateral function without on", "select a from t right join lateral unnest(t.l) x", 1, 49, "ON or USING"},
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
 	}
 	for _, tc := range tests {
