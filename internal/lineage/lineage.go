@@ -111,6 +111,8 @@ type Column struct {
 	// the catalog (a `*` over a relation it does not list, a name found in
 	// no relation) or the value involves a subquery.
 	Certain bool
+
+	canon sqlparse.Expr // the canonical value as a tree; nil when unknown
 }
 
 // SourceMechanism is a source with the mechanism by which it reaches a

@@ -191,3 +191,53 @@ func TestHostileLineage(t *testing.T) {
 func itoa(i int) string {
 	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i/10)) + string(rune('0'+i%10)))
 }
+
+// TestThrough: the functions a source's value passes through on its way
+// into a column, through CTEs and UNION branches.
+func TestThrough(t *testing.T) {
+	tests := []struct {
+		name, sql, column string
+		want              map[string][]string // source → functions; nil: not known
+	}{
+		{"pass-through", "select first_name from customers", "first_name",
+			map[string][]string{"customers.first_name": nil}},
+		{"a hash", "select md5(first_name) as h from customers", "h",
+			map[string][]string{"customers.first_name": {"md5"}}},
+		{"only the argument it encloses", "select md5(first_name) || last_name as n from customers", "n",
+			map[string][]string{"customers.first_name": {"md5"}, "customers.last_name": nil}},
+		{"a bare read anywhere counts", "select case when md5(email) = 'x' then email end as e from customers", "e",
+			map[string][]string{"customers.email": nil}},
+		{"through CTEs, every function on the way", "with s as (select sha2(email, 256) as e from customers) select upper(e) as e from s", "e",
+			map[string][]string{"customers.email": {"sha2", "upper"}}},
+		{"union branches: each must pass through it", "select md5(email) as e from customers union all select email from customers", "e",
+			map[string][]string{"customers.email": nil}},
+		{"union branches both hashed", "select md5(email) as e from customers union all select md5(first_name) from customers", "e",
+			map[string][]string{"customers.email": {"md5"}, "customers.first_name": {"md5"}}},
+		{"a window's partition is inside the call", "select sum(amount) over (partition by customer_id) as s from orders", "s",
+			map[string][]string{"orders.amount": {"sum"}, "orders.customer_id": {"sum"}}},
+		{"a qualified function", "select util.mask(email) as e from customers", "e",
+			map[string][]string{"customers.email": {"util.mask"}}},
+		{"a subquery: not known", "select (select max(md5(amount)) from orders) as m from customers", "m", nil},
+		{"a relation the catalog does not list: not known", "select md5(name) as m from raw", "m", nil},
+		{"a pass-through of a relation the catalog does not list", "select name from raw", "name",
+			map[string][]string{"raw.name": nil}},
+		{"no canonical value: not known", "select md5(email) || nosuch as e from customers", "e", nil},
+	}
+	for _, tc := range tests {
+		res := analyze(t, tc.sql, sqlparse.DuckDB)
+		through, ok := res.Column(tc.column).Through()
+		if tc.want == nil {
+			if ok {
+				t.Errorf("%s: got %v, want not known", tc.name, through)
+			}
+			continue
+		}
+		got := map[string][]string{}
+		for s, fs := range through {
+			got[s.String()] = fs
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

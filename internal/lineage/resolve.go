@@ -1665,7 +1665,7 @@ func (a *analyzer) result(top *rel) *Result {
 	res := &Result{Complete: top.complete, RowCertain: top.rows.certain}
 	outSources := map[Source]bool{}
 	for _, c := range top.cols {
-		pc := &Column{Name: c.name, Expr: c.expr, Signature: c.sig, Certain: c.certain}
+		pc := &Column{Name: c.name, Expr: c.expr, Signature: c.sig, Certain: c.certain, canon: c.canon}
 		entries := newEntrySet(a.m, nil)
 		for _, e := range c.entries {
 			ss := append([]Source(nil), e.Sources...)
