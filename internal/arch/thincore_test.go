@@ -23,6 +23,7 @@ var domainPackages = []string{
 	"internal/dbt",
 	"internal/graph",
 	"internal/lineage",
+	"internal/propagate",
 	"internal/sqlparse",
 	"internal/strindex",
 	"internal/memfs",
