@@ -10,6 +10,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/propagate"
 )
 
 // Inputs are a pull request's dbt artifacts: base and head manifests
@@ -22,6 +23,11 @@ type Inputs struct {
 	// and the resolved rule is merged into the model's meta under
 	// "governance" (policy.WithGovernance).
 	Governance policy.GovernanceLookup
+	// Rules, when set, are the same governance as rules (BuildLevel2
+	// only): each changed or reached column's meta then carries the
+	// governance it inherits along column lineage under
+	// governance.inferred (propagate.Inferred.Meta).
+	Rules propagate.Rules
 	// Parallelism bounds how many models level 2 analyses at once
 	// (BuildLevel2); 0 means GOMAXPROCS.
 	Parallelism int

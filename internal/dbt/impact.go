@@ -183,11 +183,8 @@ func (g *Graph) Upstream(uid, column string) (*Impact, error) {
 // nodeName names a node for output: a relation's changeset name, a
 // source as source.name.
 func (g *Graph) nodeName(uid string) string {
-	if src := g.ls.m.Sources[uid]; src != nil {
-		parts := strings.Split(uid, ".")
-		if len(parts) >= 2 {
-			return "source:" + strings.Join(parts[len(parts)-2:], ".")
-		}
+	if g.ls.m.Sources[uid] != nil {
+		return sourceName(uid)
 	}
 	return g.b.nameOf(uid)
 }

@@ -99,6 +99,7 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 		Changes:          []*policy.Change{},
 	}
 	spent := newReachBudget(in.ReachBudget)
+	targets := l2.inferTargets(in.Rules != nil)
 	for _, uid := range b.order {
 		if !candidates[uid] {
 			continue
@@ -135,6 +136,7 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 				}
 			}
 			cs.Changes = append(cs.Changes, change)
+			targets.add(c.kind == policy.KindRemoved, uid, c.column)
 			if !spent.allows() {
 				change.Reach = policy.Reach{Models: []policy.ReachedModel{}, ColumnsComplete: boolPtr(false), Exposures: []policy.ReachedExposure{}}
 				continue
@@ -144,6 +146,9 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 				return nil, nil, nil, l2.err
 			}
 			change.Reach = w.reach
+			for _, rc := range w.reach.Columns {
+				targets.add(c.kind == policy.KindRemoved, targets.uidOf[rc.Model], rc.Column)
+			}
 			spent.spend(&change.Reach)
 			for _, m := range w.models {
 				b.addModel(cs, m)
@@ -155,6 +160,11 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 	}
 	if w := spent.warning(); w != "" {
 		warnings = append(warnings, w)
+	}
+	if in.Rules != nil {
+		if err := l2.attachInferred(ctx, cs, in.Rules, targets.sides, in.Parallelism, in.LineageBudget); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	sort.SliceStable(cs.Changes, func(i, j int) bool {
 		a, c := cs.Changes[i], cs.Changes[j]

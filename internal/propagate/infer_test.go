@@ -317,3 +317,44 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestMeta: what a policy reads under governance.inferred, and what it does
+// not read where the lineage is incomplete: a lower bound below the top of
+// its scale is absent, so the rule's fail-safe decides.
+func TestMeta(t *testing.T) {
+	p := project{origins: shop, models: [][2]string{
+		{"py", ""},
+		{"m", "select md5(c.email) as h, o.amount, p.score from customers c join orders o on o.customer_id = c.id join py p on p.id = c.id"},
+	}}
+	res := infer(t, p, shopRules)
+	tests := []struct {
+		column string
+		want   map[string]any
+	}{
+		{"h", map[string]any{
+			"classification": "pii", "access_level": "restricted", "complete": true, "through": []any{"md5"},
+			"rowset": map[string]any{"classification": "pii", "access_level": "restricted", "complete": false},
+			"path": []any{
+				map[string]any{"relation": "customers", "dataset": "customers", "column": "email",
+					"declared": map[string]any{"classification": "pii", "access_level": "restricted"}},
+				map[string]any{"relation": "m", "dataset": "m", "column": "h", "mechanism": "derived_recompute", "through": []any{"md5"}},
+			},
+		}},
+		{"score", map[string]any{
+			"complete": false,
+			"rowset":   map[string]any{"classification": "pii", "access_level": "restricted", "complete": false},
+			"path":     []any{},
+		}},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, column(t, res, "m", tc.column).Meta()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.column, diff)
+		}
+	}
+	none := project{origins: shop, models: [][2]string{{"m", "select 1 as one from orders"}}}
+	want := map[string]any{"classification": nil, "access_level": nil, "complete": true, "through": []any{},
+		"rowset": map[string]any{"classification": nil, "access_level": nil, "complete": true}, "path": []any{}}
+	if diff := cmp.Diff(want, column(t, infer(t, none, nil), "m", "one").Meta()); diff != "" {
+		t.Errorf("nothing carried (-want +got):\n%s", diff)
+	}
+}
