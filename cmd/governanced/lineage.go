@@ -33,7 +33,8 @@ derived_recompute, rowset_filter), and the exposures behind them; or, with
 --upstream, the columns it is made of. Without --column, every column of the
 model is answered. NAME is a model's name (customers, customers.v2) or its
 unique_id. The catalog lets SELECT * be expanded; without it names are
-trusted as written.`,
+trusted as written. lineage audit checks the governance columns carry
+along their lineage against what their datasets declare.`,
 		Example: `  governanced lineage --manifest target/manifest.json --catalog target/catalog.json \
     --model stg_customers --column email
   governanced lineage --manifest target/manifest.json --model customers --upstream --format mermaid`,
@@ -61,6 +62,7 @@ trusted as written.`,
 	f.BoolVar(&downstream, "downstream", false, "what the column reaches (the default)")
 	f.BoolVar(&o.upstream, "upstream", false, "what the column is made of")
 	f.StringVar(&o.format, "format", "text", "text, json, mermaid or dot")
+	c.AddCommand(newLineageAuditCmd())
 	return c
 }
 

@@ -15,7 +15,9 @@ import (
 
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/dbt"
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/propagate"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,10 +30,17 @@ var defaultPolicyFiles = []string{"governanced.policy.yml", "dbt-col-lineage.pol
 // noPolicyGateWarning is spec §7.3's warning for a gate that can never fire.
 const noPolicyGateWarning = "--fail-on policy given but no policy resolved; the policy gate can never fire"
 
+// treeGovernance is the governance of --governance trees, as the policy's
+// meta reads it and as column lineage propagates it.
+type treeGovernance interface {
+	policy.GovernanceLookup
+	propagate.Rules
+}
+
 // governanceFromTrees loads the governance trees named by --governance into a
 // lookup, through the same snapshot the service serves: the tree is checked,
 // and a tree with errors is refused rather than evaluated without governance.
-var governanceFromTrees = func(ctx context.Context, trees []string) (policy.GovernanceLookup, error) {
+var governanceFromTrees = func(ctx context.Context, trees []string) (treeGovernance, error) {
 	snap, err := (&snapshot.Loader{Inputs: snapshot.Inputs{Trees: trees}}).Build(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--governance: %w", err)
@@ -45,12 +54,21 @@ var governanceFromTrees = func(ctx context.Context, trees []string) (policy.Gove
 // policy engine treats fail-safe as missing meta.
 type snapshotGovernance struct{ snap *snapshot.Snapshot }
 
-func (g snapshotGovernance) Governance(relation string) (map[string]any, bool) {
+// Rule is the resolved rule of a relation, resolved as Governance does.
+func (g snapshotGovernance) Rule(relation string) (*governance.Rule, bool) {
 	d, err := g.snap.Resolve(relation)
 	if err != nil || d == nil {
 		return nil, false
 	}
-	body, err := json.Marshal(d.Rule())
+	return d.Rule(), true
+}
+
+func (g snapshotGovernance) Governance(relation string) (map[string]any, bool) {
+	r, ok := g.Rule(relation)
+	if !ok {
+		return nil, false
+	}
+	body, err := json.Marshal(r)
 	if err != nil {
 		return nil, false
 	}
@@ -209,7 +227,7 @@ func runPolicyCheck(ctx context.Context, o *policyCheckOptions, stdout, stderr i
 		}
 	}
 
-	var lookup policy.GovernanceLookup
+	var lookup treeGovernance
 	if len(o.governance) > 0 {
 		if governanceFromTrees == nil {
 			return failed(errors.New("--governance: this build cannot load governance trees yet"))
@@ -317,7 +335,7 @@ func readRegularFile(path string) ([]byte, error) {
 
 // loadChangeset reads --changeset, or builds the changeset from the dbt
 // artifacts.
-func loadChangeset(ctx context.Context, o *policyCheckOptions, lookup policy.GovernanceLookup) (*policy.Changeset, []string, error) {
+func loadChangeset(ctx context.Context, o *policyCheckOptions, lookup treeGovernance) (*policy.Changeset, []string, error) {
 	if o.changeset != "" {
 		data, err := os.ReadFile(o.changeset)
 		if err != nil {
@@ -327,10 +345,15 @@ func loadChangeset(ctx context.Context, o *policyCheckOptions, lookup policy.Gov
 		if err != nil {
 			return nil, nil, err
 		}
-		cs.AttachGovernance(lookup)
+		if lookup != nil {
+			cs.AttachGovernance(lookup)
+		}
 		return cs, nil, nil
 	}
-	in := dbt.Inputs{Governance: lookup}
+	var in dbt.Inputs
+	if lookup != nil {
+		in.Governance, in.Rules = lookup, lookup
+	}
 	var err error
 	if in.Head, err = readManifest(o.manifest); err != nil {
 		return nil, nil, err

@@ -55,7 +55,7 @@ artifacts, so that a policy author sees what the rules see.`,
 // evaluate on the same artifacts, so a policy author sees what rules see.
 func runPolicyChangeset(ctx context.Context, o *policyCheckOptions, stdout, stderr io.Writer) error {
 	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
-	var lookup policy.GovernanceLookup
+	var lookup treeGovernance
 	if len(o.governance) > 0 {
 		var err error
 		if lookup, err = governanceFromTrees(ctx, o.governance); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/cli"
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/policy"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
@@ -268,10 +269,12 @@ func (f fakePolicyTrees) Governance(relation string) (map[string]any, bool) {
 	return rule, ok
 }
 
+func (f fakePolicyTrees) Rule(string) (*governance.Rule, bool) { return nil, false }
+
 func TestPolicyCheckGovernanceTrees(t *testing.T) {
 	saved := governanceFromTrees
 	t.Cleanup(func() { governanceFromTrees = saved })
-	governanceFromTrees = func(ctx context.Context, trees []string) (policy.GovernanceLookup, error) {
+	governanceFromTrees = func(ctx context.Context, trees []string) (treeGovernance, error) {
 		if len(trees) != 2 {
 			t.Errorf("trees = %q, want both --governance values", trees)
 		}
