@@ -34,7 +34,18 @@ type policyCase struct {
 
 func loadCases(t testing.TB) []policyCase {
 	t.Helper()
-	casesDir := policyCases.Dir(t)
+	cases := loadCasesIn(t, policyCases.Dir(t))
+	policyCases.Check(t, len(cases))
+	return cases
+}
+
+// projectCases are the project's own cases, in the conformance cases'
+// format: behaviour the specification's cases do not cover.
+const projectCases = "testdata/policy-cases"
+
+// loadCasesIn reads every case directory under casesDir.
+func loadCasesIn(t testing.TB, casesDir string) []policyCase {
+	t.Helper()
 	entries, err := os.ReadDir(casesDir)
 	if err != nil {
 		t.Fatalf("reading the conformance cases: %v", err)
@@ -61,7 +72,6 @@ func loadCases(t testing.TB) []policyCase {
 		}
 		cases = append(cases, c)
 	}
-	policyCases.Check(t, len(cases))
 	return cases
 }
 
@@ -76,8 +86,19 @@ func jsonValue(t *testing.T, data []byte) any {
 
 // TestConformanceCases runs every case through Load and Evaluate and compares
 // the verdict by JSON equality (cases README, harness contract).
-func TestConformanceCases(t *testing.T) {
-	for _, c := range loadCases(t) {
+func TestConformanceCases(t *testing.T) { runCases(t, loadCases(t)) }
+
+// TestProjectCases runs the project's own cases the same way.
+func TestProjectCases(t *testing.T) {
+	cases := loadCasesIn(t, projectCases)
+	if len(cases) == 0 {
+		t.Fatalf("no cases under %s", projectCases)
+	}
+	runCases(t, cases)
+}
+
+func runCases(t *testing.T, cases []policyCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.policy == nil {
 				if c.expected.Warning != "no_policy_resolved" || string(c.expected.PolicyVerdict) != "null" {
