@@ -19,6 +19,21 @@ import (
 // entry. edit changes the SQL of some models: an expression (every 25th), a
 // WHERE clause (every 40th), a column rename (every 60th).
 func genProject(n int, edit bool) (*Manifest, *Catalog) {
+	mdata, cdata := genProjectJSON(n, edit)
+	m, err := ReadManifest(mdata, "gen-manifest.json")
+	if err != nil {
+		panic(err)
+	}
+	c, err := ReadCatalog(cdata, "gen-catalog.json")
+	if err != nil {
+		panic(err)
+	}
+	return m, c
+}
+
+// genProjectJSON is genProject's manifest.json and catalog.json as dbt
+// would write them.
+func genProjectJSON(n int, edit bool) (manifestJSON, catalogJSON []byte) {
 	rng := rand.New(rand.NewSource(42))
 	nodes := map[string]any{}
 	sources := map[string]any{}
@@ -130,15 +145,7 @@ select k, a, b, c, d, e, f, g as %s from agg`, rel(l), rel(r), expr, genColumn(l
 	}
 	mdata, _ := json.Marshal(manifest)
 	cdata, _ := json.Marshal(catalog)
-	m, err := ReadManifest(mdata, "gen-manifest.json")
-	if err != nil {
-		panic(err)
-	}
-	c, err := ReadCatalog(cdata, "gen-catalog.json")
-	if err != nil {
-		panic(err)
-	}
-	return m, c
+	return mdata, cdata
 }
 
 // genColumn is the name of column g of model l (renamed in the edited
