@@ -1,10 +1,12 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,5 +145,29 @@ func runCases(t *testing.T, cases []policyCase) {
 				t.Errorf("exit code under --fail-on policy = %d, want %d", exit, c.expected.ExitCode)
 			}
 		})
+	}
+}
+
+// TestDocumentedPolicyIsACase: the policy docs/ci.md shows for
+// governance.inferred is the one the project's cases p01–p04 run.
+func TestDocumentedPolicyIsACase(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "```yaml\nversion: 1\nrules:\n  - id: pii-into-exposed-dataset\n"
+	i := bytes.Index(doc, []byte(start))
+	if i < 0 {
+		t.Fatal("docs/ci.md shows no pii-into-exposed-dataset policy")
+	}
+	body := doc[i+len("```yaml\n"):]
+	body = body[:bytes.Index(body, []byte("```"))]
+	for _, c := range loadCasesIn(t, projectCases) {
+		if !strings.HasPrefix(c.name, "p0") {
+			continue
+		}
+		if diff := cmp.Diff(string(body), string(c.policy)); diff != "" {
+			t.Errorf("%s: policy.yml differs from docs/ci.md (-docs +case):\n%s", c.name, diff)
+		}
 	}
 }
