@@ -44,6 +44,9 @@ type Finding struct {
 	Complete bool     `json:"complete"`
 	Through  []string `json:"through"`
 	Path     []Hop    `json:"path"`
+	// PathOmitted counts the hops left out of Path after its first
+	// (Inferred.PathOmitted).
+	PathOmitted int `json:"path_omitted,omitempty"`
 }
 
 // Code is the finding's rule: inferred-above-declared, or
@@ -168,7 +171,7 @@ func Audit(res *Result, opts AuditOptions) (*Report, error) {
 			inf := res.inferred(st)
 			f := Finding{Relation: r.Name, Dataset: r.Key, File: r.File, Column: col.Name,
 				Inferred: Levels{classificationOf(class), accessOf(access)}, Declared: d.Levels,
-				Above: above, Exposed: []string{}, Complete: complete, Through: inf.Through, Path: inf.Path}
+				Above: above, Exposed: []string{}, Complete: complete, Through: inf.Through, Path: inf.Path, PathOmitted: inf.PathOmitted}
 			if opts.RowSet {
 				// The path shows how the value's levels came; the rows' are
 				// those of the model's predicates.

@@ -40,7 +40,7 @@ func (f *Finding) message() string {
 		b.WriteString(exposedText(f.Exposed))
 	}
 	if len(f.Path) > 0 {
-		fmt.Fprintf(&b, "; from %s", pathText(f.Path))
+		fmt.Fprintf(&b, "; from %s", pathText(f.Path, f.PathOmitted))
 	}
 	if len(f.Through) > 0 {
 		fmt.Fprintf(&b, " (through %s)", strings.Join(f.Through, ", "))
@@ -63,12 +63,16 @@ func exposedText(exposed []string) string {
 
 // pathText is "raw_customers.first_name → stg_customers.first_name
 // (direct_passthrough) → …".
-func pathText(path []Hop) string {
-	parts := make([]string, len(path))
+func pathText(path []Hop, omitted int) string {
+	var parts []string
 	for i, h := range path {
-		parts[i] = h.Relation + "." + h.Column
+		part := h.Relation + "." + h.Column
 		if h.Mechanism != "" {
-			parts[i] += " (" + h.Mechanism + ")"
+			part += " (" + h.Mechanism + ")"
+		}
+		parts = append(parts, part)
+		if i == 0 && omitted > 0 {
+			parts = append(parts, fmt.Sprintf("… (%d hops omitted)", omitted))
 		}
 	}
 	return strings.Join(parts, " → ")
@@ -126,6 +130,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, " through %s", strings.Join(h.Through, ", "))
 			}
 			b.WriteByte('\n')
+			if i == 0 && f.PathOmitted > 0 {
+				fmt.Fprintf(&b, "  … %d hops omitted\n", f.PathOmitted)
+			}
 		}
 	}
 	for _, n := range r.notes() {
@@ -173,7 +180,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n<details><summary>Paths</summary>\n\n")
 		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "- `%s`: %s\n", mdCell(f.Relation+"."+f.Column), mdCell(pathText(f.Path)))
+			fmt.Fprintf(&b, "- `%s`: %s\n", mdCell(f.Relation+"."+f.Column), mdCell(pathText(f.Path, f.PathOmitted)))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -269,13 +276,14 @@ type sarifRegion struct {
 }
 
 type sarifResultProps struct {
-	Dataset  string   `json:"dataset"`
-	Inferred Levels   `json:"inferred"`
-	Declared Levels   `json:"declared"`
-	Exposed  []string `json:"exposed"`
-	Complete bool     `json:"complete"`
-	Through  []string `json:"through"`
-	Path     []Hop    `json:"path"`
+	Dataset     string   `json:"dataset"`
+	Inferred    Levels   `json:"inferred"`
+	Declared    Levels   `json:"declared"`
+	Exposed     []string `json:"exposed"`
+	Complete    bool     `json:"complete"`
+	Through     []string `json:"through"`
+	Path        []Hop    `json:"path"`
+	PathOmitted int      `json:"path_omitted,omitempty"`
 }
 
 var ruleDescriptions = map[string]string{
@@ -327,7 +335,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				LogicalLocations: []sarifLogicalLoc{{Name: f.Column, FullyQualifiedName: name, Kind: "member"}},
 			}},
 			Properties: sarifResultProps{Dataset: f.Dataset, Inferred: f.Inferred, Declared: f.Declared, Exposed: f.Exposed,
-				Complete: f.Complete, Through: f.Through, Path: f.Path},
+				Complete: f.Complete, Through: f.Through, Path: f.Path, PathOmitted: f.PathOmitted},
 		})
 	}
 	enc := json.NewEncoder(w)

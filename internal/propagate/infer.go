@@ -26,8 +26,11 @@ type Inferred struct {
 	ThroughKnown bool
 	// Path is how the strongest of those levels reached the column: first
 	// the column of the relation that declares them, then one hop per
-	// model, ending at the column itself. Empty when Levels are none.
-	Path []Hop
+	// model, ending at the column itself. Empty when Levels are none. At
+	// most MaxPath hops: PathOmitted counts the hops left out after the
+	// first.
+	Path        []Hop
+	PathOmitted int
 	// RowSet are Levels counting the columns that choose rows as well, on
 	// every model on the way; RowSetComplete is Complete for them.
 	RowSet         Levels
@@ -76,7 +79,30 @@ type hop struct {
 	mech    lineage.Mechanism // 0 on the first hop
 	through []string
 	prev    *hop
+	first   *hop  // the path's first hop (itself on the first)
+	length  int32 // the hops up to this one
 }
+
+func (h *hop) then(rel int32, column string, mech lineage.Mechanism, through []string) *hop {
+	return &hop{rel: rel, column: column, mech: mech, through: through, prev: h, first: h.first, length: h.length + 1}
+}
+
+func firstHop(rel int32, column string) *hop {
+	h := &hop{rel: rel, column: column, length: 1}
+	h.first = h
+	return h
+}
+
+// MaxPath is the most hops an Inferred.Path lists: the first, then the
+// last MaxPath-1; Inferred.PathOmitted counts those left out between. A
+// project is rarely a tenth as deep, and a chain of n models would
+// otherwise list n²/2 hops over its columns.
+const MaxPath = 64
+
+// MaxThrough is the most functions Inferred.Through tracks: a column whose
+// paths pass through more has them unknown (ThroughKnown false), rather than
+// lists growing with the depth of a chain.
+const MaxThrough = 64
 
 // Infer works out what every column of g carries, given the rules that
 // declare each relation's governance (nil: none declares anything). A
@@ -258,7 +284,10 @@ func (in *inferrer) column(ri int, col *Column, rows *contrib) state {
 			best = c
 		}
 	}
-	st.path = &hop{rel: int32(ri), column: col.Name, mech: best.input.Mechanism, through: best.input.Through, prev: best.path}
+	if !st.throughKnown {
+		st.through = nil // what is known of them is not the answer
+	}
+	st.path = best.path.then(int32(ri), col.Name, best.input.Mechanism, best.input.Through)
 	return st
 }
 
@@ -296,10 +325,13 @@ func (in *inferrer) contribution(ri int, ref Ref, through []string, throughKnown
 	// whatever its own inputs passed through.
 	if up == nil || dc > 0 && dc == c.class || da > 0 && da == c.access {
 		c.through, c.throughKnown = through, throughKnown
-		c.path = &hop{rel: int32(s), column: ref.Column}
+		c.path = firstHop(int32(s), ref.Column)
 		return c, true
 	}
 	c.through, c.throughKnown = union(up.through, through), up.throughKnown && throughKnown
+	if !c.throughKnown || len(c.through) > MaxThrough {
+		c.through, c.throughKnown = nil, false
+	}
 	c.path = up.path
 	return c, true
 }
@@ -372,17 +404,29 @@ func (r *Result) inferred(st *state) Inferred {
 	if out.Through == nil {
 		out.Through = []string{}
 	}
-	for h := st.path; h != nil; h = h.prev {
-		rel := r.Graph.Relations[h.rel]
-		hp := Hop{Relation: rel.Name, Dataset: rel.Key, Column: h.column, Through: h.through}
-		if h.mech == 0 {
-			d := r.Declared[h.rel].Levels
-			hp.Declared = &d
-		} else {
-			hp.Mechanism = h.mech.String()
-		}
-		out.Path = append(out.Path, hp)
+	if st.path == nil {
+		return out
 	}
-	slices.Reverse(out.Path)
+	n := min(int(st.path.length), MaxPath)
+	out.Path = make([]Hop, n)
+	out.PathOmitted = int(st.path.length) - n
+	h := st.path
+	for i := n - 1; i > 0; i-- {
+		out.Path[i] = r.hop(h)
+		h = h.prev
+	}
+	out.Path[0] = r.hop(st.path.first)
 	return out
+}
+
+func (r *Result) hop(h *hop) Hop {
+	rel := r.Graph.Relations[h.rel]
+	hp := Hop{Relation: rel.Name, Dataset: rel.Key, Column: h.column, Through: h.through}
+	if h.mech == 0 {
+		d := r.Declared[h.rel].Levels
+		hp.Declared = &d
+	} else {
+		hp.Mechanism = h.mech.String()
+	}
+	return hp
 }

@@ -18,7 +18,8 @@ const MetaKey = "inferred"
 //   - rowset: {classification, access_level, complete} counting the columns
 //     that choose rows too, with the same rules;
 //   - path: the hops, each {relation, dataset, column, mechanism, through},
-//     the first with the levels its relation declares (declared).
+//     the first with the levels its relation declares (declared); at most
+//     MaxPath, and path_omitted counts those left out after the first.
 func (in Inferred) Meta() map[string]any {
 	out := map[string]any{"complete": in.Complete}
 	levels(out, in.Levels, in.Complete)
@@ -56,6 +57,9 @@ func (in Inferred) Meta() map[string]any {
 		path[i] = hop
 	}
 	out["path"] = path
+	if in.PathOmitted > 0 {
+		out["path_omitted"] = in.PathOmitted
+	}
 	return out
 }
 
