@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,8 +15,8 @@ import (
 
 // FuzzAnalyze: whatever the statement, Analyze returns a *ParseError or a
 // well-formed result — every column named, every entry with a mechanism,
-// every source with a column, filter columns among the predicate columns —
-// and never panics or hangs.
+// every source with a column, filter columns among the predicate columns,
+// functions (Through) only for sources — and never panics or hangs.
 func FuzzAnalyze(f *testing.F) {
 	files := testcorpus.Glob(f, testcorpus.Path(f, "lineage-cases"), "sql/*.json", 82)
 	for _, p := range files {
@@ -66,6 +67,13 @@ func FuzzAnalyze(f *testing.F) {
 			}
 			if c.Certain && c.Canonical == "" && len(c.Entries) > 0 {
 				t.Fatalf("%s: certain without a canonical form", c.Name)
+			}
+			if through, ok := c.Through(); ok {
+				for s := range through {
+					if !slices.ContainsFunc(c.Sources(), func(m SourceMechanism) bool { return m.Source == s }) {
+						t.Fatalf("%s: functions for %s, which is not a source", c.Name, s)
+					}
+				}
 			}
 		}
 	})

@@ -36,7 +36,9 @@ type Model struct {
 	Relation string `json:"relation,omitempty"`
 }
 
-// Column carries a column's merged meta.
+// Column carries a column's merged meta. A changeset built with governance
+// rules (dbt.Inputs.Rules) adds, under governance.inferred, the governance
+// the column inherits along column lineage (propagate.Inferred.Meta).
 type Column struct {
 	Meta map[string]any `json:"meta"`
 }
