@@ -3,12 +3,13 @@ package propagate
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/celine-eu/governanced/internal/check/checktest"
 )
 
 // martProject: staging over customers and orders, a mart over both (listed
@@ -213,28 +214,10 @@ func TestWriteJSON(t *testing.T) {
 }
 
 // TestWriteSARIF validates the SARIF rendering against the SARIF 2.1.0
-// schema (the copy the tree check's SARIF test reads), with a file name
-// that needs escaping and a finding of each rule.
+// schema (the tree check's), with a file name that needs escaping and a
+// finding of each rule.
 func TestWriteSARIF(t *testing.T) {
-	f, err := os.Open("../cli/testdata/sarif-2.1.0-rtm.5.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	const url = "https://example.invalid/sarif-2.1.0-rtm.5.json"
-	if err := c.AddResource(url, doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := checktest.SARIFSchema(t)
 	res := infer(t, martProject, rules{"customers": rule("pii", "restricted", false, false), "mart": rule("green", "open", true, false), "report": rule("green", "", false, false)})
 	for i, r := range res.Graph.Relations {
 		if r.Name == "mart" {
