@@ -49,7 +49,8 @@ Columns a model uses only to choose rows (WHERE, JOIN … ON, GROUP BY, …)
 carry no value and count only with --rowset.
 
 Exit status: 1 when there is a finding, 0 when there is none, 2 for bad
-input (an artifact or tree that cannot be read, a tree with errors).`,
+input (an artifact or tree that cannot be read, a tree with errors, a
+relation of the project that several apps declare).`,
 		Example: `  governanced lineage audit --manifest target/manifest.json --catalog target/catalog.json \
     --governance governance/
   governanced lineage audit --manifest target/manifest.json --catalog target/catalog.json \
@@ -80,8 +81,7 @@ input (an artifact or tree that cannot be read, a tree with errors).`,
 }
 
 // auditRules resolves each relation as snapshotGovernance does, and keeps
-// the relations that several apps claim: they count as ungoverned, and the
-// command says so.
+// the relations that several apps claim, which the audit refuses.
 type auditRules struct {
 	snap      *snapshot.Snapshot
 	ambiguous map[string]string
@@ -129,13 +129,16 @@ func runLineageAudit(ctx context.Context, o *auditOptions, stdout, stderr io.Wri
 	if err != nil {
 		return failed(err)
 	}
-	var ambiguous []string
-	for _, msg := range rules.ambiguous {
-		ambiguous = append(ambiguous, msg)
-	}
-	sort.Strings(ambiguous)
-	for _, msg := range ambiguous {
-		fmt.Fprintf(stderr, "governanced: warning: %s; it counts as matching no rule\n", msg)
+	if len(rules.ambiguous) > 0 {
+		// Which rule applies decides the answer either way: as a source it
+		// could hide personal data, as a target it could hide a finding.
+		var msgs []string
+		for _, msg := range rules.ambiguous {
+			msgs = append(msgs, msg)
+		}
+		sort.Strings(msgs)
+		return failed(fmt.Errorf("--governance: the audit cannot tell what a relation declares when several rules claim it: %s",
+			strings.Join(msgs, "; ")))
 	}
 	rep, err := propagate.Audit(res, propagate.AuditOptions{
 		MinClassification: o.minClassification, MinAccessLevel: o.minAccessLevel, RowSet: o.rowSet})

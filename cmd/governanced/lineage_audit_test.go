@@ -125,6 +125,8 @@ func TestLineageAuditRealPair(t *testing.T) {
 func TestLineageAuditExitStatus(t *testing.T) {
 	declared := writeShopTree(t, [2]string{"pii", "restricted"}, [2]string{"pii", "secret"})
 	broken := writeShopTree(t, [2]string{"PII", "restricted"}, [2]string{"green", "open"})
+	ambiguous := writeShopTree(t, [2]string{"pii", "restricted"}, [2]string{"green", "open"})
+	writePolicyFile(t, ambiguous, "apps/crm/governance.yaml", "defaults:\n  license: CC-BY-4.0\nsources:\n  dbt.main.raw_customers:\n    classification: red\n")
 	tests := []struct {
 		name   string
 		args   []string
@@ -138,6 +140,8 @@ func TestLineageAuditExitStatus(t *testing.T) {
 		{"no manifest", []string{"--governance", declared}, 2, "", "--manifest is required"},
 		{"a tree with errors", append(headArgs(t), "--governance", broken), 2, "", "--governance:"},
 		{"an unreadable manifest", []string{"--manifest", filepath.Join(t.TempDir(), "none.json"), "--governance", declared}, 2, "", "none.json"},
+		{"a relation two apps declare", append(headArgs(t), "--governance", ambiguous), 2, "",
+			"the audit cannot tell what a relation declares when several rules claim it: dbt.main.raw_customers is declared by several apps (crm, shop)"},
 		{"an unknown format", append(headArgs(t), "--governance", declared, "--format", "html"), 2, "", `--format "html" is not one of text, json, markdown, sarif`},
 		{"an unknown threshold", append(headArgs(t), "--governance", declared, "--min-classification", "secret"), 2, "", "'secret' is not a valid DataClassification"},
 	}
