@@ -66,22 +66,32 @@ along their lineage against what their datasets declare.`,
 	return c
 }
 
-func runLineage(ctx context.Context, o *lineageOptions, stdout, stderr io.Writer) error {
-	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
-	m, err := readManifest(o.manifest)
+// projectGraph reads a project's manifest and catalog ("" for none) and
+// analyses every model, printing the warnings on stderr.
+func projectGraph(ctx context.Context, manifest, catalog string, stderr io.Writer) (*dbt.Graph, error) {
+	m, err := readManifest(manifest)
 	if err != nil {
-		return failed(err)
+		return nil, err
 	}
-	cat, err := readCatalog(o.catalog)
+	cat, err := readCatalog(catalog)
 	if err != nil {
-		return failed(err)
+		return nil, err
 	}
 	g, err := dbt.NewGraph(ctx, m, cat, 0)
 	if err != nil {
-		return failed(err)
+		return nil, err
 	}
 	for _, w := range append(append([]string{}, m.Warnings...), g.Warnings...) {
 		fmt.Fprintln(stderr, "governanced: warning:", w)
+	}
+	return g, nil
+}
+
+func runLineage(ctx context.Context, o *lineageOptions, stdout, stderr io.Writer) error {
+	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
+	g, err := projectGraph(ctx, o.manifest, o.catalog, stderr)
+	if err != nil {
+		return failed(err)
 	}
 	uid, err := g.Node(o.model)
 	if err != nil {

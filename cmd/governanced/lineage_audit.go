@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/celine-eu/governanced/internal/cli"
-	"github.com/celine-eu/governanced/internal/dbt"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/propagate"
 	"github.com/celine-eu/governanced/internal/snapshot"
@@ -109,20 +108,9 @@ func runLineageAudit(ctx context.Context, o *auditOptions, stdout, stderr io.Wri
 	if err != nil {
 		return failed(fmt.Errorf("--governance: %w", err))
 	}
-	m, err := readManifest(o.manifest)
+	g, err := projectGraph(ctx, o.manifest, o.catalog, stderr)
 	if err != nil {
 		return failed(err)
-	}
-	cat, err := readCatalog(o.catalog)
-	if err != nil {
-		return failed(err)
-	}
-	g, err := dbt.NewGraph(ctx, m, cat, 0)
-	if err != nil {
-		return failed(err)
-	}
-	for _, w := range append(append([]string{}, m.Warnings...), g.Warnings...) {
-		fmt.Fprintln(stderr, "governanced: warning:", w)
 	}
 	rules := &auditRules{snap: snap, ambiguous: map[string]string{}}
 	res, err := propagate.Infer(ctx, g.Propagation(), rules)

@@ -217,22 +217,17 @@ type inferrer struct {
 	contribs              []contrib // reused between columns
 }
 
-// contrib is what one input brings to a column.
+// contrib is what one input brings to a column: what it carries (its path
+// up to the input column itself) and the input.
 type contrib struct {
-	class, access       uint8
-	rowClass, rowAccess uint8
-	complete            bool
-	rowComplete         bool
-	throughKnown        bool
-	through             []string
-	path                *hop // up to the input column itself
-	input               *Input
+	state
+	input *Input
 }
 
 func (in *inferrer) relation(ri int) {
 	r := in.g.Relations[ri]
 	// What decides the rows reaches every column's row-set levels.
-	rows := contrib{complete: true, rowComplete: true}
+	rows := contrib{state: state{complete: true, rowComplete: true}}
 	for _, ref := range r.RowInputs {
 		c, ok := in.contribution(ri, ref, nil, false)
 		if !ok {
@@ -300,7 +295,7 @@ func (in *inferrer) contribution(ri int, ref Ref, through []string, throughKnown
 		return contrib{}, false
 	}
 	dc, da := in.declClass[s], in.declAccess[s]
-	c := contrib{class: dc, access: da, rowClass: dc, rowAccess: da, complete: true, rowComplete: true}
+	c := contrib{state: state{class: dc, access: da, rowClass: dc, rowAccess: da, complete: true, rowComplete: true}}
 	var up *state
 	switch in.g.Relations[s].Kind {
 	case Opaque:
