@@ -80,95 +80,66 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	select {
-	case s.validations <- struct{}{}:
-	default:
+	release, ok := takeSlot(w, r, s.validations, "validation", retryAfterSeconds)
+	if !ok {
 		s.metrics.diffs.WithLabelValues("busy").Inc()
-		writeBusy(w, r, "validation", cap(s.validations), retryAfterSeconds)
 		return
 	}
-	released := false
-	defer func() {
-		if !released {
-			<-s.validations
-		}
-	}()
-
+	mem := s.newAccount("this diff")
 	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	req, err := s.readDiff(r, body)
-	if err == nil {
-		req.format = format
-		req.budget = s.budget()
-	}
+	req, err := s.readDiff(r, body, mem)
 	if err != nil {
+		mem.release()
+		release()
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
 		writeError(w, r, err)
 		return
 	}
-	type outcome struct {
-		rep *diff.Report
-		err error
-	}
-	done := make(chan outcome, 1)
+	req.format = format
+	// Each tree's check is bounded as a validation's, and the units it
+	// builds, which the diff keeps, are charged to its working memory.
+	req.budget = s.budget()
+	req.budget.Memory = mem
 	s.metrics.validating.Inc()
-	released = true // the goroutine owns the slot now
-	ctx := r.Context()
 	build := buildDiff
-	go func() {
-		defer func() {
-			<-s.validations
-			s.metrics.validating.Dec()
-		}()
+	err = runBounded(w, r, mem, func() {
+		s.metrics.validating.Dec()
+		release()
+	}, func(ctx context.Context, mem *account) (*result, error) {
 		trees, err := build(ctx, s.store, req)
 		if err != nil {
-			done <- outcome{nil, err}
-			return
+			return nil, diffError(err)
 		}
 		rep, err := diff.Compare(ctx, trees.base, trees.head)
-		done <- outcome{rep, err}
-	}()
-	var out outcome
-	select {
-	case out = <-done:
-	case <-ctx.Done():
-		writeProblem(w, r, http.StatusServiceUnavailable, "timeout", "the diff did not finish within the request timeout")
-		return
-	}
-	if out.err != nil {
+		if err != nil {
+			return nil, diffError(err)
+		}
+		var buf bytes.Buffer
+		if err := rep.Write(&buf, req.format); err != nil {
+			return nil, err
+		}
+		outcome := "no-change"
+		if !rep.Empty() {
+			outcome = "changes"
+		}
+		s.metrics.diffs.WithLabelValues(outcome).Inc()
+		return okResult(diffTypes[req.format], bytes.TrimRight(buf.Bytes(), "\n")), nil
+	})
+	if refused(r, err) {
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
-		writeError(w, r, diffError(out.err))
-		return
 	}
-	result := "no-change"
-	if !out.rep.Empty() {
-		result = "changes"
-	}
-	s.metrics.diffs.WithLabelValues(result).Inc()
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := out.rep.Write(buf, req.format); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	write(w, http.StatusOK, diffTypes[req.format], bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
 // diffError maps a failed build to its answer.
 func diffError(err error) error {
-	var usage *check.UsageError
-	var over *check.BudgetError
 	switch {
-	case errors.As(err, &usage):
-		return badRequest("%s", usage.Msg)
-	case errors.As(err, &over):
-		return tooMuchToCheck(over)
 	case errors.Is(err, snapshot.ErrNotServing):
 		return &requestError{status: http.StatusServiceUnavailable, kind: "not-ready",
 			detail: "no tree is served yet to compare the upload with; send the base tree too (a part named base)"}
 	case errors.Is(err, snapshot.ErrSeveralTrees):
 		return badRequest("the served tree has several roots, which one upload cannot stand in for; send the base tree too (a part named base)")
 	}
-	return err
+	return checkError(err)
 }
 
 // diffFormat is the answer's format: the format parameter, else the first
@@ -204,18 +175,19 @@ func diffFormat(r *http.Request) (string, error) {
 // the query (relative to each upload's root, as POST /validate takes them)
 // apply to two uploaded trees; against the served tree the served options
 // apply, and giving any is refused.
-func (s *server) readDiff(r *http.Request, body *bufio.Reader) (*diffRequest, error) {
+func (s *server) readDiff(r *http.Request, body *bufio.Reader, mem *account) (*diffRequest, error) {
 	kind, mr, err := detectUpload(r, body)
 	if err != nil {
 		return nil, uploadError(err)
 	}
 	req := &diffRequest{}
-	budget := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes}
+	budget := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes, parseLimit: s.parseLimit()}
 	extract := func(kind uploadKind, rd io.Reader) (*memfs.FS, error) {
-		x := &extractor{maxFiles: budget.maxFiles - budget.entries, maxBytes: budget.maxBytes - budget.written}
+		x := &extractor{maxFiles: budget.maxFiles - budget.entries, maxBytes: budget.maxBytes - budget.written, mem: mem, parseLimit: budget.parseLimit}
 		err := x.extract(kind, rd, nil)
 		budget.entries += x.entries
 		budget.written += x.written
+		budget.costliest = max(budget.costliest, x.costliest)
 		if err != nil {
 			return nil, uploadError(err)
 		}
@@ -259,6 +231,9 @@ func (s *server) readDiff(r *http.Request, body *bufio.Reader) (*diffRequest, er
 		if req.head == nil {
 			return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: "no part named head: it holds the tree to compare"}
 		}
+	}
+	if err := s.chargeParsing(mem, budget.costliest); err != nil {
+		return nil, err
 	}
 	opts, given, err := diffInputs(r)
 	if err != nil {

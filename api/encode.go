@@ -145,7 +145,11 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error 
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var re *requestError
+		switch {
+		case errors.As(err, &re):
+			return re // the body's working memory (chargedBody)
+		case errors.As(err, &tooLarge):
 			return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
 				detail: fmt.Sprintf("the body is larger than %d bytes", limit)}
 		}
@@ -160,12 +164,14 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error 
 	return nil
 }
 
-// requestError is a client mistake found while reading a request.
+// requestError is a client mistake found while reading a request, or a
+// request the server cannot take on now.
 type requestError struct {
 	status int
 	kind   string
 	detail string
 	ext    []member
+	header map[string]string // set on the answer (Retry-After)
 }
 
 func (e *requestError) Error() string { return e.detail }
@@ -175,6 +181,9 @@ func (e *requestError) Error() string { return e.detail }
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var re *requestError
 	if errors.As(err, &re) {
+		for k, v := range re.header {
+			w.Header().Set(k, v)
+		}
 		writeProblem(w, r, re.status, re.kind, re.detail, re.ext...)
 		return
 	}

@@ -142,11 +142,15 @@ func saneID(id string) bool {
 	return true
 }
 
-// recorder remembers what a handler answered, for the log and the metrics.
+// recorder remembers what a handler answered, for the log and the metrics:
+// the status it wrote, the bytes that reached the connection, and the first
+// write that failed (the client gone, or the write deadline passed), after
+// which the client did not get the answer whole.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	failed error
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -162,7 +166,33 @@ func (r *recorder) Write(b []byte) (int, error) {
 	}
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += n
+	if err != nil && r.failed == nil {
+		r.failed = err
+	}
 	return n, err
+}
+
+// statusNotDelivered is the status the log and the metrics record for a
+// request whose client did not get the answer whole: it left before the
+// answer, or writing it failed. It is nginx's 499 ("client closed
+// request"), which log tooling knows; the status the handler meant to
+// send is logged beside it as intended_status.
+const statusNotDelivered = 499
+
+// delivered is the status the client really got: the handler's, unless
+// the answer never reached it.
+func (r *recorder) delivered(ctx context.Context) int {
+	switch {
+	case r.failed != nil:
+		return statusNotDelivered
+	case r.status == 0 && ctx.Err() != nil:
+		// The handler returned without answering because the client left
+		// (net/http would otherwise send an empty 200).
+		return statusNotDelivered
+	case r.status == 0:
+		return http.StatusOK
+	}
+	return r.status
 }
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
@@ -181,42 +211,52 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 			writeProblem(rec, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
 		}
 	}
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
+	status := rec.delivered(ctx.Context)
 	elapsed := time.Since(start)
 	// chi set the pattern on r when it routed it.
 	route := r.Pattern
 	if route == "" {
 		route = "unmatched"
 	}
-	s.metrics.observeRequest(route, r.Method, rec.status, elapsed)
+	s.metrics.observeRequest(route, r.Method, status, elapsed)
 	level := zerolog.InfoLevel
 	switch {
-	case route == "/readyz" && rec.status == http.StatusServiceUnavailable:
+	case route == "/readyz" && status == http.StatusServiceUnavailable:
 		// "Not ready yet" is the probe's answer while the first load runs,
 		// not a failure: at error level every start logged a run of errors.
 		level = zerolog.DebugLevel
-	case rec.status >= 500:
+	case status >= 500:
 		level = zerolog.ErrorLevel
+	case status == statusNotDelivered:
+		level = zerolog.WarnLevel
 	case route == "/healthz" || route == "/readyz" || route == "/metrics":
 		level = zerolog.DebugLevel // probes every few seconds would drown the rest
-	case rec.status < 400 && s.isDatasetRead(route):
+	case status < 400 && s.isDatasetRead(route):
 		// Services read one dataset's answers at thousands a second: a line
 		// each would cost the server more than the answer does and fill a
 		// disk within hours, while /metrics counts them by route and status.
 		// Failed reads stay at info; --log-level debug logs every read.
 		level = zerolog.DebugLevel
 	}
-	logAt(ctx, level).
+	ev := logAt(ctx, level).
 		Str("method", r.Method).
 		Str("route", route).
 		Str("path", r.URL.Path).
-		Int("status", rec.status).
+		Int("status", status).
 		Int("bytes", rec.bytes).
 		Float64("duration_ms", float64(elapsed.Microseconds())/1000).
-		Str("revision", headerValue(rec.Header(), revisionHeader)).
-		Msg("request")
+		Str("revision", headerValue(rec.Header(), revisionHeader))
+	if status == statusNotDelivered {
+		if rec.status != 0 {
+			ev = ev.Int("intended_status", rec.status)
+		}
+		if rec.failed != nil {
+			ev = ev.Str("write_error", rec.failed.Error())
+		} else {
+			ev = ev.Str("write_error", "the client left before the answer")
+		}
+	}
+	ev.Msg("request")
 	routeContexts.Put(ctx.route) // reset when next taken, as chi does
 	ctx.route = nil
 }
@@ -227,10 +267,12 @@ func (s *server) isDatasetRead(route string) bool {
 	return slices.ContainsFunc(s.hot, func(h hotRoute) bool { return h.pattern == route })
 }
 
-// withTimeout bounds a request's work. Only the slow operations (a
-// validation) use it: a lookup answers in microseconds, and a timer per
-// request would cost more than the lookup; the server's write timeout bounds
-// everything.
+// withTimeout bounds a request's work: its context ends
+// Limits.RequestTimeout after the request started, before the server's
+// write timeout, so that runBounded still has time to answer 503. Only the
+// expensive operations use it: a lookup answers in microseconds, and a
+// timer per request would cost more than the lookup; the server's write
+// timeout bounds everything.
 func (s *server) withTimeout(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
@@ -243,19 +285,30 @@ func (s *server) withTimeout(next http.Handler) http.Handler {
 // a slot: they take a second or less.
 const opsRetryAfterSeconds = 1
 
-// limitOps runs at most Limits.MaxConcurrentOps of the stateless operations
-// at once and refuses one more at once, as /validate does: a queue would
-// hold bodies and connections for nothing.
-func (s *server) limitOps(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case s.ops <- struct{}{}:
-			defer func() { <-s.ops }()
-			next.ServeHTTP(w, r)
-		default:
-			writeBusy(w, r, "operation", cap(s.ops), opsRetryAfterSeconds)
+// operation runs one of the stateless operations (POST /resolve, /merge,
+// /policy/evaluate): it takes an operation slot, at most
+// Limits.MaxConcurrentOps of them together, refusing one more at once as
+// /validate does; reads the request with read; and runs the work read
+// returns under runBounded, which keeps the slot until the work has ended.
+func (s *server) operation(w http.ResponseWriter, r *http.Request, read func(http.ResponseWriter, *http.Request) (work, error)) {
+	release, ok := takeSlot(w, r, s.ops, "operation", opsRetryAfterSeconds)
+	if !ok {
+		return
+	}
+	mem := s.newAccount("this request")
+	fn, err := func() (work, error) {
+		if err := chargeBody(r, mem, bodyCost, s.limits.MaxBodyBytes); err != nil {
+			return nil, err
 		}
-	})
+		return read(w, r)
+	}()
+	if err != nil {
+		mem.release()
+		release()
+		writeError(w, r, err)
+		return
+	}
+	runBounded(w, r, mem, release, fn)
 }
 
 // writeBusy refuses a request for want of one of slots slots of a kind: 429

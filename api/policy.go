@@ -20,45 +20,52 @@ type policyRequest struct {
 // changeset the client sends (policy-gate.md): the verdict as JSON, or the
 // Markdown section a CI bot posts when the client accepts text/markdown. A
 // multipart body carries dbt artifacts instead of a changeset
-// (policyEvaluateArtifacts).
+// (readArtifacts).
 func (s *server) policyEvaluate(w http.ResponseWriter, r *http.Request) {
-	if isMultipart(r) {
-		s.policyEvaluateArtifacts(w, r)
-		return
-	}
-	var req policyRequest
-	if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
+	s.operation(w, r, func(w http.ResponseWriter, r *http.Request) (work, error) {
+		if isMultipart(r) {
+			return s.readArtifacts(w, r)
+		}
+		var req policyRequest
+		if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+			return nil, err
+		}
+		markdown := wantsMarkdown(r)
+		return func(ctx context.Context, mem *account) (*result, error) { return req.evaluate(ctx, mem, markdown) }, nil
+	})
+}
+
+// evaluate is POST /policy/evaluate's work on a changeset sent as JSON.
+func (req *policyRequest) evaluate(ctx context.Context, mem *account, markdown bool) (*result, error) {
 	policyText, err := yamlText(req.Policy, "policy")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	csText, err := yamlText(req.Changeset, "changeset")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
+	}
+	if err := mem.chargeParse(policyText); err != nil {
+		return nil, err
+	}
+	if err := mem.chargeDecode(csText); err != nil {
+		return nil, err
 	}
 	cs, err := policy.ReadChangeset(csText, "changeset")
 	if err != nil {
-		writeError(w, r, policyError(err))
-		return
+		return nil, policyError(err)
 	}
-	res, err := policy.Check(r.Context(), policyText, "policy", cs)
+	res, err := policy.Check(ctx, policyText, "policy", cs)
 	if err != nil {
-		writeError(w, r, policyError(err))
-		return
+		return nil, policyError(err)
 	}
-	if wantsMarkdown(r) {
-		write(w, http.StatusOK, "text/markdown; charset=utf-8", []byte(res.Markdown()))
-		return
+	if markdown {
+		return okResult("text/markdown; charset=utf-8", []byte(res.Markdown())), nil
 	}
-	writeValue(w, struct {
+	return jsonResult(struct {
 		Verdict     *policy.Verdict     `json:"policy_verdict"`
 		Diagnostics *policy.Diagnostics `json:"diagnostics"`
-	}{res.Verdict, res.Diagnostics})
+	}{res.Verdict, res.Diagnostics}), nil
 }
 
 func policyError(err error) error {

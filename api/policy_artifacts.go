@@ -62,6 +62,10 @@ func readArtifactParts(w http.ResponseWriter, r *http.Request, limit int64) (map
 // bodyError turns a failure to read the body into 413, 408 or 400.
 func bodyError(err error, limit int64) error {
 	var tooLarge *http.MaxBytesError
+	var re *requestError
+	if errors.As(err, &re) {
+		return re // the body's working memory (chargedBody)
+	}
 	if errors.As(err, &tooLarge) {
 		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
 			detail: fmt.Sprintf("the body is larger than %d bytes", limit)}
@@ -111,6 +115,9 @@ func changesetFromArtifacts(ctx context.Context, parts map[string][]byte) (*poli
 			return nil, "", nil, artifactError("base_catalog", err)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", nil, err
+	}
 	// One request, one core: the server bounds concurrent operations, and a
 	// build must not take every core from the others.
 	in.Parallelism = 1
@@ -133,37 +140,49 @@ func changesetFromArtifacts(ctx context.Context, parts map[string][]byte) (*poli
 	return cs, precision, warnings, nil
 }
 
-// policyEvaluateArtifacts is POST /policy/evaluate with multipart/form-data:
-// the policy and the dbt artifacts, so CI can post what dbt wrote, as it
-// posts a tree to /validate.
-func (s *server) policyEvaluateArtifacts(w http.ResponseWriter, r *http.Request) {
+// readArtifacts reads POST /policy/evaluate with multipart/form-data: the
+// policy and the dbt artifacts, so CI can post what dbt wrote, as it posts a
+// tree to /validate.
+func (s *server) readArtifacts(w http.ResponseWriter, r *http.Request) (work, error) {
 	parts, err := readArtifactParts(w, r, s.limits.MaxBodyBytes)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if len(parts["policy"]) == 0 {
-		writeError(w, r, badRequest("the part %q is required", "policy"))
-		return
+		return nil, badRequest("the part %q is required", "policy")
 	}
-	cs, precision, warnings, err := changesetFromArtifacts(r.Context(), parts)
+	markdown := wantsMarkdown(r)
+	return func(ctx context.Context, mem *account) (*result, error) {
+		return evaluateArtifacts(ctx, mem, parts, markdown)
+	}, nil
+}
+
+// evaluateArtifacts is POST /policy/evaluate's work on dbt artifacts.
+func evaluateArtifacts(ctx context.Context, mem *account, parts map[string][]byte, markdown bool) (*result, error) {
+	for name, data := range parts {
+		charge := mem.chargeDecode // the dbt artifacts are JSON
+		if name == "policy" {
+			charge = mem.chargeParse
+		}
+		if err := charge(data); err != nil {
+			return nil, err
+		}
+	}
+	cs, precision, warnings, err := changesetFromArtifacts(ctx, parts)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	res, err := policy.Check(r.Context(), parts["policy"], "policy", cs)
+	res, err := policy.Check(ctx, parts["policy"], "policy", cs)
 	if err != nil {
-		writeError(w, r, policyError(err))
-		return
+		return nil, policyError(err)
 	}
-	if wantsMarkdown(r) {
-		write(w, http.StatusOK, "text/markdown; charset=utf-8", []byte(res.Markdown()))
-		return
+	if markdown {
+		return okResult("text/markdown; charset=utf-8", []byte(res.Markdown())), nil
 	}
-	writeValue(w, struct {
+	return jsonResult(struct {
 		Verdict     *policy.Verdict     `json:"policy_verdict"`
 		Diagnostics *policy.Diagnostics `json:"diagnostics"`
 		Precision   string              `json:"precision"`
 		Warnings    []string            `json:"changeset_warnings"`
-	}{res.Verdict, res.Diagnostics, precision, warnings})
+	}{res.Verdict, res.Diagnostics, precision, warnings}), nil
 }

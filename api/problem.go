@@ -45,6 +45,7 @@ var problemTitles = map[string]string{
 	"payload-too-large":      "Payload too large",
 	"unsupported-media-type": "Unsupported media type",
 	"busy":                   "Too many validations in progress",
+	"overloaded":             "The server's working memory is taken by other requests",
 	"unauthorized":           "Authentication required",
 	"timeout":                "The request took too long",
 	"request-timeout":        "The request body did not arrive in time",

@@ -74,11 +74,12 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Operations for clients and CI (behind the bearer token when one is
 	// configured, like /metrics); /diff compares an upload with the served
 	// tree.
-	post(r.With(s.requireAuth, s.withTimeout), "/validate", s.validate)
-	post(r.With(s.requireAuth, s.withTimeout), "/diff", s.diff)
-	post(r.With(s.requireAuth, s.limitOps), "/resolve", s.resolve)
-	post(r.With(s.requireAuth, s.limitOps), "/merge", s.merge)
-	post(r.With(s.requireAuth, s.limitOps), "/policy/evaluate", s.policyEvaluate)
+	ops := r.With(s.requireAuth, s.withTimeout)
+	post(ops, "/validate", s.validate)
+	post(ops, "/diff", s.diff)
+	post(ops, "/resolve", s.resolve)
+	post(ops, "/merge", s.merge)
+	post(ops, "/policy/evaluate", s.policyEvaluate)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+cut(r.URL.Path, 200)+"; GET /openapi.yaml lists them")

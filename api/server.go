@@ -74,6 +74,11 @@ type Limits struct {
 	// MaxWait is the longest a request may wait for a change; a longer
 	// ?wait waits this long.
 	MaxWait time.Duration
+	// MaxWorkMemory bounds the working memory the expensive requests
+	// (POST /validate, /diff, /resolve, /merge, /policy/evaluate) hold
+	// together, as each estimates it from what it reads (workmem.go): 413
+	// for a request that alone would hold more, 503 while others hold it.
+	MaxWorkMemory int64
 }
 
 // DefaultLimits are the limits of a zero Limits.
@@ -91,6 +96,7 @@ var DefaultLimits = Limits{
 	MaxConcurrentOps:         8,
 	MaxWaiters:               256,
 	MaxWait:                  5 * time.Minute,
+	MaxWorkMemory:            1 << 30,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -133,6 +139,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxWait <= 0 {
 		l.MaxWait = DefaultLimits.MaxWait
 	}
+	if l.MaxWorkMemory <= 0 {
+		l.MaxWorkMemory = DefaultLimits.MaxWorkMemory
+	}
 	return l
 }
 
@@ -146,6 +155,7 @@ type server struct {
 	validations chan struct{} // a semaphore: one token per running validation
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
 	waiters     chan struct{} // the same for ?wait and /events
+	memory      *workMemory   // what the expensive requests hold (workmem.go)
 	streams     context.Context
 	auth        *Tokens    // nil: authentication is off
 	pages       *ui.Pages  // the web page under /ui
@@ -174,6 +184,7 @@ func newServer(d Deps) (http.Handler, *server) {
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
 	s.waiters = make(chan struct{}, s.limits.MaxWaiters)
+	s.memory = &workMemory{limit: s.limits.MaxWorkMemory}
 	s.streams = d.Streams
 	if s.streams == nil {
 		s.streams = context.Background()

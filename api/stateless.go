@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,15 @@ func documentError(err error) error {
 	return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-document", detail: err.Error()}
 }
 
+// parseCharged is parseDocument once mem is charged for what parsing text
+// costs.
+func parseCharged(mem *account, text []byte, name string) (*yaml11.Node, error) {
+	if err := mem.chargeParse(text); err != nil {
+		return nil, err
+	}
+	return parseDocument(text, name)
+}
+
 // parseDocument reads a request member's YAML as the tree check does: a key
 // written twice in one mapping is a 422 at the later key, as `validate`
 // reports it (duplicate-key, an error), never the later value kept
@@ -94,7 +104,7 @@ func given(raw json.RawMessage) bool {
 }
 
 // registry reads the owners member: one document or a list of them.
-func registry(raw json.RawMessage) (*owners.Registry, error) {
+func registry(mem *account, raw json.RawMessage) (*owners.Registry, error) {
 	var docs []json.RawMessage
 	if bytes.TrimSpace(raw)[0] == '[' {
 		if err := json.Unmarshal(raw, &docs); err != nil {
@@ -113,6 +123,9 @@ func registry(raw json.RawMessage) (*owners.Registry, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := mem.chargeParse(text); err != nil {
+			return nil, err
+		}
 		if files[i], err = owners.Parse(text, name, owners.Options{Validate: true}); err != nil {
 			return nil, documentError(err)
 		}
@@ -122,13 +135,16 @@ func registry(raw json.RawMessage) (*owners.Registry, error) {
 
 // placeholderMap reads the placeholders member: a JSON object of strings,
 // or YAML text holding the mapping.
-func placeholderMap(raw json.RawMessage) (map[string]string, error) {
+func placeholderMap(mem *account, raw json.RawMessage) (map[string]string, error) {
 	var m map[string]string
 	if err := json.Unmarshal(raw, &m); err == nil {
 		return m, nil
 	}
 	text, err := yamlText(raw, "placeholders")
 	if err != nil {
+		return nil, err
+	}
+	if err := mem.chargeParse(text); err != nil {
 		return nil, err
 	}
 	root, err := yaml11.Parse(text)
@@ -151,74 +167,79 @@ func placeholderMap(raw json.RawMessage) (map[string]string, error) {
 // resolve resolves one name against a document the client sends: the body of
 // GET /datasets/{id}/rule without revision and app.
 func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
-	var req resolveRequest
-	strict, err := flag(r.URL.Query(), "strict", false)
-	if err == nil {
-		err = decode(w, r, s.limits.MaxBodyBytes, &req)
-	}
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if req.Dataset == nil {
-		writeError(w, r, badRequest(`the member "dataset" is required`))
-		return
-	}
+	s.operation(w, r, func(w http.ResponseWriter, r *http.Request) (work, error) {
+		var req resolveRequest
+		strict, err := flag(r.URL.Query(), "strict", false)
+		if err == nil {
+			err = decode(w, r, s.limits.MaxBodyBytes, &req)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if req.Dataset == nil {
+			return nil, badRequest(`the member "dataset" is required`)
+		}
+		return func(ctx context.Context, mem *account) (*result, error) { return req.resolve(ctx, mem, strict) }, nil
+	})
+}
+
+// resolve is POST /resolve's work on its request.
+func (req *resolveRequest) resolve(ctx context.Context, mem *account, strict bool) (*result, error) {
 	text, err := yamlText(req.Document, "document")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	doc, err := parseDocument(text, "document")
+	doc, err := parseCharged(mem, text, "document")
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	cfg, err := governance.ParseDocument(doc, "document")
 	if err != nil {
-		writeError(w, r, documentError(err))
-		return
+		return nil, documentError(err)
 	}
-	if len(bytes.TrimSpace(req.Overlay)) > 0 && !bytes.Equal(bytes.TrimSpace(req.Overlay), []byte("null")) {
+	if given(req.Overlay) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		text, err := yamlText(req.Overlay, "overlay")
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
-		doc, err := parseDocument(text, "overlay")
+		doc, err := parseCharged(mem, text, "overlay")
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		overlay, err := governance.ParseDocument(doc, "overlay")
 		if err != nil {
-			writeError(w, r, documentError(err))
-			return
+			return nil, documentError(err)
 		}
 		cfg = governance.MergeConfigs(cfg, overlay)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	rule, m := cfg.Resolve(*req.Dataset)
 	var unresolved []string
 	switch {
 	case given(req.Owners):
-		reg, err := registry(req.Owners)
+		reg, err := registry(mem, req.Owners)
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		var placeholders map[string]string
 		if given(req.Placeholders) {
-			if placeholders, err = placeholderMap(req.Placeholders); err != nil {
-				writeError(w, r, err)
-				return
+			if placeholders, err = placeholderMap(mem, req.Placeholders); err != nil {
+				return nil, err
 			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		if strict {
 			// The library's strict_owners: the whole document, merged with
 			// its overlay, fails on any name that resolves to nothing.
 			if _, _, err := owners.ResolveConfigOwnership(cfg, reg, true, placeholders); err != nil {
-				writeError(w, r, unresolvedError(err))
-				return
+				return nil, unresolvedError(err)
 			}
 		}
 		unresolved = []string{}
@@ -228,27 +249,23 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 		// Leniently, as the check and the server do: a name that resolves
 		// to nothing is kept as written, and listed.
 		if rule, _, err = owners.ResolveOwnership(rule, reg, false, placeholders); err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 	case given(req.Placeholders):
-		writeError(w, r, badRequest(`the member "placeholders" needs "owners"`))
-		return
+		return nil, badRequest(`the member "placeholders" needs "owners"`)
 	case strict:
-		writeError(w, r, badRequest(`strict needs the member "owners": without a registry no ownership name resolves`))
-		return
+		return nil, badRequest(`strict needs the member "owners": without a registry no ownership name resolves`)
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
+	var buf bytes.Buffer
 	buf.WriteString(`{"dataset":`)
-	writeJSONValue(buf, *req.Dataset)
-	snapshot.AppendResolutionTail(buf, rule, m)
+	writeJSONValue(&buf, *req.Dataset)
+	snapshot.AppendResolutionTail(&buf, rule, m)
 	if unresolved != nil {
 		buf.WriteString(`,"unresolved_owners":`)
-		writeJSONValue(buf, unresolved)
+		writeJSONValue(&buf, unresolved)
 	}
 	buf.WriteByte('}')
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	return okResult(jsonType, buf.Bytes()), nil
 }
 
 // unresolvedError presents strict owner resolution failing: 422 naming
@@ -277,36 +294,41 @@ type mergeRequest struct {
 
 // merge combines two blocks with the per-field merge rules.
 func (s *server) merge(w http.ResponseWriter, r *http.Request) {
-	var req mergeRequest
-	if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
-		writeError(w, r, err)
-		return
-	}
+	s.operation(w, r, func(w http.ResponseWriter, r *http.Request) (work, error) {
+		var req mergeRequest
+		if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+			return nil, err
+		}
+		return req.merge, nil
+	})
+}
+
+// merge is POST /merge's work on its request.
+func (req *mergeRequest) merge(ctx context.Context, mem *account) (*result, error) {
 	var rules [2]*governance.Rule
 	for i, in := range []struct {
 		raw  json.RawMessage
 		name string
 	}{{req.Base, "base"}, {req.Override, "override"}} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		text, err := yamlText(in.raw, in.name)
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
-		node, err := parseDocument(text, in.name)
+		node, err := parseCharged(mem, text, in.name)
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		if rules[i], err = governance.ParseRule(node, in.name); err != nil {
-			writeError(w, r, documentError(err))
-			return
+			return nil, documentError(err)
 		}
 	}
 	merged := governance.MergeRules(rules[0], rules[1])
-	buf := getBuffer()
-	defer putBuffer(buf)
+	var buf bytes.Buffer
 	buf.WriteString(`{"rule":`)
-	merged.AppendJSON(buf)
+	merged.AppendJSON(&buf)
 	buf.WriteByte('}')
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	return okResult(jsonType, buf.Bytes()), nil
 }

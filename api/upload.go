@@ -44,6 +44,11 @@ type extractor struct {
 	maxBytes int64
 	entries  int
 	written  int64
+	mem      *account // charged for the files as they are read; nil for none
+	// parseLimit is the largest file a check parses (a larger one is a
+	// finding, unread); costliest is parseCost of the costliest such file.
+	parseLimit int
+	costliest  int64
 }
 
 // safeRelPath turns an entry name into a slash path relative to the upload
@@ -113,8 +118,14 @@ func (x *extractor) file(name string, r io.Reader) error {
 		return err
 	}
 	left := x.maxBytes - x.written
+	if x.mem != nil {
+		r = &chargedReader{r: r, acct: x.mem, cost: uploadCost}
+	}
 	data, err := io.ReadAll(io.LimitReader(r, left+1))
 	x.written += int64(len(data))
+	if len(data) <= x.parseLimit {
+		x.costliest = max(x.costliest, parseCost(data))
+	}
 	if err != nil {
 		return fmt.Errorf("entry %q: %w", name, err)
 	}

@@ -3,13 +3,16 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"sync"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // retryAfterSeconds is the Retry-After of a validation refused for want of a
@@ -36,28 +39,21 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	// Refuse at once when every slot is taken: a queue of waiting uploads would
-	// hold their bodies and connections for nothing. 429 with Retry-After is
-	// what curl --retry and CI clients back off on.
-	select {
-	case s.validations <- struct{}{}:
-	default:
+	release, ok := takeSlot(w, r, s.validations, "validation", retryAfterSeconds)
+	if !ok {
 		s.metrics.validations.WithLabelValues("busy").Inc()
-		writeBusy(w, r, "validation", cap(s.validations), retryAfterSeconds)
 		return
 	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			<-s.validations
-		}
-	}
-	defer func() { release() }()
-
+	mem := s.newAccount("this validation")
 	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	x := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes}
-	if err := readUpload(r, body, x); err != nil {
+	x := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes, mem: mem, parseLimit: s.parseLimit()}
+	err = readUpload(r, body, x)
+	if err == nil {
+		err = s.chargeParsing(mem, x.costliest)
+	}
+	if err != nil {
+		mem.release()
+		release()
 		s.metrics.validations.WithLabelValues("rejected").Inc()
 		writeError(w, r, err)
 		return
@@ -67,58 +63,60 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	}
 	opts.FS = &x.tree
 	opts.Budget = s.budget()
-	type outcome struct {
-		rep *check.Report
-		err error
-	}
-	done := make(chan outcome, 1)
 	s.metrics.validating.Inc()
-	released = true // the goroutine owns the slot now
 	run := runCheck
-	ctx := r.Context()
-	go func() {
-		defer func() {
-			<-s.validations
-			s.metrics.validating.Dec()
-		}()
+	err = runBounded(w, r, mem, func() {
+		s.metrics.validating.Dec()
+		release()
+	}, func(ctx context.Context, mem *account) (*result, error) {
 		rep, err := run(ctx, opts)
-		done <- outcome{rep, err}
-	}()
-	var out outcome
-	select {
-	case out = <-done:
-	case <-r.Context().Done():
-		writeProblem(w, r, http.StatusServiceUnavailable, "timeout", "the check did not finish within the request timeout")
-		return
+		if err != nil {
+			return nil, checkError(err)
+		}
+		var buf bytes.Buffer
+		if err := writeUploadReport(&buf, rep, format); err != nil {
+			return nil, err
+		}
+		result := "pass"
+		if !rep.OK {
+			result = "fail"
+		}
+		s.metrics.validations.WithLabelValues(result).Inc()
+		return okResult(reportTypes[format], bytes.TrimRight(buf.Bytes(), "\n")), nil
+	})
+	if refused(r, err) {
+		s.metrics.validations.WithLabelValues("rejected").Inc()
 	}
+}
+
+// checkError maps a check that could not run to its answer: 400 for
+// options the check refuses, 413 over the budget; other errors (the
+// context's) stay as they are.
+func checkError(err error) error {
 	var usage *check.UsageError
-	if errors.As(out.err, &usage) {
-		s.metrics.validations.WithLabelValues("rejected").Inc()
-		writeProblem(w, r, http.StatusBadRequest, "bad-request", usage.Msg)
-		return
-	}
 	var over *check.BudgetError
-	if errors.As(out.err, &over) {
-		s.metrics.validations.WithLabelValues("rejected").Inc()
-		writeError(w, r, tooMuchToCheck(over))
-		return
+	switch {
+	case errors.As(err, &usage):
+		return badRequest("%s", usage.Msg)
+	case errors.As(err, &over):
+		return tooMuchToCheck(over)
 	}
-	if out.err != nil {
-		writeError(w, r, out.err)
-		return
+	return err
+}
+
+// takeSlot takes one of slots for the request, or refuses it at once with
+// 429 and Retry-After: a queue of waiting requests would hold their bodies
+// and connections for nothing, and 429 is what curl --retry and CI clients
+// back off on. release gives the slot back; calling it again does nothing.
+func takeSlot(w http.ResponseWriter, r *http.Request, slots chan struct{}, kind string, retryAfter int) (release func(), ok bool) {
+	select {
+	case slots <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-slots }) }, true
+	default:
+		writeBusy(w, r, kind, cap(slots), retryAfter)
+		return nil, false
 	}
-	result := "pass"
-	if !out.rep.OK {
-		result = "fail"
-	}
-	s.metrics.validations.WithLabelValues(result).Inc()
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := writeUploadReport(buf, out.rep, format); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	write(w, http.StatusOK, reportTypes[format], bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
 // readUpload extracts the body into x, mapping every failure to 400 or 413.
@@ -250,6 +248,18 @@ func checkOptionsQuery(q url.Values) (check.Options, error) {
 	}
 	opts.NoInferFromDir = !infer
 	return opts, nil
+}
+
+// chargeParsing charges what a check's workers parse at once: a document
+// each, none costlier than the costliest of the upload.
+func (s *server) chargeParsing(mem *account, costliest int64) error {
+	return mem.charge(int64(s.limits.ValidationWorkers) * costliest)
+}
+
+// parseLimit is the largest file of an upload a check parses: a larger one
+// is a load-error finding, unread.
+func (s *server) parseLimit() int {
+	return min(s.limits.MaxUploadDocumentBytes, yaml11.MaxDocumentBytes)
 }
 
 // budget is what checking one upload may cost (Limits).

@@ -12,7 +12,8 @@ import (
 // Run checks a governance tree as it will be served (check.md): it reads the
 // inputs into a plan, checks every unit, and reports. The error is only ever
 // a *UsageError, for options that cannot describe a check, a *BudgetError
-// when the check would cost more than opts.Budget, or the context's error
+// when the check would cost more than opts.Budget (or Budget.Memory's
+// error when it refuses a unit), or the context's error
 // when it ends first; every problem found in the files is a finding in the
 // report, and every finding is collected. A check stops between units once
 // the context ends or the budget is spent.
@@ -64,6 +65,7 @@ type Meter struct {
 	stop            func()
 	sources, values atomic.Int64
 	over            atomic.Pointer[BudgetError]
+	refused         atomic.Pointer[error] // Budget.Memory's error
 }
 
 // NewMeter is a meter of budget; stop (nil for none) is called when it is
@@ -88,12 +90,22 @@ func (m *Meter) Add(sources, values int) {
 			m.stop()
 		}
 	}
+	if m.budget.Memory != nil {
+		if err := m.budget.Memory.Charge(values); err != nil {
+			m.refused.CompareAndSwap(nil, &err)
+			m.stop()
+		}
+	}
 }
 
-// Err is the *BudgetError of the budget first spent, or nil.
+// Err is the *BudgetError of the budget first spent, else Budget.Memory's
+// first error, or nil.
 func (m *Meter) Err() error {
 	if e := m.over.Load(); e != nil {
 		return e
+	}
+	if e := m.refused.Load(); e != nil {
+		return *e
 	}
 	return nil
 }

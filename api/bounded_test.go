@@ -1,0 +1,341 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// waitFor polls cond until it holds: the server's own state (a slot
+// count, a log line) says when something has happened, never a sleep
+// standing for it. Hanging is a failure.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// holdOperations holds every operation's work, once it has started, until
+// its context ends and then until release is called. started receives each
+// work's context.
+func holdOperations(t *testing.T) (started <-chan context.Context, release func()) {
+	return holdWorks(t, true)
+}
+
+// holdWorks is holdOperations; with untilDone false the work is held until
+// release only.
+func holdWorks(t *testing.T, untilDone bool) (started <-chan context.Context, release func()) {
+	t.Helper()
+	s := make(chan context.Context, 16)
+	gate := make(chan struct{})
+	var once sync.Once
+	holdWork = func(ctx context.Context) {
+		s <- ctx
+		if untilDone {
+			<-ctx.Done()
+		}
+		<-gate
+	}
+	rel := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(func() {
+		rel()
+		holdWork = nil
+	})
+	return s, rel
+}
+
+// expensiveRoutes are one valid request of each expensive route.
+func expensiveRoutes(t testing.TB) []struct{ route, contentType, body string } {
+	tree := string(uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"}))
+	return []struct{ route, contentType, body string }{
+		{"/validate", "application/x-tar", tree},
+		{"/diff", "application/x-tar", tree},
+		{"/resolve", "application/json", `{"document": "defaults: {}", "dataset": "ds.x"}`},
+		{"/merge", "application/json", `{"base": {"tags": ["a"]}, "override": {"tags": ["b"]}}`},
+		{"/policy/evaluate", "application/json", `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": []}}`},
+	}
+}
+
+// TestOperationsTimeOut: every expensive route answers 503 timeout once its
+// request's deadline passes, instead of working on past the server's write
+// timeout and answering nothing; its work sees its context end; and its
+// slot and working memory stay taken until the work has really ended.
+func TestOperationsTimeOut(t *testing.T) {
+	_, st := testServer(t)
+	log := &syncLog{}
+	h, s := newServer(Deps{Store: st, Log: log.logger(), Limits: Limits{RequestTimeout: 20 * time.Millisecond, MaxConcurrentValidations: 1, MaxConcurrentOps: 1}})
+	for _, op := range expensiveRoutes(t) {
+		t.Run(op.route, func(t *testing.T) {
+			started, release := holdOperations(t)
+			var r response
+			within(t, "POST "+op.route, func() {
+				r = doLong(t, h, "POST", op.route, strings.NewReader(op.body), "Content-Type", op.contentType)
+			})
+			if r.status != http.StatusServiceUnavailable || problemOf(t, r)["type"] != ProblemBase+"timeout" {
+				t.Fatalf("%d %s, want 503 timeout", r.status, r.body)
+			}
+			holdsToOpenAPI(t, op.route, "post", r)
+			ctx := <-started
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				t.Errorf("the work's context: %v, want its deadline passed", ctx.Err())
+			}
+			slots := s.ops
+			if op.route == "/validate" || op.route == "/diff" {
+				slots = s.validations
+			}
+			if len(slots) != 1 || s.memory.inUse() == 0 {
+				t.Errorf("the timed-out work gave back its slot (%d taken) or its memory (%d bytes) while it runs", len(slots), s.memory.inUse())
+			}
+			if r := doLong(t, h, "POST", op.route, strings.NewReader(op.body), "Content-Type", op.contentType); r.status != http.StatusTooManyRequests {
+				t.Errorf("while the timed-out work runs: %d, want 429", r.status)
+			}
+			release()
+			waitFor(t, "the slot back", func() bool { return len(slots) == 0 && s.memory.inUse() == 0 })
+		})
+	}
+	if !strings.Contains(log.String(), `"status":503`) {
+		t.Errorf("the log does not record the 503s:\n%s", log)
+	}
+}
+
+// TestClientGoneIs499: a client that leaves before its answer stops the
+// work, and the log and the metrics record 499 (it got nothing), not the 200
+// net/http would have sent to no one; an answer whose write fails is
+// recorded the same way, with the status it was meant to have.
+func TestClientGoneIs499(t *testing.T) {
+	_, st := testServer(t)
+	log := &syncLog{}
+	h, _ := newServer(Deps{Store: st, Log: log.logger()})
+	started, release := holdOperations(t)
+	defer release()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, op := range expensiveRoutes(t) {
+		t.Run(op.route, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+op.route, strings.NewReader(op.body))
+				req.Header.Set("Content-Type", op.contentType)
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					resp.Body.Close()
+				}
+				errc <- err
+			}()
+			work := <-started
+			cancel()
+			if err := <-errc; err == nil {
+				t.Fatal("the client got an answer after it left")
+			}
+			<-work.Done() // the work sees the client go
+			if !errors.Is(work.Err(), context.Canceled) {
+				t.Errorf("the work's context: %v, want canceled", work.Err())
+			}
+			line := `"route":"` + op.route + `","path":"` + op.route + `","status":499`
+			waitFor(t, "the request's log line", func() bool { return strings.Contains(log.String(), line) })
+		})
+	}
+	release()
+	holdWork = nil
+
+	// An answer whose write fails: the log says 499 and what was meant.
+	r := httptest.NewRequest("POST", "/merge", strings.NewReader(`{"base": {"tags": ["a"]}, "override": {}}`))
+	r.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(&failingWriter{header: http.Header{}}, r)
+	waitFor(t, "the failed write's log line", func() bool {
+		return strings.Contains(log.String(), `"status":499`) && strings.Contains(log.String(), `"intended_status":200,"write_error":"connection reset"`)
+	})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), `governanced_http_requests_total{code="499",method="POST",route="/merge"}`) {
+		t.Errorf("the metrics do not count the 499s")
+	}
+}
+
+// failingWriter is a connection that fails every write.
+type failingWriter struct{ header http.Header }
+
+func (f *failingWriter) Header() http.Header       { return f.header }
+func (f *failingWriter) WriteHeader(int)           {}
+func (f *failingWriter) Write([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+// sourcesDocument is a governance document of n sources keys.
+func sourcesDocument(n int) string {
+	var b strings.Builder
+	b.WriteString("defaults: {row_filters: []}\nsources:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  s%d: {expose: true}\n", i)
+	}
+	return b.String()
+}
+
+// TestWorkMemory: the expensive requests charge their working memory to one
+// budget before they spend it. A request that alone would need more than
+// the budget is refused with 413 before its documents are parsed; one that
+// finds the budget held by others, with 503 overloaded and Retry-After.
+func TestWorkMemory(t *testing.T) {
+	_, st := testServer(t)
+	doc := sourcesDocument(100_000) // 2.5 MB, about 250 MB to parse
+	t.Run("over the whole budget", func(t *testing.T) {
+		h, s := newServer(Deps{Store: st, Limits: Limits{MaxWorkMemory: 64 << 20}})
+		tests := []struct{ route, contentType string }{
+			{"/resolve", "application/json"},
+			{"/merge", "application/json"},
+			{"/policy/evaluate", "application/json"},
+			{"/validate", "application/x-tar"},
+			{"/diff", "application/x-tar"},
+		}
+		for _, tt := range tests {
+			var body []byte
+			switch tt.route {
+			case "/resolve":
+				body = []byte(`{"document": ` + jsonString(doc) + `, "dataset": "s1"}`)
+			case "/merge":
+				body = []byte(`{"base": ` + jsonString("tags: ["+strings.Repeat("a,", 500_000)+"a]") + `, "override": {}}`)
+			case "/policy/evaluate":
+				body = []byte(`{"policy": ` + jsonString("version: 1\nrules: []\nx: ["+strings.Repeat("1,", 500_000)+"1]\n") + `, "changeset": {"changeset_version": 1, "changes": []}}`)
+			default:
+				body = uploadOf(t, map[string]string{"apps/a/governance.yaml": sourcesDocument(30_000)})
+			}
+			var r response
+			peak := peakHeap(func() {
+				r = doLong(t, h, "POST", tt.route, bytes.NewReader(body), "Content-Type", tt.contentType)
+			})
+			if r.status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("%s: %d, want 413:\n%.500s", tt.route, r.status, r.body)
+			}
+			if p := problemOf(t, r); p["type"] != ProblemBase+"payload-too-large" || !strings.Contains(p["detail"].(string), "--max-work-memory") {
+				t.Errorf("%s: problem %v, want payload-too-large naming --max-work-memory", tt.route, p)
+			}
+			holdsToOpenAPI(t, tt.route, "post", r)
+			if peak > 48<<20 {
+				t.Errorf("%s: the refused request peaked at %d MB: it parsed what it refused", tt.route, peak>>20)
+			}
+			if s.memory.inUse() != 0 {
+				t.Errorf("%s: %d bytes still charged after the refusal", tt.route, s.memory.inUse())
+			}
+		}
+	})
+	t.Run("held by others", func(t *testing.T) {
+		h, s := newServer(Deps{Store: st, Limits: Limits{MaxWorkMemory: 1 << 20}})
+		started, release := holdWorks(t, false)
+		body := `{"document": ` + jsonString(sourcesDocument(6000)) + `, "dataset": "s1"}` // 150 KB: 600 KB to read
+		held := make(chan response, 1)
+		go func() {
+			held <- doLong(t, h, "POST", "/resolve", strings.NewReader(body), "Content-Type", "application/json")
+		}()
+		<-started
+		r := doLong(t, h, "POST", "/resolve", strings.NewReader(body), "Content-Type", "application/json")
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "2" {
+			t.Fatalf("%d, Retry-After %q, want 503 and 2:\n%s", r.status, r.header.Get("Retry-After"), r.body)
+		}
+		if p := problemOf(t, r); p["type"] != ProblemBase+"overloaded" {
+			t.Errorf("problem %v, want overloaded", p)
+		}
+		holdsToOpenAPI(t, "/resolve", "post", r)
+		release()
+		<-held
+		waitFor(t, "the memory back", func() bool { return s.memory.inUse() == 0 })
+	})
+}
+
+// TestConcurrentWorkStaysWithinTheBudget: /diff and /resolve requests sent
+// together, each about a third of the budget or more, hold no more memory
+// together than the budget allows (docs/reliability.md): those that do not
+// fit are refused, the others answered.
+func TestConcurrentWorkStaysWithinTheBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses hundreds of megabytes")
+	}
+	const budget = 256 << 20
+	_, st := testServer(t)
+	h, s := newServer(Deps{Store: st, Limits: Limits{MaxWorkMemory: budget, RequestTimeout: 10 * time.Minute, MaxConcurrentValidations: 8, MaxConcurrentOps: 8}})
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("apps/a%d/governance.yaml", i)] = sourcesDocument(300)
+	}
+	upload := uploadOf(t, files)                                                            // 18 000 datasets added: about 50 MB
+	resolve := `{"document": ` + jsonString(sourcesDocument(20_000)) + `, "dataset": "s1"}` // about 50 MB`
+	var mu sync.Mutex
+	got := map[string]map[int]int{"/diff": {}, "/resolve": {}}
+	var maxCharged int64
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			if n := s.memory.inUse(); n > maxCharged {
+				maxCharged = n
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	peak := peakHeap(func() {
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				route, body, ct := "/resolve", resolve, "application/json"
+				if i%2 == 0 {
+					route, body, ct = "/diff", string(upload), "application/x-tar"
+				}
+				r := doLong(t, h, "POST", route, strings.NewReader(body), "Content-Type", ct)
+				mu.Lock()
+				got[route][r.status]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	})
+	close(stop)
+	<-watched
+	t.Logf("answers %v; peak heap %d MB, most charged %d MB, budget %d MB", got, peak>>20, maxCharged>>20, budget>>20)
+	served := 0
+	for route, statuses := range got {
+		served += statuses[200]
+		for status := range statuses {
+			if status != 200 && status != 503 {
+				t.Errorf("%s answered %d", route, status)
+			}
+		}
+	}
+	if served < 2 {
+		t.Errorf("%d requests served: the budget held off more than it had to", served)
+	}
+	if maxCharged > budget {
+		t.Errorf("%d MB charged at once, over the %d MB budget", maxCharged>>20, budget>>20)
+	}
+	// The heap holds garbage too until the collector runs: what the
+	// requests hold is bounded by the budget, the heap by about half as
+	// much again.
+	if peak > budget*3/2 {
+		t.Errorf("the heap peaked at %d MB, over one and a half times the %d MB budget", peak>>20, budget>>20)
+	}
+	// Alone, each fits: the refusals were the budget's sharing, not sizes.
+	for _, r := range []response{
+		doLong(t, h, "POST", "/diff", bytes.NewReader(upload), "Content-Type", "application/x-tar"),
+		doLong(t, h, "POST", "/resolve", strings.NewReader(resolve), "Content-Type", "application/json"),
+	} {
+		if r.status != http.StatusOK {
+			t.Errorf("alone: %d %.300s", r.status, r.body)
+		}
+	}
+}
