@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/diff"
 )
 
 // waitFor polls cond until it holds: the server's own state (a slot
@@ -336,6 +341,67 @@ func TestConcurrentWorkStaysWithinTheBudget(t *testing.T) {
 	} {
 		if r.status != http.StatusOK {
 			t.Errorf("alone: %d %.300s", r.status, r.body)
+		}
+	}
+}
+
+// TestDiffWindow: a diff's answer holds the summary whole and each list cut
+// to ?limit entries from ?offset; its page says how many there are and
+// where the next page starts, and the pages together are the whole report.
+func TestDiffWindow(t *testing.T) {
+	h, _ := testServer(t)
+	files := servedFiles(t)
+	files["apps/many/governance.yaml"] = sourcesDocument(2500)
+	body := uploadOf(t, files)
+	post := func(query string, header ...string) response {
+		r := doLong(t, h, "POST", "/diff"+query, bytes.NewReader(body), append([]string{"Content-Type", "application/x-tar"}, header...)...)
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", query, r.status, r.body)
+		}
+		return r
+	}
+	type paged struct {
+		diff.Report
+		Page diffPage `json:"page"`
+	}
+	read := func(r response) paged {
+		holdsToOpenAPI(t, "/diff", "post", r)
+		var p paged
+		if err := json.Unmarshal(r.body, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	whole := read(post("?limit=10000"))
+	if n := len(whole.Datasets); n != 2500 || whole.Page.NextOffset != nil {
+		t.Fatalf("limit 10000: %d datasets, next %v", n, whole.Page.NextOffset)
+	}
+	first := read(post(""))
+	if len(first.Datasets) != defaultDiffLimit || first.Page.Total.Datasets != 2500 || first.Page.NextOffset == nil || *first.Page.NextOffset != defaultDiffLimit {
+		t.Fatalf("the first page: %d datasets, page %+v", len(first.Datasets), first.Page)
+	}
+	if d := cmp.Diff(whole.Kinds, first.Kinds); d != "" || first.Head != whole.Head {
+		t.Errorf("the summary differs between pages (-whole +first):\n%s", d)
+	}
+	var all []diff.DatasetChange
+	for offset := 0; ; {
+		p := read(post(fmt.Sprintf("?limit=700&offset=%d", offset)))
+		all = append(all, p.Datasets...)
+		if p.Page.NextOffset == nil {
+			break
+		}
+		offset = *p.Page.NextOffset
+	}
+	if d := cmp.Diff(whole.Datasets, all); d != "" {
+		t.Errorf("the pages together are not the whole report (-whole +pages):\n%.2000s", d)
+	}
+	md := post("?limit=100&offset=200", "Accept", "text/markdown")
+	if !bytes.Contains(md.body, []byte("entries 201 to 300 of each list (1 apps, 2500 datasets")) || !bytes.Contains(md.body, []byte("?offset=300 for the next")) {
+		t.Errorf("the Markdown does not say it is cut:\n%.300s", md.body[max(0, len(md.body)-300):])
+	}
+	for _, q := range []string{"?limit=0", "?limit=10001", "?offset=-1", "?limit=x"} {
+		if r := doLong(t, h, "POST", "/diff"+q, bytes.NewReader(body), "Content-Type", "application/x-tar"); r.status != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", q, r.status)
 		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -32,6 +34,7 @@ var diffFormats = []string{"json", "markdown", "text"}
 // diffRequest is a POST /diff read from its query and body.
 type diffRequest struct {
 	format string
+	window diffWindow
 	// inputs are the check options for two uploaded trees; nil when the
 	// head is compared with the served tree, which brings its own.
 	inputs     *snapshot.Inputs
@@ -75,6 +78,10 @@ var buildDiff = func(ctx context.Context, store *snapshot.Store, req *diffReques
 // from it).
 func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	format, err := diffFormat(r)
+	var window diffWindow
+	if err == nil {
+		window, err = diffWindowOf(r)
+	}
 	if err != nil {
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
 		writeError(w, r, err)
@@ -95,7 +102,7 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	req.format = format
+	req.format, req.window = format, window
 	// Each tree's check is bounded as a validation's, and the units it
 	// builds, which the diff keeps, are charged to its working memory.
 	req.budget = s.budget()
@@ -115,7 +122,7 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 			return nil, diffError(err)
 		}
 		var buf bytes.Buffer
-		if err := rep.Write(&buf, req.format); err != nil {
+		if err := req.window.write(&buf, rep, req.format); err != nil {
 			return nil, err
 		}
 		outcome := "no-change"
@@ -128,6 +135,103 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	if refused(r, err) {
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
 	}
+}
+
+// A diff's answer is bounded however many datasets the trees change: it
+// holds the report's summary (both sides, every kind with its count) in
+// full, and of each list — apps, datasets, findings added, findings
+// resolved — the entries from ?offset, at most ?limit of them (default
+// defaultDiffLimit, at most maxDiffLimit). The JSON report's page member
+// says how many each list holds in all and the offset of the next page; the
+// text and Markdown renderings end with a line saying so. A client gets the
+// rest by posting the same trees again with ?offset=next_offset.
+const (
+	defaultDiffLimit = 1000
+	maxDiffLimit     = 10_000
+)
+
+// diffWindow is the part of the lists an answer holds.
+type diffWindow struct{ offset, limit int }
+
+func diffWindowOf(r *http.Request) (diffWindow, error) {
+	q := r.URL.Query()
+	limit, err := intParam(q, "limit", defaultDiffLimit, 1, maxDiffLimit)
+	if err != nil {
+		return diffWindow{}, err
+	}
+	offset, err := intParam(q, "offset", 0, 0, math.MaxInt32)
+	return diffWindow{offset: offset, limit: limit}, err
+}
+
+// diffPage is what the window left out: the JSON report's page member.
+type diffPage struct {
+	Offset int        `json:"offset"`
+	Limit  int        `json:"limit"`
+	Total  diffTotals `json:"total"`
+	// NextOffset is the offset of the next page, null on the last.
+	NextOffset *int `json:"next_offset"`
+}
+
+// diffTotals are the lengths of the report's lists.
+type diffTotals struct {
+	Apps             int `json:"apps"`
+	Datasets         int `json:"datasets"`
+	FindingsAdded    int `json:"findings_added"`
+	FindingsResolved int `json:"findings_resolved"`
+}
+
+// cut returns the report with each list cut to the window, and the page.
+func (win diffWindow) cut(rep *diff.Report) (*diff.Report, diffPage) {
+	page := diffPage{Offset: win.offset, Limit: win.limit, Total: diffTotals{
+		Apps: len(rep.Apps), Datasets: len(rep.Datasets),
+		FindingsAdded: len(rep.Findings.Added), FindingsResolved: len(rep.Findings.Resolved)}}
+	t := page.Total
+	if next := win.offset + win.limit; next < max(t.Apps, t.Datasets, t.FindingsAdded, t.FindingsResolved) {
+		page.NextOffset = &next
+	}
+	out := *rep
+	out.Apps = window(rep.Apps, win)
+	out.Datasets = window(rep.Datasets, win)
+	out.Findings.Added = window(rep.Findings.Added, win)
+	out.Findings.Resolved = window(rep.Findings.Resolved, win)
+	return &out, page
+}
+
+func window[T any](s []T, win diffWindow) []T {
+	lo := min(win.offset, len(s))
+	return s[lo:min(lo+win.limit, len(s))]
+}
+
+// write renders the window of rep in format.
+func (win diffWindow) write(w io.Writer, rep *diff.Report, format string) error {
+	cut, page := win.cut(rep)
+	if format == "json" {
+		// The report's own JSON rendering, with the page after its members.
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			*diff.Report
+			Page diffPage `json:"page"`
+		}{cut, page})
+	}
+	if err := cut.Write(w, format); err != nil {
+		return err
+	}
+	if page.Offset == 0 && page.NextOffset == nil {
+		return nil
+	}
+	t := page.Total
+	note := fmt.Sprintf("This answer lists entries %d to %d of each list (%d apps, %d datasets, %d findings added, %d resolved).",
+		page.Offset+1, page.Offset+page.Limit, t.Apps, t.Datasets, t.FindingsAdded, t.FindingsResolved)
+	if page.NextOffset != nil {
+		note += fmt.Sprintf(" POST the same trees with ?offset=%d for the next.", *page.NextOffset)
+	}
+	if format == "markdown" {
+		note = "_" + note + "_"
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", note)
+	return err
 }
 
 // diffError maps a failed build to its answer.

@@ -48,3 +48,17 @@ func flag(q url.Values, name string, def bool) (bool, error) {
 func badRequest(format string, a ...any) *requestError {
 	return &requestError{status: http.StatusBadRequest, kind: "bad-request", detail: fmt.Sprintf(format, a...)}
 }
+
+// intParam reads an optional whole-number query parameter within [lo, hi],
+// def when absent.
+func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest("%s must be a whole number from %d to %d, not %q", name, lo, hi, v)
+	}
+	return n, nil
+}
