@@ -12,6 +12,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/check"
@@ -154,8 +155,13 @@ const (
 type diffWindow struct{ offset, limit int }
 
 func diffWindowOf(r *http.Request) (diffWindow, error) {
-	q := r.URL.Query()
-	limit, err := intParam(q, "limit", defaultDiffLimit, 1, maxDiffLimit)
+	return pageWindow(r.URL.Query(), defaultDiffLimit)
+}
+
+// pageWindow reads ?limit (def when absent, at most maxDiffLimit) and
+// ?offset.
+func pageWindow(q url.Values, def int) (diffWindow, error) {
+	limit, err := intParam(q, "limit", def, 1, maxDiffLimit)
 	if err != nil {
 		return diffWindow{}, err
 	}

@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -19,7 +22,10 @@ const textType = "text/plain; charset=utf-8"
 func overlaysParam(q url.Values) (bool, error) { return flag(q, "overlays", false) }
 
 // graphDoc answers GET /graph: the json rendering's document with the
-// revision, or with ?format= one of the text renderings.
+// revision, or with ?format= one of the text renderings; with ?limit or
+// ?offset, a page of the json rendering (graphPage). A rendering larger
+// than Limits.MaxGraphBytes is refused, unrendered, with 413
+// answer-too-large saying how to page through it.
 func (s *server) graphDoc(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	overlays, err := overlaysParam(q)
@@ -36,8 +42,33 @@ func (s *server) graphDoc(w http.ResponseWriter, r *http.Request) {
 		}
 		format = f
 	}
+	paged := q.Has("limit") || q.Has("offset")
+	var win diffWindow
+	if paged {
+		if format != graph.JSON {
+			writeError(w, r, badRequest("limit and offset page the json rendering; format %s is one text", format))
+			return
+		}
+		if win, err = pageWindow(q, defaultGraphLimit); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
 	snap := s.current(w, r)
 	if snap == nil || treeHeaders(w, r, snap) {
+		return
+	}
+	g := snap.GraphOf(overlays)
+	if paged {
+		write(w, http.StatusOK, jsonType, graphPage(snap.Revision, overlays, g, win))
+		return
+	}
+	if size := graphSize(g); size > int64(s.limits.MaxGraphBytes) {
+		writeProblem(w, r, http.StatusRequestEntityTooLarge, "answer-too-large", fmt.Sprintf(
+			"the graph's rendering would be about %s (%d pipelines, %d edges), more than the %s one answer may be (--max-graph-bytes); "+
+				"page through it with /graph?limit=%d&offset=0 (each page holds the pipelines, edges and findings from offset, and says where the next starts), "+
+				"or ask for one pipeline and its neighbours with /graph/pipelines/{name}?depth=1",
+			mib(size), len(g.Pipelines), len(g.Edges), mib(int64(s.limits.MaxGraphBytes)), defaultGraphLimit))
 		return
 	}
 	body, _ := snap.GraphBody(overlays, format)
@@ -46,6 +77,106 @@ func (s *server) graphDoc(w http.ResponseWriter, r *http.Request) {
 		contentType = textType
 	}
 	write(w, http.StatusOK, contentType, body)
+}
+
+// A page of the graph: the json rendering's pipelines, edges and findings
+// from offset, at most limit of each (default defaultGraphLimit, at most
+// maxDiffLimit), its tiers whole (a name per pipeline), and a page member
+// saying how many each list holds and where the next page starts.
+const defaultGraphLimit = 1000
+
+// graphPageBody is a page of GET /graph.
+type graphPageBody struct {
+	Revision  string          `json:"revision"`
+	Overlays  bool            `json:"overlays"`
+	Pipelines []graphPipeline `json:"pipelines"`
+	Edges     []graphEdge     `json:"edges"`
+	Tiers     [][]string      `json:"tiers"`
+	Findings  []graphFinding  `json:"findings"`
+	Page      graphPageInfo   `json:"page"`
+}
+
+type graphPipeline struct {
+	Name      string                  `json:"name"`
+	Path      string                  `json:"path"`
+	Declared  bool                    `json:"declared"`
+	Produces  []string                `json:"produces"`
+	DependsOn []governance.Dependency `json:"depends_on"`
+}
+
+type graphEdge struct {
+	Producer string `json:"producer"`
+	Consumer string `json:"consumer"`
+	Dataset  string `json:"dataset"`
+	Pattern  string `json:"pattern"`
+	Optional bool   `json:"optional"`
+}
+
+type graphPageInfo struct {
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+	Total  struct {
+		Pipelines int `json:"pipelines"`
+		Edges     int `json:"edges"`
+		Findings  int `json:"findings"`
+	} `json:"total"`
+	NextOffset *int `json:"next_offset"`
+}
+
+// graphPage renders the window win of g's json rendering.
+func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) []byte {
+	body := graphPageBody{Revision: revision, Overlays: overlays, Tiers: g.Tiers(),
+		Pipelines: []graphPipeline{}, Edges: []graphEdge{}}
+	for _, p := range window(g.Pipelines, win) {
+		deps := p.DependsOn
+		if deps == nil {
+			deps = []governance.Dependency{}
+		}
+		body.Pipelines = append(body.Pipelines, graphPipeline{Name: p.Name, Path: p.Path, Declared: p.Declared, Produces: p.Produces, DependsOn: deps})
+	}
+	for _, e := range window(g.Edges, win) {
+		body.Edges = append(body.Edges, graphEdge{Producer: e.Producer, Consumer: e.Consumer, Dataset: e.Dataset, Pattern: e.Pattern, Optional: e.Optional})
+	}
+	body.Findings = findingsOf(window(g.Findings, win))
+	pg := &body.Page
+	pg.Offset, pg.Limit = win.offset, win.limit
+	pg.Total.Pipelines, pg.Total.Edges, pg.Total.Findings = len(g.Pipelines), len(g.Edges), len(g.Findings)
+	if next := win.offset + win.limit; next < max(len(g.Pipelines), len(g.Edges), len(g.Findings)) {
+		pg.NextOffset = &next
+	}
+	var buf bytes.Buffer
+	writeJSONValue(&buf, body)
+	return buf.Bytes()
+}
+
+// graphSize estimates the bytes of g's renderings from its strings and a
+// generous allowance for the punctuation and member names around each
+// item, without rendering it.
+func graphSize(g *graph.Graph) int64 {
+	const perItem = 96
+	n := int64(len(g.Pipelines)+len(g.Edges)+len(g.Findings)) * perItem
+	for i := range g.Pipelines {
+		p := &g.Pipelines[i]
+		n += int64(2*len(p.Name) + len(p.Path))
+		for _, k := range p.Produces {
+			n += int64(len(k)) + 4
+		}
+		for _, d := range p.DependsOn {
+			n += int64(len(d.Dataset)) + perItem
+			if d.Description != nil {
+				n += int64(len(*d.Description))
+			}
+		}
+	}
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		n += int64(len(e.Producer) + len(e.Consumer) + len(e.Dataset) + len(e.Pattern))
+	}
+	for i := range g.Findings {
+		f := &g.Findings[i]
+		n += int64(len(f.Pipeline) + len(f.Dataset) + len(f.Detail))
+	}
+	return n
 }
 
 // pipelineBody is GET /graph/pipelines/{name}.

@@ -320,3 +320,124 @@ func TestGraphReloadIntoACycle(t *testing.T) {
 		t.Error("metrics count schedule findings, which the service never computes")
 	}
 }
+
+// wideGraphStore serves apps apps of keys sources each, every one depending
+// on datasets.*.*: each app reads every other app's keys, apps × (apps-1) ×
+// keys edges.
+func wideGraphStore(t testing.TB, apps, keys int) *snapshot.Store {
+	t.Helper()
+	files := map[string]string{}
+	for a := range apps {
+		var b strings.Builder
+		b.WriteString("defaults: {row_filters: []}\ndepends_on:\n  - dataset: datasets.*.*\nsources:\n")
+		for k := range keys {
+			fmt.Fprintf(&b, "  datasets.app%03d.k%02d: {expose: true}\n", a, k)
+		}
+		files[fmt.Sprintf("apps/app%03d/governance.yaml", a)] = b.String()
+	}
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testfs.Tree(t, files)}}})
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
+		t.Fatalf("loading the wide tree: %v", st.Err)
+	}
+	return store
+}
+
+// TestGraphAnswerIsBounded: a graph of hundreds of thousands of edges is
+// not rendered whole for GET /graph — 413 answer-too-large says its size and
+// how to page — and its pages, read to the end, are the whole rendering;
+// /ui/graph says it is too large to draw instead of drawing it.
+func TestGraphAnswerIsBounded(t *testing.T) {
+	store := wideGraphStore(t, 120, 10) // 142 800 edges: about 20 MB of JSON
+	g := store.Current().Graph()
+	if len(g.Edges) != 120*119*10 {
+		t.Fatalf("%d edges", len(g.Edges))
+	}
+	h, _ := newServer(Deps{Store: store, Limits: Limits{MaxGraphBytes: 1 << 20}})
+	var whole response
+	peak := peakHeap(func() { whole = do(t, h, "GET", "/graph", nil) })
+	if whole.status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("GET /graph: %d, want 413", whole.status)
+	}
+	p := problemOf(t, whole)
+	if p["type"] != ProblemBase+"answer-too-large" || !strings.Contains(p["detail"].(string), "120 pipelines, 142800 edges") || !strings.Contains(p["detail"].(string), "/graph?limit=1000&offset=0") {
+		t.Errorf("problem %v", p)
+	}
+	holdsToOpenAPI(t, "/graph", "get", whole)
+	if peak > 8<<20 {
+		t.Errorf("refusing the graph took %d MB: it was rendered", peak>>20)
+	}
+	for _, format := range []string{"tree", "order", "mermaid"} {
+		if r := do(t, h, "GET", "/graph?format="+format, nil); r.status != http.StatusRequestEntityTooLarge {
+			t.Errorf("format %s: %d, want 413", format, r.status)
+		}
+	}
+	if r := do(t, h, "GET", "/graph?format=tree&limit=10", nil); r.status != http.StatusBadRequest {
+		t.Errorf("a page of a text rendering: %d, want 400", r.status)
+	}
+
+	// The pages together are the rendering the command prints.
+	type page struct {
+		Revision  string            `json:"revision"`
+		Pipelines []json.RawMessage `json:"pipelines"`
+		Edges     []json.RawMessage `json:"edges"`
+		Tiers     [][]string        `json:"tiers"`
+		Findings  []json.RawMessage `json:"findings"`
+		Page      *graphPageInfo    `json:"page"`
+	}
+	big, _ := newServer(Deps{Store: store, Limits: Limits{MaxGraphBytes: 256 << 20}})
+	var want page
+	if r := do(t, big, "GET", "/graph", nil); r.status != 200 || json.Unmarshal(r.body, &want) != nil || want.Page != nil {
+		t.Fatalf("the whole graph under a raised cap: %d", r.status)
+	}
+	var got page
+	for offset := 0; ; {
+		r := do(t, h, "GET", fmt.Sprintf("/graph?limit=10000&offset=%d", offset), nil)
+		holdsToOpenAPI(t, "/graph", "get", r)
+		var pg page
+		if r.status != 200 || json.Unmarshal(r.body, &pg) != nil || pg.Page == nil {
+			t.Fatalf("page at %d: %d %.300s", offset, r.status, r.body)
+		}
+		got.Pipelines = append(got.Pipelines, pg.Pipelines...)
+		got.Edges = append(got.Edges, pg.Edges...)
+		got.Findings = append(got.Findings, pg.Findings...)
+		got.Tiers, got.Revision = pg.Tiers, pg.Revision
+		if pg.Page.NextOffset == nil {
+			if pg.Page.Total.Edges != len(g.Edges) {
+				t.Errorf("page totals %+v", pg.Page.Total)
+			}
+			break
+		}
+		offset = *pg.Page.NextOffset
+	}
+	compact := func(raws []json.RawMessage) []string {
+		out := make([]string, len(raws))
+		for i, r := range raws {
+			var v any
+			if err := json.Unmarshal(r, &v); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(v)
+			out[i] = string(b)
+		}
+		return out
+	}
+	for _, l := range []struct {
+		name      string
+		want, got []json.RawMessage
+	}{{"pipelines", want.Pipelines, got.Pipelines}, {"edges", want.Edges, got.Edges}, {"findings", want.Findings, got.Findings}} {
+		if d := cmp.Diff(compact(l.want), compact(l.got)); d != "" {
+			t.Errorf("%s: the pages differ from the whole (-whole +pages):\n%.2000s", l.name, d)
+		}
+	}
+	if d := cmp.Diff(want.Tiers, got.Tiers); d != "" || got.Revision != want.Revision {
+		t.Errorf("tiers or revision differ (-whole +pages):\n%s", d)
+	}
+
+	ui := do(t, h, "GET", "/ui/graph", nil)
+	if ui.status != 200 || !bytes.Contains(ui.body, []byte("Too large to draw: 120 pipelines, 142,800 edges")) || bytes.Contains(ui.body, []byte("<svg class=\"graph\"")) {
+		t.Errorf("/ui/graph: %d, %d bytes:\n%.2000s", ui.status, len(ui.body), ui.body)
+	}
+	if len(ui.body) > 256<<10 {
+		t.Errorf("/ui/graph is %d KB", len(ui.body)>>10)
+	}
+}

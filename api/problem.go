@@ -43,6 +43,7 @@ var problemTitles = map[string]string{
 	"invalid-cursor":         "Invalid cursor",
 	"stale-cursor":           "The tree changed since the cursor was issued",
 	"payload-too-large":      "Payload too large",
+	"answer-too-large":       "The answer would be too large; page through it",
 	"unsupported-media-type": "Unsupported media type",
 	"busy":                   "Too many validations in progress",
 	"overloaded":             "The server's working memory is taken by other requests",

@@ -79,6 +79,9 @@ type Limits struct {
 	// together, as each estimates it from what it reads (workmem.go): 413
 	// for a request that alone would hold more, 503 while others hold it.
 	MaxWorkMemory int64
+	// MaxGraphBytes bounds an answer of GET /graph: a larger rendering is
+	// refused with 413, and read page by page (?limit, ?offset).
+	MaxGraphBytes int
 }
 
 // DefaultLimits are the limits of a zero Limits.
@@ -97,6 +100,7 @@ var DefaultLimits = Limits{
 	MaxWaiters:               256,
 	MaxWait:                  5 * time.Minute,
 	MaxWorkMemory:            1 << 30,
+	MaxGraphBytes:            16 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -141,6 +145,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxWorkMemory <= 0 {
 		l.MaxWorkMemory = DefaultLimits.MaxWorkMemory
+	}
+	if l.MaxGraphBytes <= 0 {
+		l.MaxGraphBytes = DefaultLimits.MaxGraphBytes
 	}
 	return l
 }

@@ -32,15 +32,32 @@ func (p *Pages) graphOf(snap *snapshot.Snapshot, r *http.Request) (g *graph.Grap
 	return p.graph(snap, overlays), overlays
 }
 
+// The page draws the whole graph, and a drawing of thousands of curves is
+// neither readable nor small (a few hundred apps each depending on
+// datasets.*.* make millions of edges, tens of megabytes of SVG). Past
+// these the page says how large the graph is and where to read it instead,
+// and lists the first findings only.
+const (
+	maxDrawnPipelines = 1000
+	maxDrawnEdges     = 5000
+	maxListedFindings = 1000
+)
+
 // graphView is the graph page's body.
 type graphView struct {
 	Overlays                          bool
 	Pipelines, Edges, Tiers, Unplaced int
-	Drawing                           drawing
-	TierRows                          []tierRow
-	UnplacedNames                     []string
-	Findings                          []graphFinding
-	JSON                              string // the same graph from GET /graph
+	// TooLarge is a graph past maxDrawnPipelines or maxDrawnEdges: no
+	// drawing.
+	TooLarge               bool
+	MaxPipelines, MaxEdges int
+	Drawing                drawing
+	TierRows               []tierRow
+	UnplacedNames          []string
+	Findings               []graphFinding
+	MoreFindings           int    // findings past maxListedFindings, not listed
+	JSON                   string // the same graph from GET /graph
+	FirstPage              string // its first page
 }
 
 type tierRow struct {
@@ -63,7 +80,11 @@ func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusNotFound, "No graph", "This server serves no dependency graph.", link{"Every app", Prefix + "/apps"})
 		return
 	}
-	body := graphView{Overlays: overlays, Pipelines: len(g.Pipelines), Edges: len(g.Edges), Drawing: draw(g)}
+	body := graphView{Overlays: overlays, Pipelines: len(g.Pipelines), Edges: len(g.Edges),
+		MaxPipelines: maxDrawnPipelines, MaxEdges: maxDrawnEdges}
+	if body.TooLarge = len(g.Pipelines) > maxDrawnPipelines || len(g.Edges) > maxDrawnEdges; !body.TooLarge {
+		body.Drawing = draw(g)
+	}
 	placed := map[string]bool{}
 	for i, t := range g.Tiers() {
 		body.TierRows = append(body.TierRows, tierRow{Tier: i + 1, Pipelines: t})
@@ -78,10 +99,15 @@ func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	body.Unplaced = len(body.UnplacedNames)
-	for _, f := range g.Findings {
+	for i, f := range g.Findings {
+		if i == maxListedFindings {
+			body.MoreFindings = len(g.Findings) - i
+			break
+		}
 		body.Findings = append(body.Findings, graphFinding{Kind: string(f.Kind), Pipeline: f.Pipeline, Dataset: f.Dataset, Detail: f.Detail, Actionable: f.Kind.Actionable()})
 	}
 	body.JSON = "/graph?overlays=" + strconv.FormatBool(overlays)
+	body.FirstPage = body.JSON + "&limit=1000&offset=0"
 	v := p.newView(r, snap, "graph", "Graph")
 	v.Body = body
 	p.render(w, r, http.StatusOK, "graph", v)

@@ -80,6 +80,7 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.IntVar(&c.limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
 	fs.IntVar(&c.limits.MaxWaiters, "max-waiters", api.DefaultLimits.MaxWaiters, "most requests waiting for a change (?wait) and GET /events streams at once")
 	fs.DurationVar(&c.limits.MaxWait, "max-wait", api.DefaultLimits.MaxWait, "longest a request may wait for a change (?wait)")
+	fs.Var(&intSizeValue{&c.limits.MaxGraphBytes}, "max-graph-bytes", "largest GET /graph answer; a larger graph is read page by page (suffixes KiB, MiB)")
 	fs.Var(&sizeValue{&c.limits.MaxWorkMemory}, "max-work-memory", "working memory the expensive requests (POST /validate, /diff, /resolve, /merge, /policy/evaluate) may hold together (suffixes KiB, MiB, GiB)")
 	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
 	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "how often every input is read again, to catch what file events missed (0 disables)")
