@@ -22,6 +22,10 @@ type metrics struct {
 	validations *prometheus.CounterVec
 	validating  prometheus.Gauge
 	diffs       *prometheus.CounterVec
+	// The waiter slots (?wait and GET /events).
+	waiting        prometheus.Gauge
+	waitersRefused *prometheus.CounterVec
+	streamsEnded   *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string) *metrics {
@@ -50,13 +54,25 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string)
 			Help: "POST /diff runs, by result: changes, no-change, rejected (the upload or options were unusable, or the trees could not be compared) or busy (refused with 429: every validation slot was taken).",
 		}, []string{"result"}),
 	}
+	m.waiting = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "governanced_waiters",
+		Help: "Requests waiting for a change (?wait) and GET /events streams in progress: the waiter slots taken.",
+	})
+	m.waitersRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "governanced_waiters_refused_total",
+		Help: "Waits and event streams refused with 429, by reason: full (every waiter slot taken) or client-share (the remote address held its share).",
+	}, []string{"reason"})
+	m.streamsEnded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "governanced_event_streams_ended_total",
+		Help: "GET /events streams ended, by reason: client (it left), write-failed (it did not read within the stream write timeout), max-duration (--max-wait passed; it reconnects) or shutdown.",
+	}, []string{"reason"})
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "governanced_build_info",
 		Help:        "Always 1; the labels say which governanced is running.",
 		ConstLabels: prometheus.Labels{"version": version, "goversion": runtime.Version()},
 	})
 	buildInfo.Set(1)
-	reg.MustRegister(m.requests, m.duration, m.validations, m.validating, m.diffs, buildInfo,
+	reg.MustRegister(m.requests, m.duration, m.validations, m.validating, m.diffs, m.waiting, m.waitersRefused, m.streamsEnded, buildInfo,
 		&storeCollector{store: store},
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),

@@ -178,7 +178,7 @@ func TestWaitersAreBounded(t *testing.T) {
 		req.Header.Set("If-None-Match", etag)
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	}()
-	for len(srv.waiters) == 0 {
+	for srv.waiters.inUse() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	if r := do(t, h, "GET", "/apps?wait=60s", nil, "If-None-Match", etag); r.status != http.StatusTooManyRequests {

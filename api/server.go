@@ -71,8 +71,12 @@ type Limits struct {
 	// MaxWaiters bounds the requests waiting for a change (?wait) and the
 	// event streams (GET /events) at once; one more is refused with 429.
 	MaxWaiters int
-	// MaxWait is the longest a request may wait for a change; a longer
-	// ?wait waits this long.
+	// MaxWaitersPerClient bounds the waiter slots one remote address holds
+	// (0: a quarter of MaxWaiters), so one peer cannot take them all.
+	MaxWaitersPerClient int
+	// MaxWait is the longest a request may wait for a change, and the
+	// longest an event stream lasts before the client must reconnect; a
+	// longer ?wait waits this long.
 	MaxWait time.Duration
 	// MaxWorkMemory bounds the working memory the expensive requests
 	// (POST /validate, /diff, /resolve, /merge, /policy/evaluate) hold
@@ -140,6 +144,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxWaiters <= 0 {
 		l.MaxWaiters = DefaultLimits.MaxWaiters
 	}
+	if l.MaxWaitersPerClient <= 0 {
+		l.MaxWaitersPerClient = max(1, l.MaxWaiters/4)
+	}
 	if l.MaxWait <= 0 {
 		l.MaxWait = DefaultLimits.MaxWait
 	}
@@ -161,13 +168,15 @@ type server struct {
 	metrics     *metrics
 	validations chan struct{} // a semaphore: one token per running validation
 	ops         chan struct{} // the same for /resolve, /merge and /policy/evaluate
-	waiters     chan struct{} // the same for ?wait and /events
-	memory      *workMemory   // what the expensive requests hold (workmem.go)
-	streams     context.Context
-	auth        *Tokens    // nil: authentication is off
-	pages       *ui.Pages  // the web page under /ui
-	mux         *chi.Mux   // every route; ServeHTTP prepares a request for it
-	hot         []hotRoute // the routes ServeHTTP matches ahead of mux
+	waiters     *waiterSlots  // ?wait and /events, shared by remote address
+	// streamWriteTimeout is streamWriteTimeout; a test shortens it.
+	streamWriteTimeout time.Duration
+	memory             *workMemory // what the expensive requests hold (workmem.go)
+	streams            context.Context
+	auth               *Tokens    // nil: authentication is off
+	pages              *ui.Pages  // the web page under /ui
+	mux                *chi.Mux   // every route; ServeHTTP prepares a request for it
+	hot                []hotRoute // the routes ServeHTTP matches ahead of mux
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
@@ -190,7 +199,8 @@ func newServer(d Deps) (http.Handler, *server) {
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
-	s.waiters = make(chan struct{}, s.limits.MaxWaiters)
+	s.waiters = newWaiterSlots(s.limits.MaxWaiters, s.limits.MaxWaitersPerClient)
+	s.streamWriteTimeout = streamWriteTimeout
 	s.memory = &workMemory{limit: s.limits.MaxWorkMemory}
 	s.streams = d.Streams
 	if s.streams == nil {

@@ -2,8 +2,10 @@ package api
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
@@ -17,6 +19,78 @@ import (
 // streams every reload as a server-sent event. Waiting requests and event
 // streams take slots of their own (Limits.MaxWaiters, 429 beyond), and hold
 // no lock: a reload wakes them all at once and never waits for them.
+//
+// The slots are shared fairly: one remote address holds at most
+// Limits.MaxWaitersPerClient of them, so one peer opening streams it never
+// reads cannot take every slot from the others. Each slot is held for a
+// bounded time: a wait for at most Limits.MaxWait, a stream for as long,
+// after which it ends and the client reconnects (the stream's retry:
+// field says when); and a stream drops a client that does not take what
+// it is sent within streamWriteTimeout.
+
+// streamWriteTimeout is the longest one write of an event stream may take:
+// a client that does not read is dropped when it passes.
+const streamWriteTimeout = 10 * time.Second
+
+// streamRetryMillis is the reconnection delay an event stream asks of its
+// client (the SSE retry: field), after the server ends the stream.
+const streamRetryMillis = 3000
+
+// waiterSlots are the slots of waiting requests and event streams: at most
+// total at once, and at most perClient for one remote address.
+type waiterSlots struct {
+	mu        sync.Mutex
+	total     int
+	perClient int
+	used      int
+	byClient  map[string]int
+}
+
+func newWaiterSlots(total, perClient int) *waiterSlots {
+	return &waiterSlots{total: total, perClient: perClient, byClient: map[string]int{}}
+}
+
+// take takes a slot for client, or says why not: "full" when every slot
+// is taken, "client-share" when client holds its share.
+func (ws *waiterSlots) take(client string) (refused string) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch {
+	case ws.used >= ws.total:
+		return "full"
+	case ws.byClient[client] >= ws.perClient:
+		return "client-share"
+	}
+	ws.used++
+	ws.byClient[client]++
+	return ""
+}
+
+func (ws *waiterSlots) release(client string) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.used--
+	if ws.byClient[client]--; ws.byClient[client] <= 0 {
+		delete(ws.byClient, client)
+	}
+}
+
+// inUse is the slots taken.
+func (ws *waiterSlots) inUse() int {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.used
+}
+
+// remoteHost is the address a request came from, without its port: what a
+// client's share of the waiter slots is counted by. Behind a proxy every
+// client shares the proxy's.
+func remoteHost(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
 
 // waitable lets a tree-derived GET wait for a change (?wait).
 func (s *server) waitable(next http.Handler) http.Handler {
@@ -43,10 +117,11 @@ func (s *server) waitable(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // the client's copy is stale already: answer now
 			return
 		}
-		if !s.takeWaiter(w, r) {
+		release, ok := s.takeWaiter(w, r)
+		if !ok {
 			return
 		}
-		defer s.releaseWaiter()
+		defer release()
 		// The wait is the client's to choose within the maximum; the server's
 		// write timeout is for ordinary requests.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d + s.limits.RequestTimeout))
@@ -75,17 +150,28 @@ func parseWait(v string) (time.Duration, error) {
 	return d, nil
 }
 
-func (s *server) takeWaiter(w http.ResponseWriter, r *http.Request) bool {
-	select {
-	case s.waiters <- struct{}{}:
-		return true
+// takeWaiter takes a waiter slot for the request, or refuses it with 429.
+func (s *server) takeWaiter(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	client := remoteHost(r)
+	switch s.waiters.take(client) {
+	case "":
+		s.metrics.waiting.Inc()
+		return func() {
+			s.waiters.release(client)
+			s.metrics.waiting.Dec()
+		}, true
+	case "full":
+		s.metrics.waitersRefused.WithLabelValues("full").Inc()
+		writeBusy(w, r, "waiter", s.waiters.total, 1)
 	default:
-		writeBusy(w, r, "waiter", cap(s.waiters), 1)
-		return false
+		s.metrics.waitersRefused.WithLabelValues("client-share").Inc()
+		w.Header().Set("Retry-After", "1")
+		writeProblem(w, r, http.StatusTooManyRequests, "busy", fmt.Sprintf(
+			"this client (%s) holds its share of the waiter slots, %d of %d (--max-waiters-per-client); end a wait or a stream first",
+			client, s.waiters.perClient, s.waiters.total))
 	}
+	return nil, false
 }
-
-func (s *server) releaseWaiter() { <-s.waiters }
 
 // reloadEvent is one reload as GET /events streams it.
 type reloadEvent struct {
@@ -136,20 +222,37 @@ func newReloadEvent(st *snapshot.ReloadStatus, cur *snapshot.Snapshot) reloadEve
 // events streams every reload as it ends (text/event-stream): an event
 // "reload" whose data is a reloadEvent and whose id is its sequence number.
 // A client that reads slowly gets the latest reload when it next reads (the
-// ids then skip), never a backlog.
+// ids then skip), never a backlog. Every write must complete within
+// streamWriteTimeout, or the client is dropped; the stream ends after
+// Limits.MaxWait, and the client reconnects after the retry: it was given.
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
-	if !s.takeWaiter(w, r) {
+	release, ok := s.takeWaiter(w, r)
+	if !ok {
 		return
 	}
-	defer s.releaseWaiter()
+	defer release()
+	ended := "client"
+	defer func() { s.metrics.streamsEnded.WithLabelValues(ended).Inc() }()
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end the server knows of
+	// write sends p and flushes it, within streamWriteTimeout.
+	write := func(p []byte) error {
+		if err := rc.SetWriteDeadline(time.Now().Add(s.streamWriteTimeout)); err != nil {
+			return err
+		}
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx would hold the events back
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, "retry: 3000\n\n")
+	if err := write([]byte("retry: " + strconv.Itoa(streamRetryMillis) + "\n\n")); err != nil {
+		ended = "write-failed"
+		return
+	}
 	var sent uint64
 	send := func() error {
 		st := s.store.LastReload()
@@ -162,32 +265,42 @@ func (s *server) events(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(buf, "id: %d\nevent: reload\ndata: ", st.Seq)
 		writeJSONValue(buf, newReloadEvent(st, s.store.Current()))
 		buf.WriteString("\n\n")
-		if _, err := w.Write(buf.Bytes()); err != nil {
-			return err
-		}
-		return rc.Flush()
+		return write(buf.Bytes())
 	}
 	// The last reload first, so a client starts from the state it reports.
 	if err := send(); err != nil {
+		ended = "write-failed"
 		return
 	}
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
+	longest := time.NewTimer(s.limits.MaxWait)
+	defer longest.Stop()
 	for {
 		reloaded := s.store.Reloaded()
 		if err := send(); err != nil { // one that ended before the channel was taken
+			ended = "write-failed"
 			return
 		}
 		select {
 		case <-reloaded:
 			if err := send(); err != nil {
+				ended = "write-failed"
 				return
 			}
 		case <-keepAlive.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+			if err := write([]byte(": keep-alive\n\n")); err != nil {
+				ended = "write-failed"
 				return
 			}
+		case <-longest.C:
+			// The client reconnects after the retry: it was given, and
+			// starts again from the last reload.
+			ended = "max-duration"
+			_ = write([]byte(": the stream ends after --max-wait; reconnect\n\n"))
+			return
 		case <-s.streams.Done():
+			ended = "shutdown"
 			return
 		case <-r.Context().Done():
 			return

@@ -79,7 +79,8 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.IntVar(&c.limits.MaxConcurrentValidations, "max-validations", api.DefaultLimits.MaxConcurrentValidations, "most POST /validate runs at once")
 	fs.IntVar(&c.limits.MaxConcurrentOps, "max-ops", api.DefaultLimits.MaxConcurrentOps, "most POST /resolve, /merge and /policy/evaluate runs at once, together")
 	fs.IntVar(&c.limits.MaxWaiters, "max-waiters", api.DefaultLimits.MaxWaiters, "most requests waiting for a change (?wait) and GET /events streams at once")
-	fs.DurationVar(&c.limits.MaxWait, "max-wait", api.DefaultLimits.MaxWait, "longest a request may wait for a change (?wait)")
+	fs.IntVar(&c.limits.MaxWaitersPerClient, "max-waiters-per-client", 0, "most waiter slots one remote address may hold (0: a quarter of --max-waiters)")
+	fs.DurationVar(&c.limits.MaxWait, "max-wait", api.DefaultLimits.MaxWait, "longest a request may wait for a change (?wait), and longest a GET /events stream lasts before the client reconnects")
 	fs.Var(&intSizeValue{&c.limits.MaxGraphBytes}, "max-graph-bytes", "largest GET /graph answer; a larger graph is read page by page (suffixes KiB, MiB)")
 	fs.Var(&sizeValue{&c.limits.MaxWorkMemory}, "max-work-memory", "working memory the expensive requests (POST /validate, /diff, /resolve, /merge, /policy/evaluate) may hold together (suffixes KiB, MiB, GiB)")
 	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
@@ -184,6 +185,9 @@ func (sf *serveFlags) config(fs *pflag.FlagSet, getenv func(string) string) (*se
 	l := c.limits
 	if l.MaxUploadFiles <= 0 || l.MaxConcurrentValidations <= 0 || l.MaxConcurrentOps <= 0 || l.RequestTimeout <= 0 || l.MaxWaiters <= 0 || l.MaxWait <= 0 {
 		return nil, cli.Usagef("--max-upload-files, --max-validations, --max-ops, --max-waiters, --max-wait and --request-timeout must be positive")
+	}
+	if l.MaxWaitersPerClient < 0 || l.MaxWaitersPerClient > l.MaxWaiters {
+		return nil, cli.Usagef("--max-waiters-per-client must be from 0 (a quarter of --max-waiters) to --max-waiters (%d)", l.MaxWaiters)
 	}
 	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 || c.reloadTimeout <= 0 {
 		return nil, cli.Usagef("--reload-debounce, --reload-timeout and --read-header-timeout must be positive, --rescan-interval not negative")
