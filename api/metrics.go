@@ -28,7 +28,7 @@ type metrics struct {
 	streamsEnded   *prometheus.CounterVec
 }
 
-func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string) *metrics {
+func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string, conns *ConnLimit) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "governanced_http_requests_total",
@@ -77,7 +77,41 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string)
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if conns != nil {
+		reg.MustRegister(&connCollector{conns})
+	}
 	return m
+}
+
+var (
+	descConnsOpen = prometheus.NewDesc("governanced_connections_open",
+		"Connections open, of governanced_connections_max.", nil, nil)
+	descConnsMax = prometheus.NewDesc("governanced_connections_max",
+		"The connection cap (--max-connections); the last governanced_connections_reserved are kept for the probes and the metrics.", nil, nil)
+	descConnsReserved = prometheus.NewDesc("governanced_connections_reserved",
+		"Connections of the cap kept for the probes and the metrics.", nil, nil)
+	descConnsShed = prometheus.NewDesc("governanced_connections_shed_total",
+		"Connections doing nothing (idle between requests, or silent) closed to make room for new ones near the cap.", nil, nil)
+	descConnsRefused = prometheus.NewDesc("governanced_connections_refused_total",
+		"Connections closed as soon as accepted: the cap was reached and none could be shed.", nil, nil)
+)
+
+// connCollector reports the connection cap's state at scrape time.
+type connCollector struct{ l *ConnLimit }
+
+func (c *connCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descConnsOpen, descConnsMax, descConnsReserved, descConnsShed, descConnsRefused} {
+		ch <- d
+	}
+}
+
+func (c *connCollector) Collect(ch chan<- prometheus.Metric) {
+	open, shed, full := c.l.counts()
+	ch <- prometheus.MustNewConstMetric(descConnsOpen, prometheus.GaugeValue, float64(open))
+	ch <- prometheus.MustNewConstMetric(descConnsMax, prometheus.GaugeValue, float64(c.l.max))
+	ch <- prometheus.MustNewConstMetric(descConnsReserved, prometheus.GaugeValue, float64(c.l.reserve))
+	ch <- prometheus.MustNewConstMetric(descConnsShed, prometheus.CounterValue, float64(shed))
+	ch <- prometheus.MustNewConstMetric(descConnsRefused, prometheus.CounterValue, float64(full))
 }
 
 // requestKey names the series one request is counted in.

@@ -96,6 +96,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header()[requestIDHeader] = ctx.info.id[:]
 	r = r.WithContext(ctx)
 	defer s.observe(ctx, r, start)
+	if s.conns != nil && reservedConn(r) && s.answerReserved(&ctx.rec, r) {
+		return
+	}
 	if h, dataset := matchHot(s.hot, r); h != nil {
 		// What chi's routing leaves for a handler and for observe.
 		route.URLParams.Add(hotParam, dataset)

@@ -47,6 +47,7 @@ var problemTitles = map[string]string{
 	"unsupported-media-type": "Unsupported media type",
 	"busy":                   "Too many validations in progress",
 	"overloaded":             "The server's working memory is taken by other requests",
+	"connections-full":       "The server holds as many connections as it may",
 	"unauthorized":           "Authentication required",
 	"timeout":                "The request took too long",
 	"request-timeout":        "The request body did not arrive in time",

@@ -31,6 +31,10 @@ type Deps struct {
 	// Tokens are the bearer tokens every POST and GET /metrics require
 	// (Authorization: Bearer <token>); nil leaves those routes open.
 	Tokens *Tokens
+	// Conns, when set, is the connection cap the server's listener
+	// applies: the server answers the connections it reserves for probes,
+	// and counts them in the metrics.
+	Conns *ConnLimit
 	// Streams ends the long-lived answers (a ?wait, GET /events) when it is
 	// done: the caller cancels it when shutdown begins, since a graceful
 	// shutdown waits for every request to end. Nil: they end with their
@@ -173,6 +177,7 @@ type server struct {
 	streamWriteTimeout time.Duration
 	memory             *workMemory // what the expensive requests hold (workmem.go)
 	streams            context.Context
+	conns              *ConnLimit // nil: no connection cap
 	auth               *Tokens    // nil: authentication is off
 	pages              *ui.Pages  // the web page under /ui
 	mux                *chi.Mux   // every route; ServeHTTP prepares a request for it
@@ -196,6 +201,7 @@ func newServer(d Deps) (http.Handler, *server) {
 		limits:  d.Limits.withDefaults(),
 		version: d.Version,
 		auth:    d.Tokens,
+		conns:   d.Conns,
 	}
 	s.validations = make(chan struct{}, s.limits.MaxConcurrentValidations)
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
@@ -206,7 +212,7 @@ func newServer(d Deps) (http.Handler, *server) {
 	if s.streams == nil {
 		s.streams = context.Background()
 	}
-	s.metrics = newMetrics(reg, d.Store, d.Version)
+	s.metrics = newMetrics(reg, d.Store, d.Version, d.Conns)
 	s.pages = ui.New(ui.Options{Store: d.Store, Version: d.Version, Graph: (*snapshot.Snapshot).GraphOf, OnError: func(r *http.Request, err error) {
 		logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("page failed to render")
 	}})

@@ -43,6 +43,7 @@ type serveConfig struct {
 	shutdownTimeout time.Duration
 	reloadTimeout   time.Duration
 	readHeader      time.Duration
+	maxConns        int
 	auth            authConfig
 	debugAddr       string
 	notes           []string // what the environment decided about the check's options
@@ -88,6 +89,7 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.DurationVar(&c.reloadTimeout, "reload-timeout", 5*time.Minute, "longest a reload may take before it is abandoned (the last good revision keeps serving)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
 	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
+	fs.IntVar(&c.maxConns, "max-connections", 0, "most connections open at once, the last 32 kept for probes and metrics (0: from the open-file limit, at most 4096)")
 	fs.StringVar(&c.debugAddr, "debug-addr", "", "an address serving Go's profiler at /debug/pprof/ (off when empty; bind it to loopback)")
 	fs.StringVar(&sf.authTokenFile, "auth-token-file", "", "a file of bearer tokens (one per line) every POST and GET /metrics then require")
 }
@@ -192,10 +194,52 @@ func (sf *serveFlags) config(fs *pflag.FlagSet, getenv func(string) string) (*se
 	if c.debounce <= 0 || c.rescan < 0 || c.readHeader <= 0 || c.reloadTimeout <= 0 {
 		return nil, cli.Usagef("--reload-debounce, --reload-timeout and --read-header-timeout must be positive, --rescan-interval not negative")
 	}
+	if c.maxConns, err = connectionCap(c.maxConns, openFileLimit()); err != nil {
+		return nil, err
+	}
 	if c.auth, err = loadAuth(sf.authTokenFile, getenv); err != nil {
 		return nil, cli.Usagef("%v", err)
 	}
 	return &c, nil
+}
+
+// The connection cap (--max-connections) keeps a crowd of idle connections
+// from taking every file descriptor: past the limit accept fails and even
+// the probes go unanswered.
+const (
+	// fdsKept are the descriptors the cap leaves for the process's own
+	// files (a reload reads the tree, the watcher, the log): an eighth of
+	// the limit, at least this many.
+	fdsKept = 64
+	// maxDefaultConns bounds the default cap: a connection costs a
+	// goroutine and its buffers, tens of kilobytes held while it is open.
+	maxDefaultConns = 4096
+	// probeConns are the connections of the cap kept for the probes and
+	// the metrics.
+	probeConns = 32
+)
+
+// connectionCap is --max-connections checked against the open-file limit
+// (0: unknown), or its default when not given.
+func connectionCap(given int, fdLimit uint64) (int, error) {
+	room := 0 // the most the limit allows; 0 for no known bound
+	if fdLimit > 0 {
+		room = int(min(fdLimit-min(fdLimit, max(fdLimit/8, fdsKept)), 1<<30))
+	}
+	switch {
+	case given < 0:
+		return 0, cli.Usagef("--max-connections must not be negative")
+	case given > 0 && room > 0 && given > room:
+		return 0, cli.Usagef("--max-connections %d leaves too few of the process's %d open files for its own (at most %d)", given, fdLimit, room)
+	case given > 0:
+		return given, nil
+	case room == 0:
+		return maxDefaultConns, nil
+	}
+	if room < 2*probeConns {
+		return 0, cli.Usagef("the open-file limit (%d) leaves too few connections to serve; raise it (ulimit -n)", fdLimit)
+	}
+	return min(room, maxDefaultConns), nil
 }
 
 // newServeCmd is `governanced serve`; run with no command at all, the root
@@ -266,11 +310,14 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	store := snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
 	logAuth(log, c.auth)
 	tokens := api.NewTokens(c.auth.tokens)
+	conns := api.NewConnLimit(c.maxConns, probeConns)
+	log.Info().Int("max_connections", conns.Max()).Int("kept_for_probes", conns.Reserve()).Uint64("open_file_limit", openFileLimit()).
+		Msg("connections capped: quiet ones are closed first near the cap")
 	// Long-lived answers (?wait, /events) end when shutdown begins: a
 	// graceful shutdown waits for every request.
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: buildVersion(), Tokens: tokens, Streams: streams})
+	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: buildVersion(), Tokens: tokens, Streams: streams, Conns: conns})
 
 	if c.debugAddr != "" {
 		stopDebug, err := serveDebug(c.debugAddr, log)
@@ -293,13 +340,15 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 		IdleTimeout:  2 * time.Minute,
 		// net/http's own complaints (a TLS probe, a client hanging up) as JSON
 		// lines like every other, not bare text in between.
-		ErrorLog: stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
+		ErrorLog:    stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
+		ConnState:   conns.ConnState,
+		ConnContext: conns.ConnContext,
 	}
 	srv.RegisterOnShutdown(endStreams)
 	served := make(chan error, 1)
 	// Requests net/http refuses before any handler (a bad escape in the
 	// path) are answered as problem+json like every other error.
-	go func() { served <- srv.Serve(api.ProblemListener(ln)) }()
+	go func() { served <- srv.Serve(conns.Listener(api.ProblemListener(ln))) }()
 	log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")
 	if onListen != nil {
 		onListen(ln.Addr())

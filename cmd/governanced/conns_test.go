@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/celine-eu/governanced/internal/cli"
+)
+
+// needFiles raises the process's soft limit on open files to n when it is
+// lower, or skips the test when the hard limit does not allow n.
+func needFiles(t *testing.T, n uint64) {
+	t.Helper()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Skipf("reading the open-file limit: %v", err)
+	}
+	if lim.Cur >= n {
+		return
+	}
+	if lim.Max < n {
+		t.Skipf("the test needs %d open files; the hard limit is %d", n, lim.Max)
+	}
+	old := lim.Cur
+	lim.Cur = n
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Skipf("raising the open-file limit to %d: %v", n, err)
+	}
+	t.Cleanup(func() {
+		lim.Cur = old
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	})
+}
+
+// metric reads one sample of the server's /metrics.
+func (s *server) metric(t *testing.T, series string) float64 {
+	t.Helper()
+	_, body := s.get(t, "/metrics")
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no %s in the metrics", series)
+	return 0
+}
+
+func oneAppTree(t *testing.T) string {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "apps", "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "apps", "a", "governance.yaml"), []byte("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"), 0o644)
+	return dir
+}
+
+// TestIdleConnectionsDoNotStopReadyz: 2 000 connections that do nothing —
+// half of them keep-alive connections idle after one request, half opened
+// and silent — against a cap of 200: the server closes the quietest to make
+// room, never holds more than its cap, and /readyz still answers.
+func TestIdleConnectionsDoNotStopReadyz(t *testing.T) {
+	const idle, limit = 2000, 200
+	needFiles(t, idle+limit+256) // the clients' ends are this process's too
+	s := startServe(t, nil, "--tree", oneAppTree(t), "--max-connections", strconv.Itoa(limit), "--log-level", "error")
+	addr := strings.TrimPrefix(s.base, "http://")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range idle {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		if i%2 == 1 {
+			continue // silent
+		}
+		// One request, then idle: the answer may be 503 once the cap's
+		// ordinary connections are all busy, never nothing.
+		if _, err := io.WriteString(c, "GET /status HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d got no answer: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if code, body := s.get(t, "/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz behind %d idle connections: %d %s", idle, code, body)
+	}
+	if open := s.metric(t, "governanced_connections_open"); open > limit {
+		t.Errorf("%v connections open, over the cap of %d", open, limit)
+	}
+	if shed := s.metric(t, "governanced_connections_shed_total"); shed < idle-limit {
+		t.Errorf("%v quiet connections closed, want at least %d", shed, idle-limit)
+	}
+}
+
+// TestReservedConnections: with every ordinary connection busy (requests
+// waiting for a change), a new connection is one of those kept for the
+// probes: /readyz and /metrics are answered, anything else 503
+// connections-full, and the connection is closed after one answer.
+func TestReservedConnections(t *testing.T) {
+	const limit, kept = 100, probeConns
+	s := startServe(t, nil, "--tree", oneAppTree(t), "--max-connections", strconv.Itoa(limit),
+		"--max-waiters-per-client", "256", "--log-level", "error")
+	addr := strings.TrimPrefix(s.base, "http://")
+	resp, err := http.Get(s.base + "/apps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	etag := resp.Header.Get("Etag")
+	http.DefaultClient.CloseIdleConnections()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	waiting := func() int {
+		c := dial(t, addr)
+		defer c.Close()
+		fmt.Fprint(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, "governanced_waiters "); ok {
+				n, _ := strconv.Atoi(v)
+				return n
+			}
+		}
+		return 0
+	}
+	// Waits until every ordinary connection holds one: a connection that
+	// had not sent its request yet when the cap was near may have been
+	// closed as quiet, and is replaced.
+	eventually(t, "every ordinary connection to wait", func() bool {
+		n := waiting()
+		for range limit - kept - n {
+			c := dial(t, addr)
+			conns = append(conns, c)
+			fmt.Fprintf(c, "GET /apps?wait=5m HTTP/1.1\r\nHost: x\r\nIf-None-Match: %s\r\n\r\n", etag)
+		}
+		return n == limit-kept
+	})
+	for _, tt := range []struct {
+		path   string
+		status int
+	}{{"/readyz", 200}, {"/metrics", 200}, {"/apps", 503}, {"/datasets/ds.x/rule", 503}} {
+		c := dial(t, addr)
+		br := bufio.NewReader(c)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", tt.path)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s on a reserved connection: %v", tt.path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != tt.status || !resp.Close {
+			t.Errorf("%s on a reserved connection: %d, close %v, want %d and close", tt.path, resp.StatusCode, resp.Close, tt.status)
+		}
+		if tt.status == 503 && !strings.Contains(string(body), "connections-full") {
+			t.Errorf("%s: %s", tt.path, body)
+		}
+		if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+			t.Errorf("%s: the reserved connection stayed open (%v)", tt.path, err)
+		}
+		c.Close()
+	}
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestConnectionCap(t *testing.T) {
+	for _, tt := range []struct {
+		given   int
+		fdLimit uint64
+		want    int
+		err     string
+	}{
+		{0, 1024, 896, ""},     // an eighth kept
+		{0, 256, 192, ""},      // at least 64 kept
+		{0, 1 << 20, 4096, ""}, // the default's own bound
+		{0, 0, 4096, ""},       // no limit known
+		{500, 1024, 500, ""},
+		{1000, 1024, 0, "at most 896"},
+		{0, 100, 0, "raise it"},
+		{-1, 1024, 0, "must not be negative"},
+	} {
+		got, err := connectionCap(tt.given, tt.fdLimit)
+		var ue *cli.UsageError
+		switch {
+		case tt.err != "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("connectionCap(%d, %d): %v, want a usage error mentioning %q", tt.given, tt.fdLimit, err, tt.err)
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("connectionCap(%d, %d) = %d, %v; want %d", tt.given, tt.fdLimit, got, err, tt.want)
+		}
+	}
+}
