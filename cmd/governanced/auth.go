@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -17,7 +19,8 @@ import (
 type authConfig struct {
 	tokens []string
 	source string
-	file   string // the token file, re-read on SIGHUP; "" for none
+	file   string // the token file, re-read as it changes and on SIGHUP; "" for none
+	data   []byte // what the tokens were read from
 }
 
 // minTokenLength keeps a token out of reach of guessing.
@@ -42,10 +45,20 @@ func loadAuth(file string, getenv func(string) string) (authConfig, error) {
 	case file == "":
 		return authConfig{}, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readWhole(file)
 	if err != nil {
 		return authConfig{}, fmt.Errorf("--auth-token-file: %v", err)
 	}
+	c, err := parseTokenFile(file, data)
+	if err != nil {
+		return authConfig{}, err
+	}
+	c.data = data
+	return c, nil
+}
+
+// parseTokenFile reads the tokens of a token file's contents.
+func parseTokenFile(file string, data []byte) (authConfig, error) {
 	c := authConfig{source: "file " + file, file: file}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for line := 1; sc.Scan(); line++ {
@@ -99,15 +112,96 @@ func logAuth(log zerolog.Logger, c authConfig) {
 		Msg("authentication on: every POST and GET /metrics require Authorization: Bearer <token>")
 }
 
-// reloadAuth re-reads the token file on SIGHUP and swaps the accepted tokens:
-// a rotation (a new token added, later the old one removed) needs no
+// The token file is read whole or not at all. A read during which the file
+// changes is ignored (readWhole), and new contents are taken only once two
+// reads, tokenSettle apart, agree: a writer rewriting the file in place
+// (truncate, then write) is seen between its writes as a prefix of the new
+// token, which is itself a well-formed token once it is 16 characters long.
+// Replacing the file atomically (a rename, a Kubernetes secret's ..data
+// link) costs the second read only. A writer that pauses longer than
+// tokenSettle in the middle of a token can still have its prefix read
+// twice alike: write the file atomically.
+
+// tokenSettle is the time between the two reads of a changed token file.
+const tokenSettle = 250 * time.Millisecond
+
+// maxTokenReads bounds the reads of a token file that keeps changing; the
+// next change of the file tries again.
+const maxTokenReads = 8
+
+// pauseBetweenTokenReads waits between two reads of the token file; a test
+// replaces it to write between them.
+var pauseBetweenTokenReads = func() { time.Sleep(tokenSettle) }
+
+// errChangedWhileRead is a read of a file that changed under it.
+var errChangedWhileRead = errors.New("the file changed while it was read")
+
+// readWhole reads a file, or fails when it changed during the read: its
+// identity, size or modification time differ before and after, or the
+// bytes read are not its size.
+func readWhole(path string) ([]byte, error) { return readWholeAfter(path, nil) }
+
+// readWholeAfter is readWhole, running during (when not nil) between the
+// first look at the file and the read: a test changes the file there.
+func readWholeAfter(path string, during func()) ([]byte, error) {
+	before, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if during != nil {
+		during()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(before, after) || before.Size() != after.Size() || !before.ModTime().Equal(after.ModTime()) || int64(len(data)) != after.Size() {
+		return nil, errChangedWhileRead
+	}
+	return data, nil
+}
+
+// tokenFile follows the token file: reload, on each change of the file and
+// on SIGHUP, swaps the accepted tokens once the new contents have settled.
+// A rotation (a new token added, later the old one removed) needs no
 // restart. A file that no longer reads, or holds no valid token, keeps the
 // tokens in use and says so: a reload never opens the routes.
-func reloadAuth(log zerolog.Logger, c authConfig, tokens *api.Tokens) {
-	if c.file == "" || tokens == nil {
+type tokenFile struct {
+	path     string
+	accepted []byte // the contents the tokens in use were read from
+}
+
+func (f *tokenFile) reload(log zerolog.Logger, tokens *api.Tokens) {
+	if f == nil || tokens == nil {
 		return
 	}
-	next, err := loadAuth(c.file, func(string) string { return "" })
+	prev, err := readWhole(f.path)
+	if err == nil && bytes.Equal(prev, f.accepted) {
+		return // the tokens in use (a SIGHUP, an event of another write)
+	}
+	for i := 0; err == nil && i < maxTokenReads; i++ {
+		pauseBetweenTokenReads()
+		var cur []byte
+		if cur, err = readWhole(f.path); err == nil && bytes.Equal(cur, prev) {
+			f.accept(log, tokens, cur)
+			return
+		}
+		prev = cur
+	}
+	if err == nil {
+		err = errors.New("it kept changing; the next change tries again")
+	}
+	log.Error().Err(fmt.Errorf("--auth-token-file %s: %w", f.path, err)).Msg("auth tokens not reloaded: the tokens in use stay")
+}
+
+// accept makes the tokens of data, which two reads agreed on, the accepted
+// ones.
+func (f *tokenFile) accept(log zerolog.Logger, tokens *api.Tokens, data []byte) {
+	next, err := parseTokenFile(f.path, data)
 	if err == nil {
 		err = tokens.Replace(next.tokens)
 	}
@@ -115,5 +209,6 @@ func reloadAuth(log zerolog.Logger, c authConfig, tokens *api.Tokens) {
 		log.Error().Err(err).Msg("auth tokens not reloaded: the tokens in use stay")
 		return
 	}
+	f.accepted = data
 	log.Info().Str("token_source", next.source).Int("tokens", len(next.tokens)).Msg("auth tokens reloaded")
 }

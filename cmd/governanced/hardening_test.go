@@ -331,3 +331,149 @@ func TestServeDebugAddr(t *testing.T) {
 		t.Errorf("profiler on the public address: %d, want 404", code)
 	}
 }
+
+// holdTokenReads makes the server pause between the two reads of a changed
+// token file until the test lets it go: each pause arrives on the returned
+// channel, and closing what it receives ends the pause. Pauses the test does
+// not take are let go once it ends.
+func holdTokenReads(t *testing.T) <-chan chan struct{} {
+	t.Helper()
+	paused := make(chan chan struct{})
+	done := make(chan struct{})
+	orig := pauseBetweenTokenReads
+	pauseBetweenTokenReads = func() {
+		c := make(chan struct{})
+		select {
+		case paused <- c:
+			<-c
+		case <-done:
+		}
+	}
+	t.Cleanup(func() {
+		close(done)
+		pauseBetweenTokenReads = orig
+	})
+	return paused
+}
+
+// nextPause is the server's next pause between two reads of the token
+// file; a server that never reads it twice fails the test.
+func nextPause(t *testing.T, paused <-chan chan struct{}) chan struct{} {
+	t.Helper()
+	select {
+	case c := <-paused:
+		return c
+	case <-time.After(time.Minute):
+		t.Fatal("the server never read the changed token file a second time")
+		return nil
+	}
+}
+
+// TestTokenWrittenInTwoPartsIsNeverHalfAccepted: a token file rewritten in
+// place in two writes is read between them; the first part (24 characters,
+// a well-formed token by itself) is never accepted, the old token stays
+// until the whole new one has been read twice alike, and then only the new
+// one is accepted.
+func TestTokenWrittenInTwoPartsIsNeverHalfAccepted(t *testing.T) {
+	const old, next = "old-token-0123456789abcdef", "new-token-fedcba9876543210-and-more"
+	half := next[:24]
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
+	paused := holdTokenReads(t)
+	s := startServe(t, nil, "--tree", oneAppTree(t), "--auth-token-file", tokenFile, "--reload-debounce", "20ms", "--rescan-interval", "0")
+	status := func(token string) int {
+		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	accepted := func() (got [3]int) { return [3]int{status(old), status(half), status(next)} }
+
+	f, err := os.OpenFile(tokenFile, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(half); err != nil {
+		t.Fatal(err)
+	}
+	first := nextPause(t, paused) // the server has read the first part
+	if got := accepted(); got != [3]int{200, 401, 401} {
+		t.Errorf("after reading the first part (old, half, new): %v, want [200 401 401]", got)
+	}
+	if _, err := f.WriteString(next[24:] + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	close(first) // its second read sees the whole token: no agreement yet
+	second := nextPause(t, paused)
+	if got := accepted(); got != [3]int{200, 401, 401} {
+		t.Errorf("after reading the file whole once (old, half, new): %v, want [200 401 401]", got)
+	}
+	close(second) // the third read agrees with the second
+	eventually(t, "the new token", func() bool { return status(next) == 200 })
+	if got := accepted(); got != [3]int{401, 401, 200} {
+		t.Errorf("after the new token settled (old, half, new): %v, want [401 401 200]", got)
+	}
+	s.stop()
+	if logs := s.stderr.String(); strings.Contains(logs, old) || strings.Contains(logs, half) {
+		t.Errorf("a token reached the log")
+	}
+}
+
+// TestDemoWatchesTheTokenFile: serving the demo tree (no --tree), a token
+// file replaced on disk takes effect without a signal.
+func TestDemoWatchesTheTokenFile(t *testing.T) {
+	const old, next = "old-token-0123456789abcdef", "new-token-fedcba9876543210"
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
+	s := startServe(t, nil, "--auth-token-file", tokenFile, "--reload-debounce", "20ms")
+	status := func(token string) int {
+		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status(old) != 200 {
+		t.Fatal("the token in the file is not accepted")
+	}
+	// Atomically, as a secret volume or a rename writes it.
+	tmp := filepath.Join(dir, ".token.tmp")
+	os.WriteFile(tmp, []byte(next+"\n"), 0o600)
+	if err := os.Rename(tmp, tokenFile); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new token", func() bool { return status(next) == 200 })
+	if status(old) != 401 {
+		t.Error("the replaced token is still accepted")
+	}
+}
+
+// TestReadWhole: a read during which the file changes is refused.
+func TestReadWhole(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(p, []byte("0123456789abcdef\n"), 0o600)
+	if data, err := readWhole(p); err != nil || string(data) != "0123456789abcdef\n" {
+		t.Fatalf("readWhole: %q %v", data, err)
+	}
+	// The file grows between the stat and the read, as a writer appending
+	// to it does.
+	grow := func() {
+		f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		f.WriteString("more")
+		f.Close()
+	}
+	if _, err := readWholeAfter(p, grow); !errors.Is(err, errChangedWhileRead) {
+		t.Errorf("a file that grew during the read: %v, want errChangedWhileRead", err)
+	}
+}

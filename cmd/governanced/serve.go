@@ -396,6 +396,10 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", first.Err)}
 	}
 
+	var tf *tokenFile
+	if c.auth.file != "" {
+		tf = &tokenFile{path: c.auth.file, accepted: c.auth.data}
+	}
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -408,15 +412,21 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 			OnError: func(err error) {
 				log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
 			}}
-		if !demoMode {
+		if demoMode {
+			// The demo tree is the binary's; the token file is watched all
+			// the same.
+			cfg.Targets = watchTargets(snapshot.Inputs{}, c.auth.file)
+		} else {
 			cfg.Targets = watchTargets(c.inputs, c.auth.file)
 			cfg.Rescan = c.rescan
 		}
 		err := watch.Run(wctx, cfg, func(t watch.Trigger) {
 			if t.Has(tagAuth) {
-				reloadAuth(log, c.auth, tokens)
+				tf.reload(log, tokens)
 			}
-			if t.Has(tagInputs) || t.Force || demoMode {
+			// A retry (the inputs changed under the last reload) names no
+			// target: it is the inputs'.
+			if t.Has(tagInputs) || t.Force || t.Reason == "retry" {
 				reload(wctx, t)
 			}
 		})
