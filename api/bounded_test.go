@@ -405,3 +405,73 @@ func TestDiffWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkMemoryEstimates: what each expensive request charges to the
+// working-memory budget is not below what it really holds: the peak heap
+// of the request, alone on a server, is at most its peak charge, with room
+// for the collector's garbage (the estimates are measured on these worst
+// inputs: short values many to a byte). go test -v prints the figures
+// docs/reliability.md gives.
+func TestWorkMemoryEstimates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses hundreds of megabytes")
+	}
+	_, st := testServer(t)
+	flowList := "tags: [" + strings.Repeat("a,", 150_000) + "a]\n"
+	var changeset strings.Builder
+	changeset.WriteString(`{"changeset_version": 1, "models": {`)
+	for i := range 3000 {
+		if i > 0 {
+			changeset.WriteByte(',')
+		}
+		fmt.Fprintf(&changeset, `"model.p.m%d": {"meta": {"a": 1}, "columns": {"c": {"meta": {}}}}`, i)
+	}
+	changeset.WriteString(`}, "exposures": {}, "changes": [`)
+	for i := range 3000 {
+		if i > 0 {
+			changeset.WriteByte(',')
+		}
+		fmt.Fprintf(&changeset, `{"model": "model.p.m%d", "column": "c", "kind": "removed", "reach": {"resolved": true, "columns": [], "exposures": []}}`, i)
+	}
+	changeset.WriteString(`]}`)
+	var jsonDoc strings.Builder
+	jsonDoc.WriteString(`{"sources": {`)
+	for i := range 30_000 {
+		if i > 0 {
+			jsonDoc.WriteByte(',')
+		}
+		fmt.Fprintf(&jsonDoc, `"s%d": {"expose": true}`, i)
+	}
+	jsonDoc.WriteString(`}}`)
+	files := map[string]string{}
+	for i := range 100 {
+		files[fmt.Sprintf("apps/a%d/governance.yaml", i)] = sourcesDocument(300)
+	}
+	upload := string(uploadOf(t, files))
+	artifacts := artifactBody(t, realPairParts(t, "version: 1\nrules: []\n"))
+	for _, tt := range []struct {
+		name, route, contentType, body string
+	}{
+		{"/resolve, 30 000 sources as YAML", "/resolve", "application/json", `{"document": ` + jsonString(sourcesDocument(30_000)) + `, "dataset": "s1"}`},
+		{"/resolve, 30 000 sources as JSON", "/resolve", "application/json", `{"document": ` + jsonDoc.String() + `, "dataset": "s1"}`},
+		{"/merge, 150 000 one-letter tags", "/merge", "application/json", `{"base": ` + jsonString(flowList) + `, "override": {}}`},
+		{"/policy/evaluate, 3 000 changes", "/policy/evaluate", "application/json", `{"policy": "version: 1\nrules: []\n", "changeset": ` + changeset.String() + `}`},
+		{"/policy/evaluate, the real dbt pair", "/policy/evaluate", artifacts.contentType, string(artifacts.body)},
+		{"/validate, 100 apps of 300 sources", "/validate", "application/x-tar", upload},
+		{"/diff, 100 apps of 300 sources added", "/diff", "application/x-tar", upload},
+	} {
+		h, s := newServer(Deps{Store: st, Limits: Limits{MaxBodyBytes: 256 << 20}})
+		var r response
+		peak := peakHeap(func() {
+			r = doLong(t, h, "POST", tt.route, strings.NewReader(tt.body), "Content-Type", tt.contentType)
+		})
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: %d %.300s", tt.name, r.status, r.body)
+		}
+		_, charged, _, _ := s.memory.state()
+		t.Logf("%-40s body %6d KB, charged %4d MB, peak heap %4d MB", tt.name, len(tt.body)>>10, charged>>20, peak>>20)
+		if int64(peak) > charged*3/2+16<<20 {
+			t.Errorf("%s: the heap peaked at %d MB, over one and a half times the %d MB charged", tt.name, peak>>20, charged>>20)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	// Each tree's check is bounded as a validation's, and the units it
 	// builds, which the diff keeps, are charged to its working memory.
 	req.budget = s.budget()
-	req.budget.Memory = mem
+	req.budget.Memory = kept(mem)
 	s.metrics.validating.Inc()
 	build := buildDiff
 	err = runBounded(w, r, mem, func() {

@@ -28,7 +28,7 @@ type metrics struct {
 	streamsEnded   *prometheus.CounterVec
 }
 
-func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string, conns *ConnLimit) *metrics {
+func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string, conns *ConnLimit, memory *workMemory) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "governanced_http_requests_total",
@@ -77,10 +77,40 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string,
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(&memoryCollector{memory})
 	if conns != nil {
 		reg.MustRegister(&connCollector{conns})
 	}
 	return m
+}
+
+var (
+	descMemoryUsed = prometheus.NewDesc("governanced_work_memory_bytes",
+		"Working memory the expensive requests in progress hold, as they estimate it (POST /validate, /diff, /resolve, /merge, /policy/evaluate).", nil, nil)
+	descMemoryPeak = prometheus.NewDesc("governanced_work_memory_peak_bytes",
+		"The most working memory the expensive requests have held at once.", nil, nil)
+	descMemoryLimit = prometheus.NewDesc("governanced_work_memory_limit_bytes",
+		"The working memory the expensive requests may hold together (--max-work-memory).", nil, nil)
+	descMemoryRefused = prometheus.NewDesc("governanced_work_memory_refused_total",
+		"Requests refused for working memory, by reason: alone (it would need more than the whole budget: 413) or busy (others held it: 503 overloaded).", []string{"reason"}, nil)
+)
+
+// memoryCollector reports the working-memory budget at scrape time.
+type memoryCollector struct{ m *workMemory }
+
+func (c *memoryCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descMemoryUsed, descMemoryPeak, descMemoryLimit, descMemoryRefused} {
+		ch <- d
+	}
+}
+
+func (c *memoryCollector) Collect(ch chan<- prometheus.Metric) {
+	used, peak, alone, busy := c.m.state()
+	ch <- prometheus.MustNewConstMetric(descMemoryUsed, prometheus.GaugeValue, float64(used))
+	ch <- prometheus.MustNewConstMetric(descMemoryPeak, prometheus.GaugeValue, float64(peak))
+	ch <- prometheus.MustNewConstMetric(descMemoryLimit, prometheus.GaugeValue, float64(c.m.limit))
+	ch <- prometheus.MustNewConstMetric(descMemoryRefused, prometheus.CounterValue, float64(alone), "alone")
+	ch <- prometheus.MustNewConstMetric(descMemoryRefused, prometheus.CounterValue, float64(busy), "busy")
 }
 
 var (

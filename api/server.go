@@ -212,7 +212,7 @@ func newServer(d Deps) (http.Handler, *server) {
 	if s.streams == nil {
 		s.streams = context.Background()
 	}
-	s.metrics = newMetrics(reg, d.Store, d.Version, d.Conns)
+	s.metrics = newMetrics(reg, d.Store, d.Version, d.Conns, s.memory)
 	s.pages = ui.New(ui.Options{Store: d.Store, Version: d.Version, Graph: (*snapshot.Snapshot).GraphOf, OnError: func(r *http.Request, err error) {
 		logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("page failed to render")
 	}})

@@ -63,6 +63,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	}
 	opts.FS = &x.tree
 	opts.Budget = s.budget()
+	opts.Budget.Memory = checked(mem)
 	s.metrics.validating.Inc()
 	run := runCheck
 	err = runBounded(w, r, mem, func() {

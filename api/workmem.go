@@ -39,9 +39,15 @@ const (
 	textCost      = 4
 	yamlValueCost = 500
 	jsonValueCost = 60
-	// keptValueCost is a YAML value of a unit a diff builds and keeps: its
-	// materialised rules and its share of the report.
-	keptValueCost = 350
+	// checkedSourceCost is a sources key of a unit a validation has
+	// checked: what its report keeps of the unit (its datasets, its
+	// offers, its findings).
+	checkedSourceCost = 1000
+	// keptSourceCost and keptValueCost are a sources key and a YAML value
+	// of a unit a diff builds and keeps: its materialised rules and its
+	// share of the report (a dataset changed, its rule as JSON).
+	keptSourceCost = 2000
+	keptValueCost  = 150
 	// uploadCost is a byte of an uploaded tree, held in memory while it is
 	// checked (io.ReadAll may leave a file's buffer twice its size).
 	uploadCost = 2
@@ -80,6 +86,10 @@ type workMemory struct {
 	mu    sync.Mutex
 	limit int64
 	used  int64
+	peak  int64 // the most used at once
+	// refused counts the charges refused: over the whole budget, or
+	// while others held it.
+	refusedAlone, refusedBusy int64
 }
 
 // take reserves n bytes, or reports that they are not free now.
@@ -87,10 +97,19 @@ func (m *workMemory) take(n int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.used+n > m.limit {
+		m.refusedBusy++
 		return false
 	}
 	m.used += n
+	m.peak = max(m.peak, m.used)
 	return true
+}
+
+// state is the budget's state for the metrics.
+func (m *workMemory) state() (used, peak, refusedAlone, refusedBusy int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.used, m.peak, m.refusedAlone, m.refusedBusy
 }
 
 func (m *workMemory) give(n int64) {
@@ -128,6 +147,9 @@ func (a *account) charge(n int64) error {
 	defer a.mu.Unlock()
 	switch {
 	case a.held+n > a.m.limit:
+		a.m.mu.Lock()
+		a.m.refusedAlone++
+		a.m.mu.Unlock()
 		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
 			detail: fmt.Sprintf("%s would need more than the %s of working memory the server gives all requests together (--max-work-memory); send less at once", a.what, mib(a.m.limit))}
 	case !a.m.take(n):
@@ -146,9 +168,22 @@ func (a *account) chargeParse(text []byte) error { return a.charge(parseCost(tex
 // chargeDecode charges what decoding JSON text costs (decodeCost).
 func (a *account) chargeDecode(text []byte) error { return a.charge(decodeCost(text)) }
 
-// Charge charges the YAML values of a unit a check has built and a diff
-// keeps (check.Budget.Memory).
-func (a *account) Charge(values int) error { return a.charge(int64(values) * keptValueCost) }
+// unitCharge charges an account for each unit a check builds
+// (check.Budget.Memory), at a cost per sources key and per YAML value.
+type unitCharge struct {
+	acct                *account
+	perSource, perValue int64
+}
+
+func (u unitCharge) Charge(sources, values int) error {
+	return u.acct.charge(int64(sources)*u.perSource + int64(values)*u.perValue)
+}
+
+// checked charges mem for what a validation keeps of each unit.
+func checked(mem *account) unitCharge { return unitCharge{mem, checkedSourceCost, 0} }
+
+// kept charges mem for what a diff keeps of each unit.
+func kept(mem *account) unitCharge { return unitCharge{mem, keptSourceCost, keptValueCost} }
 
 // release gives back everything the request holds.
 func (a *account) release() {

@@ -108,11 +108,14 @@ type Budget struct {
 	// Workers bounds the units Run checks at once (0: one per processor):
 	// with DocumentBytes, what the check's parsing holds at once.
 	Workers int
-	// Memory, when set, is charged with the YAML values of each unit as it
-	// is checked (one call per unit, from the checking goroutines): a
-	// caller that keeps what the check builds bounds it so. An error stops
-	// the check as a spent budget does, and is the check's error.
-	Memory interface{ Charge(values int) error }
+	// Memory, when set, is charged with the sources keys and YAML values
+	// of each unit as it is checked (one call per unit, from the checking
+	// goroutines): a caller that keeps what the check builds bounds it so.
+	// An error stops the check as a spent budget does, and is the check's
+	// error.
+	Memory interface {
+		Charge(sources, values int) error
+	}
 }
 
 // BudgetError is a check that would cost more than its Budget: it stopped,

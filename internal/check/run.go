@@ -91,7 +91,7 @@ func (m *Meter) Add(sources, values int) {
 		}
 	}
 	if m.budget.Memory != nil {
-		if err := m.budget.Memory.Charge(values); err != nil {
+		if err := m.budget.Memory.Charge(sources, values); err != nil {
 			m.refused.CompareAndSwap(nil, &err)
 			m.stop()
 		}
