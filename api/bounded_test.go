@@ -475,3 +475,35 @@ func TestWorkMemoryEstimates(t *testing.T) {
 		}
 	}
 }
+
+// TestOldestRequestFinishes: two diffs that each need most of the working
+// memory, started together, do not both fail short of the end: the older
+// waits for what it needs and is answered, the younger is refused with 503
+// (or answered, when the older was done before it charged).
+func TestOldestRequestFinishes(t *testing.T) {
+	_, st := testServer(t)
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("apps/a%d/governance.yaml", i)] = sourcesDocument(300)
+	}
+	upload := uploadOf(t, files) // about 45 MB to keep
+	h, s := newServer(Deps{Store: st, Limits: Limits{MaxWorkMemory: 64 << 20}})
+	started, release := holdWorks(t, false)
+	answers := make([]chan response, 2)
+	for i := range answers {
+		answers[i] = make(chan response, 1)
+		go func() {
+			answers[i] <- doLong(t, h, "POST", "/diff", bytes.NewReader(upload), "Content-Type", "application/x-tar")
+		}()
+		<-started // the first is the older
+	}
+	release()
+	older, younger := <-answers[0], <-answers[1]
+	if older.status != http.StatusOK {
+		t.Errorf("the older diff: %d %.300s", older.status, older.body)
+	}
+	if younger.status != http.StatusOK && younger.status != http.StatusServiceUnavailable {
+		t.Errorf("the younger diff: %d %.300s", younger.status, younger.body)
+	}
+	waitFor(t, "the memory back", func() bool { return s.memory.inUse() == 0 })
+}

@@ -93,7 +93,7 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 		s.metrics.diffs.WithLabelValues("busy").Inc()
 		return
 	}
-	mem := s.newAccount("this diff")
+	mem := s.newAccount(r.Context(), "this diff")
 	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
 	req, err := s.readDiff(r, body, mem)
 	if err != nil {

@@ -298,7 +298,7 @@ func (s *server) operation(w http.ResponseWriter, r *http.Request, read func(htt
 	if !ok {
 		return
 	}
-	mem := s.newAccount("this request")
+	mem := s.newAccount(r.Context(), "this request")
 	fn, err := func() (work, error) {
 		if err := chargeBody(r, mem, bodyCost, s.limits.MaxBodyBytes); err != nil {
 			return nil, err

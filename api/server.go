@@ -207,7 +207,7 @@ func newServer(d Deps) (http.Handler, *server) {
 	s.ops = make(chan struct{}, s.limits.MaxConcurrentOps)
 	s.waiters = newWaiterSlots(s.limits.MaxWaiters, s.limits.MaxWaitersPerClient)
 	s.streamWriteTimeout = streamWriteTimeout
-	s.memory = &workMemory{limit: s.limits.MaxWorkMemory}
+	s.memory = newWorkMemory(s.limits.MaxWorkMemory)
 	s.streams = d.Streams
 	if s.streams == nil {
 		s.streams = context.Background()

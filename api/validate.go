@@ -44,7 +44,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 		s.metrics.validations.WithLabelValues("busy").Inc()
 		return
 	}
-	mem := s.newAccount("this validation")
+	mem := s.newAccount(r.Context(), "this validation")
 	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
 	x := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes, mem: mem, parseLimit: s.parseLimit()}
 	err = readUpload(r, body, x)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,8 +29,9 @@ import (
 // over what it read (docs/reliability.md has the figures and the command).
 const (
 	// bodyCost is a byte of a JSON request body as it is read: the
-	// decoder's buffer and the members it keeps as raw text.
-	bodyCost = 4
+	// decoder's buffer (up to twice the body), the members it keeps as raw
+	// text, and a document member as a string and then as bytes.
+	bodyCost = 6
 	// textCost and yamlValueCost estimate a document about to be parsed
 	// as YAML (parseCost): each byte is held a few times over as text, and
 	// each value costs a node of the YAML reader and the typed value built
@@ -82,27 +84,34 @@ func values(text []byte) int64 {
 const overloadedRetryAfterSeconds = 2
 
 // workMemory is the budget every expensive request charges.
+//
+// A request that finds the budget short while others hold it is refused,
+// except the oldest request in progress, which waits for what it needs:
+// requests that charge as they go (a check, unit by unit) would otherwise
+// each hold a share and all fail short of the end, none finishing. While
+// it waits no younger request takes memory; they fail at their next charge
+// and give theirs back, so the oldest always finishes, or meets its
+// deadline.
 type workMemory struct {
 	mu    sync.Mutex
 	limit int64
 	used  int64
 	peak  int64 // the most used at once
+	// freed is closed, and replaced, whenever memory is given back.
+	freed chan struct{}
+	// live are the requests in progress, by the order they started;
+	// waiting is the oldest of them while it waits for memory, which no
+	// younger one may then take.
+	live    map[*account]uint64
+	ticket  uint64
+	waiting *account
 	// refused counts the charges refused: over the whole budget, or
 	// while others held it.
 	refusedAlone, refusedBusy int64
 }
 
-// take reserves n bytes, or reports that they are not free now.
-func (m *workMemory) take(n int64) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.used+n > m.limit {
-		m.refusedBusy++
-		return false
-	}
-	m.used += n
-	m.peak = max(m.peak, m.used)
-	return true
+func newWorkMemory(limit int64) *workMemory {
+	return &workMemory{limit: limit, freed: make(chan struct{}), live: map[*account]uint64{}}
 }
 
 // state is the budget's state for the metrics.
@@ -112,12 +121,6 @@ func (m *workMemory) state() (used, peak, refusedAlone, refusedBusy int64) {
 	return m.used, m.peak, m.refusedAlone, m.refusedBusy
 }
 
-func (m *workMemory) give(n int64) {
-	m.mu.Lock()
-	m.used -= n
-	m.mu.Unlock()
-}
-
 // inUse is what the requests in progress hold.
 func (m *workMemory) inUse() int64 {
 	m.mu.Lock()
@@ -125,40 +128,83 @@ func (m *workMemory) inUse() int64 {
 	return m.used
 }
 
+// oldest reports whether a is the request in progress that started first.
+// Called with m.mu held.
+func (m *workMemory) oldest(a *account) bool {
+	mine := m.live[a]
+	for _, t := range m.live {
+		if t < mine {
+			return false
+		}
+	}
+	return true
+}
+
 // account is one request's charges against the budget. Safe for concurrent
 // use: a check charges it from its workers.
 type account struct {
 	m    *workMemory
-	mu   sync.Mutex
-	held int64
-	what string // what the request is, for the refusal: "this diff"
+	ctx  context.Context // the request's: the oldest waits for memory until it ends
+	held int64           // under m.mu
+	what string          // what the request is, for the refusal: "this diff"
 }
 
-func (s *server) newAccount(what string) *account { return &account{m: s.memory, what: what} }
+// newAccount opens the working-memory account of a request.
+func (s *server) newAccount(ctx context.Context, what string) *account {
+	a := &account{m: s.memory, ctx: ctx, what: what}
+	m := s.memory
+	m.mu.Lock()
+	m.ticket++
+	m.live[a] = m.ticket
+	m.mu.Unlock()
+	return a
+}
 
 // charge reserves n more bytes for the request: a *requestError, 413 when
 // the request alone would hold more than the whole budget, 503 when others
-// hold what it needs.
+// hold what it needs (the oldest request waits instead, until its context
+// ends: then ctx's error).
 func (a *account) charge(n int64) error {
 	if n <= 0 {
 		return nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch {
-	case a.held+n > a.m.limit:
-		a.m.mu.Lock()
-		a.m.refusedAlone++
-		a.m.mu.Unlock()
-		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
-			detail: fmt.Sprintf("%s would need more than the %s of working memory the server gives all requests together (--max-work-memory); send less at once", a.what, mib(a.m.limit))}
-	case !a.m.take(n):
-		return &requestError{status: http.StatusServiceUnavailable, kind: "overloaded",
-			detail: fmt.Sprintf("the requests in progress hold the server's working memory (%s, --max-work-memory); retry in %d seconds", mib(a.m.limit), overloadedRetryAfterSeconds),
-			header: map[string]string{"Retry-After": strconv.Itoa(overloadedRetryAfterSeconds)}}
+	m := a.m
+	for {
+		m.mu.Lock()
+		switch {
+		case a.held+n > m.limit:
+			m.refusedAlone++
+			m.mu.Unlock()
+			return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
+				detail: fmt.Sprintf("%s would need more than the %s of working memory the server gives all requests together (--max-work-memory); send less at once", a.what, mib(m.limit))}
+		case m.used+n <= m.limit && (m.waiting == nil || m.waiting == a):
+			m.used += n
+			m.peak = max(m.peak, m.used)
+			a.held += n
+			m.waiting = nil
+			m.mu.Unlock()
+			return nil
+		case !m.oldest(a):
+			m.refusedBusy++
+			m.mu.Unlock()
+			return &requestError{status: http.StatusServiceUnavailable, kind: "overloaded",
+				detail: fmt.Sprintf("the requests in progress hold the server's working memory (%s, --max-work-memory); retry in %d seconds", mib(m.limit), overloadedRetryAfterSeconds),
+				header: map[string]string{"Retry-After": strconv.Itoa(overloadedRetryAfterSeconds)}}
+		}
+		m.waiting = a
+		freed := m.freed
+		m.mu.Unlock()
+		select {
+		case <-freed:
+		case <-a.ctx.Done():
+			m.mu.Lock()
+			if m.waiting == a {
+				m.waiting = nil
+			}
+			m.mu.Unlock()
+			return a.ctx.Err()
+		}
 	}
-	a.held += n
-	return nil
 }
 
 // chargeParse charges what parsing text as YAML costs (parseCost), before
@@ -185,12 +231,19 @@ func checked(mem *account) unitCharge { return unitCharge{mem, checkedSourceCost
 // kept charges mem for what a diff keeps of each unit.
 func kept(mem *account) unitCharge { return unitCharge{mem, keptSourceCost, keptValueCost} }
 
-// release gives back everything the request holds.
+// release gives back everything the request holds and closes its account.
 func (a *account) release() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.m.give(a.held)
+	m := a.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used -= a.held
 	a.held = 0
+	delete(m.live, a)
+	if m.waiting == a {
+		m.waiting = nil
+	}
+	close(m.freed) // the oldest request may be waiting, and may now be another
+	m.freed = make(chan struct{})
 }
 
 // mib writes a byte count for people.
