@@ -12,38 +12,12 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
-
-// needFiles raises the process's soft limit on open files to n when it is
-// lower, or skips the test when the hard limit does not allow n.
-func needFiles(t *testing.T, n uint64) {
-	t.Helper()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skipf("reading the open-file limit: %v", err)
-	}
-	if lim.Cur >= n {
-		return
-	}
-	if lim.Max < n {
-		t.Skipf("the test needs %d open files; the hard limit is %d", n, lim.Max)
-	}
-	old := lim.Cur
-	lim.Cur = n
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skipf("raising the open-file limit to %d: %v", n, err)
-	}
-	t.Cleanup(func() {
-		lim.Cur = old
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	})
-}
 
 // dialFrom connects to addr from the loopback address from (127.0.0.x),
 // so that the server sees another client; it skips the test where loopback
@@ -79,7 +53,7 @@ func metricValue(t testing.TB, h http.Handler, series string) float64 {
 // when the tree changes.
 func TestIdleStreamsDoNotStopAWait(t *testing.T) {
 	const attackers = 1000
-	needFiles(t, 2*attackers+256) // both ends of every connection are in this process
+	testfs.NeedFiles(t, 2*attackers+256) // both ends of every connection are in this process
 	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
 	store.Reload(context.Background(), true)

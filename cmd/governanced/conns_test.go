@@ -11,36 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/cli"
+	"github.com/celine-eu/governanced/internal/testfs"
 )
-
-// needFiles raises the process's soft limit on open files to n when it is
-// lower, or skips the test when the hard limit does not allow n.
-func needFiles(t *testing.T, n uint64) {
-	t.Helper()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skipf("reading the open-file limit: %v", err)
-	}
-	if lim.Cur >= n {
-		return
-	}
-	if lim.Max < n {
-		t.Skipf("the test needs %d open files; the hard limit is %d", n, lim.Max)
-	}
-	old := lim.Cur
-	lim.Cur = n
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skipf("raising the open-file limit to %d: %v", n, err)
-	}
-	t.Cleanup(func() {
-		lim.Cur = old
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	})
-}
 
 // metric reads one sample of the server's /metrics.
 func (s *server) metric(t *testing.T, series string) float64 {
@@ -72,7 +47,7 @@ func oneAppTree(t *testing.T) string {
 // room, never holds more than its cap, and /readyz still answers.
 func TestIdleConnectionsDoNotStopReadyz(t *testing.T) {
 	const idle, limit = 2000, 200
-	needFiles(t, idle+limit+256) // the clients' ends are this process's too
+	testfs.NeedFiles(t, idle+limit+256) // the clients' ends are this process's too
 	s := startServe(t, nil, "--tree", oneAppTree(t), "--max-connections", strconv.Itoa(limit), "--log-level", "error")
 	addr := strings.TrimPrefix(s.base, "http://")
 	var conns []net.Conn

@@ -198,17 +198,7 @@ func TestServeAuthRotatesOnSIGHUP(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
 	s := startServe(t, nil, "--tree", dir, "--auth-token-file", tokenFile, "--reload-debounce", "1h", "--rescan-interval", "0")
-	status := func(token string) int {
-		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func(token string) int { return s.metricsWith(t, token) }
 	hup := func() {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
 			t.Fatal(err)
@@ -332,6 +322,20 @@ func TestServeDebugAddr(t *testing.T) {
 	}
 }
 
+// metricsWith is the status of GET /metrics with token as the bearer.
+func (s *server) metricsWith(t *testing.T, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 // holdTokenReads makes the server pause between the two reads of a changed
 // token file until the test lets it go: each pause arrives on the returned
 // channel, and closing what it receives ends the pause. Pauses the test does
@@ -381,17 +385,7 @@ func TestTokenWrittenInTwoPartsIsNeverHalfAccepted(t *testing.T) {
 	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
 	paused := holdTokenReads(t)
 	s := startServe(t, nil, "--tree", oneAppTree(t), "--auth-token-file", tokenFile, "--reload-debounce", "20ms", "--rescan-interval", "0")
-	status := func(token string) int {
-		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func(token string) int { return s.metricsWith(t, token) }
 	accepted := func() (got [3]int) { return [3]int{status(old), status(half), status(next)} }
 
 	f, err := os.OpenFile(tokenFile, os.O_WRONLY|os.O_TRUNC, 0)
@@ -433,17 +427,7 @@ func TestDemoWatchesTheTokenFile(t *testing.T) {
 	tokenFile := filepath.Join(dir, "token")
 	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
 	s := startServe(t, nil, "--auth-token-file", tokenFile, "--reload-debounce", "20ms")
-	status := func(token string) int {
-		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	status := func(token string) int { return s.metricsWith(t, token) }
 	if status(old) != 200 {
 		t.Fatal("the token in the file is not accepted")
 	}
