@@ -2,16 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/testfs"
@@ -198,4 +202,116 @@ func TestConnectionCap(t *testing.T) {
 			t.Errorf("connectionCap(%d, %d) = %d, %v; want %d", tt.given, tt.fdLimit, got, err, tt.want)
 		}
 	}
+}
+
+// TestIdleConnectionsUnderTheFileLimit: a server whose process may open
+// 1 024 files, the default cap read from that limit, and 1 100 connections
+// idle after one request each — which once took every descriptor, so that
+// accept failed and /readyz went unanswered: /readyz answers. The server
+// runs in a process of its own (this test binary again), started with the
+// lower limit, which it inherits.
+func TestIdleConnectionsUnderTheFileLimit(t *testing.T) {
+	const fileLimit, idle = 1024, 1100
+	testfs.NeedFiles(t, idle+256)
+	// The shell lowers both limits before it becomes the server: a Go
+	// process raises its soft limit to the hard one at start, so the hard
+	// limit is what the server lives under.
+	cmd := exec.Command("/bin/sh", "-c", `ulimit -n `+strconv.Itoa(fileLimit)+` && exec "$0" "$@"`,
+		os.Args[0], "-test.run=^TestServeHelperProcess$", "--", "serve", "--addr", "127.0.0.1:0", "--tree", oneAppTree(t), "--log-level", "info")
+	cmd.Env = append(os.Environ(), "GOVERNANCED_HELPER_SERVE=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("starting the server under a shell: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// The log says the cap and the address.
+	type started struct {
+		addr     string
+		maxConns int
+		fdLimit  uint64
+	}
+	found := make(chan started, 1)
+	go func() {
+		var st started
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			var ev struct {
+				Message        string `json:"message"`
+				Addr           string `json:"addr"`
+				MaxConnections int    `json:"max_connections"`
+				OpenFileLimit  uint64 `json:"open_file_limit"`
+			}
+			if json.Unmarshal(lines.Bytes(), &ev) != nil {
+				continue
+			}
+			switch {
+			case ev.MaxConnections > 0:
+				st.maxConns, st.fdLimit = ev.MaxConnections, ev.OpenFileLimit
+			case ev.Message == "listening":
+				st.addr = ev.Addr
+				found <- st
+			}
+		}
+		close(found)
+	}()
+	var st started
+	select {
+	case st = <-found:
+	case <-time.After(time.Minute):
+		t.Fatal("the server process did not say where it listens")
+	}
+	if st.addr == "" || st.fdLimit != fileLimit || st.maxConns == 0 || st.maxConns >= fileLimit {
+		t.Fatalf("%+v: the server did not start under a limit of %d with a cap below it", st, fileLimit)
+	}
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range idle {
+		c, err := net.Dial("tcp", st.addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		c.SetReadDeadline(time.Now().Add(time.Minute)) // a server out of descriptors never answers
+		fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d got no answer: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp, err := (&http.Client{Timeout: time.Minute}).Get("http://" + st.addr + "/readyz")
+	if err != nil {
+		t.Fatalf("/readyz behind %d idle connections: %v", idle, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/readyz behind %d idle connections: %d", idle, resp.StatusCode)
+	}
+}
+
+// TestServeHelperProcess is the server of TestIdleConnectionsUnderTheFileLimit,
+// run in a process of its own: the arguments after -- are governanced's.
+func TestServeHelperProcess(t *testing.T) {
+	if os.Getenv("GOVERNANCED_HELPER_SERVE") == "" {
+		t.Skip("the server process of TestIdleConnectionsUnderTheFileLimit")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(run(context.Background(), args, os.Getenv, os.Stdout, os.Stderr))
 }
