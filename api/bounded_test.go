@@ -395,9 +395,11 @@ func TestDiffWindow(t *testing.T) {
 	if d := cmp.Diff(whole.Datasets, all); d != "" {
 		t.Errorf("the pages together are not the whole report (-whole +pages):\n%.2000s", d)
 	}
-	md := post("?limit=100&offset=200", "Accept", "text/markdown")
-	if !bytes.Contains(md.body, []byte("entries 201 to 300 of each list (1 apps, 2500 datasets")) || !bytes.Contains(md.body, []byte("?offset=300 for the next")) {
-		t.Errorf("the Markdown does not say it is cut:\n%.300s", md.body[max(0, len(md.body)-300):])
+	for _, f := range []string{"markdown", "text"} {
+		r := post("?limit=100&offset=200&format=" + f)
+		if !bytes.Contains(r.body, []byte("entries 201 to 300 of each list (apps: 1, datasets: 2500,")) || !bytes.Contains(r.body, []byte("?offset=300 for the next")) {
+			t.Errorf("the %s does not say it is cut:\n%.300s", f, r.body[max(0, len(r.body)-300):])
+		}
 	}
 	for _, q := range []string{"?limit=0", "?limit=10001", "?offset=-1", "?limit=x"} {
 		if r := doLong(t, h, "POST", "/diff"+q, bytes.NewReader(body), "Content-Type", "application/x-tar"); r.status != http.StatusBadRequest {

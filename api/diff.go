@@ -228,7 +228,7 @@ func (win diffWindow) write(w io.Writer, rep *diff.Report, format string) error 
 		return nil
 	}
 	t := page.Total
-	note := fmt.Sprintf("This answer lists entries %d to %d of each list (%d apps, %d datasets, %d findings added, %d resolved).",
+	note := fmt.Sprintf("This answer lists entries %d to %d of each list (apps: %d, datasets: %d, findings added: %d, resolved: %d).",
 		page.Offset+1, page.Offset+page.Limit, t.Apps, t.Datasets, t.FindingsAdded, t.FindingsResolved)
 	if page.NextOffset != nil {
 		note += fmt.Sprintf(" POST the same trees with ?offset=%d for the next.", *page.NextOffset)
