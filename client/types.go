@@ -281,6 +281,22 @@ type Graph struct {
 	// pipeline in a cycle is in none.
 	Tiers    [][]string     `json:"tiers"`
 	Findings []GraphFinding `json:"findings"`
+	// Page is set on a page of the graph (GET /graph?limit=&offset=): a
+	// graph larger than the server sends whole is read so.
+	Page *GraphPage `json:"page,omitempty"`
+}
+
+// GraphPage says which entries of the graph's lists a page holds.
+type GraphPage struct {
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+	Total  struct {
+		Pipelines int `json:"pipelines"`
+		Edges     int `json:"edges"`
+		Findings  int `json:"findings"`
+	} `json:"total"`
+	// NextOffset is where the next page starts; nil on the last.
+	NextOffset *int `json:"next_offset"`
 }
 
 // GraphPipeline is one pipeline (an app) of the graph.
