@@ -25,6 +25,7 @@ var domainPackages = []string{
 	"internal/lineage",
 	"internal/propagate",
 	"internal/sqlparse",
+	"internal/keyindex",
 	"internal/strindex",
 	"internal/memfs",
 	"internal/gitref",

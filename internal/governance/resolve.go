@@ -76,7 +76,7 @@ func (c *Config) Resolve(name string) (*Rule, Match) {
 // Resolve(key) returns for the key's own name.
 func (c *Config) ResolveKey(key string) (*Rule, bool) {
 	ix := c.idx()
-	i := ix.exact.Lookup(key)
+	i := ix.keys.Lookup(key)
 	if i < 0 {
 		return nil, false
 	}
@@ -123,7 +123,7 @@ func (c *Config) LookupIndex(name string) (int, Match) {
 
 // Source returns the entry for an exact key, or nil.
 func (c *Config) Source(key string) *Source {
-	if i := c.idx().exact.Lookup(key); i >= 0 {
+	if i := c.idx().keys.Lookup(key); i >= 0 {
 		return &c.Sources[i]
 	}
 	return nil

@@ -80,11 +80,8 @@ func BenchmarkMatch(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("index/%d", n), func(b *testing.B) {
 			for b.Loop() {
-				ix := newMatchIndex(keys)
-				var hits []int32
-				for _, q := range patterns {
-					hits = ix.lookup(q, hits)
-				}
+				g := newGraph(pipelines)
+				g.matchAll(g.deps, nil, 1)
 			}
 		})
 		b.Run(fmt.Sprintf("pairs/%d", n), func(b *testing.B) {

@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/celine-eu/governanced/internal/keyindex"
 )
 
 // Edge is one producer → consumer link: a consumer's dependency matched a
@@ -33,13 +36,19 @@ type Graph struct {
 	tierOf []int32   // -1 for a pipeline in no tier
 	byName map[string]int32
 
-	keys     *matchIndex // every sources key, pipeline order then key order
-	keyOwner []int32     // key id → pipeline position
-	keyPos   []int32     // key id → position in its pipeline's Produces
-	deps     *matchIndex // every depends_on pattern, pipeline order then entry order
-	depOwner []int32
-	depPos   []int32
-	in, out  [][]int32 // edge ids by consumer, by producer
+	// Every sources key and every depends_on entry has an id: pipeline
+	// order, then document order. Pipeline p's keys are the ids
+	// keyStart[p] to keyStart[p+1], its entries depStart[p] to depStart[p+1].
+	keyStart, depStart []int32
+	keyOwner, depOwner []int32 // id → pipeline position
+	deps               *keyindex.Index
+	// ownHit marks the entries that matched a key of their own pipeline
+	// (the self-dependency finding), by entry id.
+	ownHit  []bool
+	in, out [][]int32 // edge ids by consumer, by producer
+
+	keysOnce sync.Once
+	keys     *keyindex.Index // every key by id, built when first asked (Producers)
 }
 
 // Options are the inputs a graph may take beyond its pipelines.
@@ -49,6 +58,9 @@ type Options struct {
 	// appear; with it and no flows, every active pipeline is not-deployed.
 	CheckSchedules bool
 	Flows          []Flow
+	// Workers bounds how many goroutines match keys at once; 0 is one per
+	// processor.
+	Workers int
 }
 
 // Build resolves every dependency against every output (graph.md §6) and
@@ -57,25 +69,121 @@ type Options struct {
 // of ties between findings. Names must be unique (Load's names are); Build
 // keeps the slice, which the caller must not change afterwards.
 //
-// Matching goes through indexes of the keys (matchIndex), not through every
-// (dependency, key) pair.
+// Matching looks every key up in an index of the dependencies (match.go),
+// never through every (dependency, key) pair.
 func Build(pipelines []Pipeline, opts Options) *Graph {
-	g := &Graph{Pipelines: pipelines, byName: make(map[string]int32, len(pipelines))}
-	for i := range pipelines {
-		g.byName[pipelines[i].Name] = int32(i)
-	}
-	g.indexKeys()
-	g.indexDeps()
+	g := newGraph(pipelines)
+	keys, start := byDep(g.matchAll(g.deps, nil, opts.Workers), len(g.depOwner))
+	g.finish(keys, start, opts)
+	return g
+}
 
+// Update is Build for pipelines of which only some changed since prev was
+// built: unchanged(i) says that pipelines[i] is, field for field, the
+// pipeline of the same name in prev (a unit a reload reused). The edges
+// between unchanged pipelines are taken from prev; only the keys of the
+// changed pipelines are looked up among every dependency, and only the
+// dependencies of the changed pipelines among every key. The result is
+// what Build(pipelines, opts) returns.
+func Update(prev *Graph, pipelines []Pipeline, unchanged func(i int) bool, opts Options) *Graph {
+	g := newGraph(pipelines)
+	n := len(pipelines)
+	prevPos := make([]int32, n)                  // -1: changed, or new
+	newPos := make([]int32, len(prev.Pipelines)) // -1: changed, or gone
+	for i := range newPos {
+		newPos[i] = -1
+	}
+	for i := range pipelines {
+		prevPos[i] = -1
+		if pp, ok := prev.byName[pipelines[i].Name]; ok && unchanged(i) {
+			prevPos[i], newPos[pp] = pp, int32(i)
+		}
+	}
+	changedDep := func(d int32) bool { return prevPos[g.depOwner[d]] < 0 }
+	var hits []keyHit
+	// The unchanged consumers' edges from unchanged producers, as they were.
+	for c := range pipelines {
+		pc := prevPos[c]
+		if pc < 0 {
+			continue
+		}
+		for j := g.depStart[c]; j < g.depStart[c+1]; j++ {
+			g.ownHit[j] = prev.ownHit[prev.depStart[pc]+j-g.depStart[c]]
+		}
+		for _, e := range prev.in[pc] {
+			edge := &prev.Edges[e]
+			if p := newPos[edge.producer]; p >= 0 {
+				hits = append(hits, keyHit{dep: g.depStart[c] + edge.dep, key: g.keyStart[p] + edge.key})
+			}
+		}
+	}
+	// The changed producers' keys, among the unchanged consumers' entries.
+	for p := range pipelines {
+		if prevPos[p] < 0 {
+			hits = g.matchKeys(g.deps, p, p+1, func(d int32) bool { return !changedDep(d) }, hits)
+		}
+	}
+	// The changed consumers' entries, among every key: every key is looked
+	// up in an index of those entries alone.
+	var changed []int32
+	var texts []string
+	for d := range g.depOwner {
+		if changedDep(int32(d)) {
+			changed = append(changed, int32(d))
+			texts = append(texts, g.Pipelines[g.depOwner[d]].DependsOn[int32(d)-g.depStart[g.depOwner[d]]].Dataset)
+		}
+	}
+	if len(changed) > 0 {
+		for _, h := range g.matchAll(keyindex.New(texts), nil, opts.Workers) {
+			hits = append(hits, keyHit{dep: changed[h.dep], key: h.key})
+		}
+	}
+	keys, start := byDep(hits, len(g.depOwner))
+	for d := range len(g.depOwner) {
+		slices.Sort(keys[start[d]:start[d+1]]) // key order, as Build has them
+	}
+	g.finish(keys, start, opts)
+	return g
+}
+
+// newGraph numbers the keys and entries of pipelines and indexes the
+// entries.
+func newGraph(pipelines []Pipeline) *Graph {
+	n := len(pipelines)
+	g := &Graph{Pipelines: pipelines, byName: make(map[string]int32, n),
+		keyStart: make([]int32, n+1), depStart: make([]int32, n+1)}
+	var texts []string
+	for i := range pipelines {
+		p := &pipelines[i]
+		g.byName[p.Name] = int32(i)
+		g.keyStart[i+1] = g.keyStart[i] + int32(len(p.Produces))
+		g.depStart[i+1] = g.depStart[i] + int32(len(p.DependsOn))
+		for range p.Produces {
+			g.keyOwner = append(g.keyOwner, int32(i))
+		}
+		for _, d := range p.DependsOn {
+			g.depOwner = append(g.depOwner, int32(i))
+			texts = append(texts, d.Dataset)
+		}
+	}
+	g.deps = keyindex.New(texts)
+	g.ownHit = make([]bool, len(texts))
+	return g
+}
+
+// finish makes the edges and the findings from each entry's matched keys
+// (keys[start[d]:start[d+1]] for entry d, in key order), then the tiers.
+func (g *Graph) finish(keys, start []int32, opts Options) {
+	pipelines := g.Pipelines
 	findings := g.multipleProducers()
 	g.in = make([][]int32, len(pipelines))
 	g.out = make([][]int32, len(pipelines))
-	var hits []int32
 	for c := range pipelines {
 		consumer := &pipelines[c]
-		for j, d := range consumer.DependsOn {
-			hits = g.keys.lookup(d.Dataset, hits)
-			own := false
+		for j, dep := range consumer.DependsOn {
+			d := g.depStart[c] + int32(j)
+			hits := keys[start[d]:start[d+1]]
+			own := g.ownHit[d]
 			kept := hits[:0]
 			for _, id := range hits {
 				if g.keyOwner[id] == int32(c) {
@@ -85,32 +193,34 @@ func Build(pipelines []Pipeline, opts Options) *Graph {
 				}
 			}
 			hits = kept
+			g.ownHit[d] = own
 			if own {
-				findings = append(findings, Finding{Kind: SelfDependency, Pipeline: consumer.Name, Dataset: d.Dataset,
-					Detail: consumer.Name + " depends on " + d.Dataset + ", which it produces itself — dropped from the graph"})
+				findings = append(findings, Finding{Kind: SelfDependency, Pipeline: consumer.Name, Dataset: dep.Dataset,
+					Detail: consumer.Name + " depends on " + dep.Dataset + ", which it produces itself — dropped from the graph"})
 			}
 			if len(hits) == 0 {
-				if !d.External && !own {
-					findings = append(findings, Finding{Kind: Unresolved, Pipeline: consumer.Name, Dataset: d.Dataset,
-						Detail: consumer.Name + " depends on " + d.Dataset + ", which no scanned pipeline produces and which is not marked `external: true` — a typo, or a tree not globbed"})
+				if !dep.External && !own {
+					findings = append(findings, Finding{Kind: Unresolved, Pipeline: consumer.Name, Dataset: dep.Dataset,
+						Detail: consumer.Name + " depends on " + dep.Dataset + ", which no scanned pipeline produces and which is not marked `external: true` — a typo, or a tree not globbed"})
 				}
 				continue
 			}
-			if d.External {
+			if dep.External {
 				names := make([]string, 0, len(hits))
 				for _, id := range hits {
 					names = append(names, pipelines[g.keyOwner[id]].Name)
 				}
-				findings = append(findings, Finding{Kind: ExternalSatisfied, Pipeline: consumer.Name, Dataset: d.Dataset,
-					Detail: consumer.Name + " marks " + d.Dataset + " external, but " + strings.Join(sortedSet(names), ", ") + " produces it in this scan — the graph closed"})
+				findings = append(findings, Finding{Kind: ExternalSatisfied, Pipeline: consumer.Name, Dataset: dep.Dataset,
+					Detail: consumer.Name + " marks " + dep.Dataset + " external, but " + strings.Join(sortedSet(names), ", ") + " produces it in this scan — the graph closed"})
 			}
 			for _, id := range hits {
 				p := g.keyOwner[id]
+				k := id - g.keyStart[p]
 				e := int32(len(g.Edges))
 				g.Edges = append(g.Edges, Edge{
 					Producer: pipelines[p].Name, Consumer: consumer.Name,
-					Dataset: pipelines[p].Produces[g.keyPos[id]], Pattern: d.Dataset, Optional: d.Optional,
-					producer: p, consumer: int32(c), key: g.keyPos[id], dep: int32(j),
+					Dataset: pipelines[p].Produces[k], Pattern: dep.Dataset, Optional: dep.Optional,
+					producer: p, consumer: int32(c), key: k, dep: int32(j),
 				})
 				g.in[c] = append(g.in[c], e)
 				g.out[p] = append(g.out[p], e)
@@ -143,31 +253,18 @@ func Build(pipelines []Pipeline, opts Options) *Graph {
 		sortFindings(findings)
 	}
 	g.Findings = findings
-	return g
 }
 
-func (g *Graph) indexKeys() {
-	var texts []string
-	for i := range g.Pipelines {
-		for k, key := range g.Pipelines[i].Produces {
-			texts = append(texts, key)
-			g.keyOwner = append(g.keyOwner, int32(i))
-			g.keyPos = append(g.keyPos, int32(k))
+// keyIndex is every key by id, built when first asked for.
+func (g *Graph) keyIndex() *keyindex.Index {
+	g.keysOnce.Do(func() {
+		texts := make([]string, 0, len(g.keyOwner))
+		for i := range g.Pipelines {
+			texts = append(texts, g.Pipelines[i].Produces...)
 		}
-	}
-	g.keys = newMatchIndex(texts)
-}
-
-func (g *Graph) indexDeps() {
-	var texts []string
-	for i := range g.Pipelines {
-		for j, d := range g.Pipelines[i].DependsOn {
-			texts = append(texts, d.Dataset)
-			g.depOwner = append(g.depOwner, int32(i))
-			g.depPos = append(g.depPos, int32(j))
-		}
-	}
-	g.deps = newMatchIndex(texts)
+		g.keys = keyindex.New(texts)
+	})
+	return g.keys
 }
 
 // multipleProducers reports every key that two or more pipelines declare,

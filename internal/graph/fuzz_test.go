@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/keyindex"
 )
 
-// naiveLookup is what matchIndex.lookup must return: every entry Matches
-// accepts, by comparing the query with each.
+// naiveLookup is what lookup must return: every entry Matches accepts, by
+// comparing the query with each.
 func naiveLookup(texts []string, q string) []int32 {
 	var out []int32
 	for i, t := range texts {
@@ -26,7 +28,7 @@ func naiveLookup(texts []string, q string) []int32 {
 
 func checkLookup(t *testing.T, texts []string, q string) {
 	t.Helper()
-	got := newMatchIndex(texts).lookup(q, nil)
+	got := lookup(keyindex.New(texts), q, nil)
 	if len(got) == 0 {
 		got = nil
 	}
@@ -37,7 +39,7 @@ func checkLookup(t *testing.T, texts []string, q string) {
 
 // TestMatchIndexAgainstPairs compares the index with the comparison of every
 // pair on small random strings over an alphabet dense in metacharacters.
-func TestMatchIndexAgainstPairs(t *testing.T) {
+func TestLookupAgainstPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const alphabet = "ab.*?[]!-"
 	word := func() string {

@@ -1,12 +1,11 @@
 package graph
 
 import (
+	"runtime"
 	"slices"
-	"strings"
-	"unicode/utf8"
+	"sync"
 
-	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/strindex"
+	"github.com/celine-eu/governanced/internal/keyindex"
 )
 
 // Matches reports whether a depends_on pattern names a sources key (graph.md
@@ -20,155 +19,105 @@ func Matches(pattern, key string) bool {
 // fnmatch is Python's fnmatchcase(text, pattern). A pattern is not always
 // matched by its own text: "[a]" matches only "a".
 func fnmatch(text, pattern string) bool {
-	if !governance.HasMeta(pattern) {
+	if !keyindex.HasMeta(pattern) {
 		return text == pattern
 	}
-	return governance.CompileGlob(pattern).Match(text)
+	return keyindex.Compile(pattern).Match(text)
 }
 
-// matchIndex holds a fixed list of strings (every sources key of a graph, or
-// every depends_on pattern) and finds those that Match a query, in either
-// direction, without comparing the query with every entry:
-//
-//   - The query as text, the entries as patterns: only an entry with a
-//     metacharacter can match text other than itself, and it matches only
-//     text that starts with its literal prefix (the text before its first
-//     metacharacter). Such entries are bucketed by that prefix
-//     (strindex.Buckets), so a query tries only the buckets of prefixes it
-//     starts with: a few probes per query, however many entries.
-//   - The query as a pattern, the entries as text: a query without
-//     metacharacters matches only an entry equal to it (a map). A query with
-//     them matches only entries that end with its literal suffix (the text
-//     after its last metacharacter or bracket) and start with its literal
-//     prefix. When that suffix holds a dot, a matching entry's text after its
-//     own last dot is the suffix's text after its last dot (the table name of
-//     datasets.*_gold.weather__forecast_hourly): entries are grouped by that
-//     tail in a map, and only the query's group is compared. Otherwise the
-//     entries starting with the prefix are a range of the entries sorted by
-//     text, found by binary search. Either candidate set is then compared
-//     with the compiled query.
-//
-// A query with neither a dotted suffix nor a long prefix (datasets.*) still
-// compares every entry its prefix allows; those are then mostly matches.
-type matchIndex struct {
-	texts  []string
-	first  map[string]int32 // the first entry of each text
-	next   []int32          // the next entry with the same text, or -1
-	byText []int32          // entry ids by text
-	byTail map[string][]int32
-	globs  *strindex.Buckets[globEntry]
-}
-
-type globEntry struct {
-	id int32
-	g  *governance.Glob
-}
-
-func newMatchIndex(texts []string) *matchIndex {
-	ix := &matchIndex{
-		texts:  texts,
-		first:  make(map[string]int32, len(texts)),
-		next:   make([]int32, len(texts)),
-		byText: make([]int32, len(texts)),
-		byTail: map[string][]int32{},
-	}
-	var globs strindex.BucketsBuilder[globEntry]
-	last := make(map[string]int32, len(texts))
-	for i, t := range texts {
-		id := int32(i)
-		ix.next[i] = -1
-		if prev, ok := last[t]; ok {
-			ix.next[prev] = id
-		} else {
-			ix.first[t] = id
-		}
-		last[t] = id
-		ix.byText[i] = id
-		tail := t[strings.LastIndexByte(t, '.')+1:]
-		ix.byTail[tail] = append(ix.byTail[tail], id)
-		if governance.HasMeta(t) {
-			g := governance.CompileGlob(t)
-			globs.Add(g.Prefix(), globEntry{id: id, g: g})
-		}
-	}
-	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(texts[a], texts[b]) })
-	ix.globs = globs.Build(func([]globEntry) {})
-	return ix
-}
-
-// lookup appends to dst[:0] the ids of the entries matching q (§5), in
-// ascending order, each once.
-func (ix *matchIndex) lookup(q string, dst []int32) []int32 {
-	out := dst[:0]
-	if !governance.HasMeta(q) {
-		if id, ok := ix.first[q]; ok {
-			for ; id >= 0; id = ix.next[id] {
-				out = append(out, id)
-			}
-		}
-	} else {
-		g := governance.CompileGlob(q)
-		for _, id := range ix.candidates(q) {
-			if g.Match(ix.texts[id]) {
-				out = append(out, id)
-			}
-		}
-	}
-	ix.globs.Each(q, func(group []globEntry) bool {
-		for _, e := range group {
-			if e.g.MatchAfterPrefix(q) {
-				out = append(out, e.id)
-			}
-		}
-		return true
-	})
+// lookup appends to dst[:0] the entries of ix that Match q (§5), in
+// ascending order, each once: the entries q matches as a glob (or equals),
+// and the glob entries that match q.
+func lookup(ix *keyindex.Index, q string, dst []int32) []int32 {
+	out := ix.AppendPatterns(ix.AppendTexts(dst[:0], q), q)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// candidates are the entries that a pattern q could match as text: those
-// whose last dotted part is q's literal one, or else those sharing its
-// literal prefix, whichever are fewer. Text that is not UTF-8 is compared
-// byte by byte by the glob, so no literal part is assumed of it and every
-// entry is a candidate.
-func (ix *matchIndex) candidates(q string) []int32 {
-	if !utf8.ValidString(q) {
-		return ix.byText
-	}
-	byPrefix := prefixRange(ix.byText, ix.texts, governance.LiteralPrefix(q))
-	if suffix := literalSuffix(q); strings.Contains(suffix, ".") {
-		if byTail := ix.byTail[suffix[strings.LastIndexByte(suffix, '.')+1:]]; len(byTail) < len(byPrefix) {
-			return byTail
+// The matching of dependencies to keys (§6 step 2.1) goes from the keys to
+// an index of the dependencies: the patterns are few (a pipeline declares
+// a handful) and the keys many, so every key is looked up in an index of
+// every pattern (keyindex: the patterns that match it, the patterns it
+// matches as a glob), and no key is compared with a pattern that shares
+// none of its anchors. A tree's keys are spread over workers by pipeline.
+
+// keyHit is a key a dependency matched, both by their ids.
+type keyHit struct{ dep, key int32 }
+
+// matchKeys looks up the keys of pipelines[from:to] in deps, keeping the
+// dependencies keep accepts (nil: all), and appends the hits in key order.
+func (g *Graph) matchKeys(deps *keyindex.Index, from, to int, keep func(dep int32) bool, dst []keyHit) []keyHit {
+	var ids []int32
+	for p := from; p < to; p++ {
+		for k, key := range g.Pipelines[p].Produces {
+			ids = lookup(deps, key, ids)
+			for _, d := range ids {
+				if keep == nil || keep(d) {
+					dst = append(dst, keyHit{dep: d, key: g.keyStart[p] + int32(k)})
+				}
+			}
 		}
 	}
-	return byPrefix
+	return dst
 }
 
-// prefixRange is the run of ids (sorted by their text in texts) whose text
-// starts with prefix.
-func prefixRange(ids []int32, texts []string, prefix string) []int32 {
-	if prefix == "" {
-		return ids
+// matchAll is matchKeys over every pipeline on up to workers goroutines,
+// the hits in key order.
+func (g *Graph) matchAll(deps *keyindex.Index, keep func(dep int32) bool, workers int) []keyHit {
+	n := len(g.Pipelines)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	lo, _ := slices.BinarySearchFunc(ids, prefix, func(id int32, p string) int { return strings.Compare(texts[id], p) })
-	hi := lo
-	for n := len(ids) - lo; n > 0; {
-		// The ids with the prefix are contiguous from lo: find where they end.
-		half := n / 2
-		if strings.HasPrefix(texts[ids[hi+half]], prefix) {
-			hi += half + 1
-			n -= half + 1
-		} else {
-			n = half
+	// Chunks of about equal key counts, several per worker, taken in turn.
+	chunks := []int{0}
+	per := max(1, int(g.keyStart[n])/(workers*8))
+	for p := 1; p <= n; p++ {
+		if p == n || int(g.keyStart[p]-g.keyStart[chunks[len(chunks)-1]]) >= per {
+			chunks = append(chunks, p)
 		}
 	}
-	return ids[lo:hi]
+	if n == 0 {
+		return nil
+	}
+	results := make([][]keyHit, len(chunks)-1)
+	var next sync.Mutex
+	todo := 0
+	var wg sync.WaitGroup
+	for range min(workers, len(results)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				c := todo
+				todo++
+				next.Unlock()
+				if c >= len(results) {
+					return
+				}
+				results[c] = g.matchKeys(deps, chunks[c], chunks[c+1], keep, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	return slices.Concat(results...)
 }
 
-// literalSuffix is the text after a pattern's last metacharacter or bracket:
-// every text the pattern matches ends with it. A run free of "]" cannot lie
-// inside a bracket expression, which must end with one.
-func literalSuffix(p string) string {
-	i := strings.LastIndexAny(p, "*?[]")
-	return p[i+1:]
+// byDep groups hits, in key order, by dependency: hits[start[d]:start[d+1]]
+// are dependency d's keys.
+func byDep(hits []keyHit, deps int) (keys, start []int32) {
+	start = make([]int32, deps+1)
+	for _, h := range hits {
+		start[h.dep+1]++
+	}
+	for d := range deps {
+		start[d+1] += start[d]
+	}
+	keys = make([]int32, len(hits))
+	fill := slices.Clone(start[:deps])
+	for _, h := range hits {
+		keys[fill[h.dep]] = h.key
+		fill[h.dep]++
+	}
+	return keys, start
 }

@@ -87,11 +87,11 @@ type Consumer struct {
 // pattern (§5, both ways), in pipeline order then key order. It uses the same
 // matching and index as the edges.
 func (g *Graph) Producers(dataset string) []Producer {
-	ids := g.keys.lookup(dataset, nil)
+	ids := lookup(g.keyIndex(), dataset, nil)
 	out := make([]Producer, len(ids))
 	for i, id := range ids {
-		p := &g.Pipelines[g.keyOwner[id]]
-		out[i] = Producer{Pipeline: p.Name, Key: p.Produces[g.keyPos[id]]}
+		p := g.keyOwner[id]
+		out[i] = Producer{Pipeline: g.Pipelines[p].Name, Key: g.Pipelines[p].Produces[id-g.keyStart[p]]}
 	}
 	return out
 }
@@ -101,11 +101,11 @@ func (g *Graph) Producers(dataset string) []Producer {
 // that also produces the dataset is listed: its entry is still there, though
 // the graph drops the self-edge.
 func (g *Graph) Consumers(dataset string) []Consumer {
-	ids := g.deps.lookup(dataset, nil)
+	ids := lookup(g.deps, dataset, nil)
 	out := make([]Consumer, len(ids))
 	for i, id := range ids {
-		p := &g.Pipelines[g.depOwner[id]]
-		out[i] = Consumer{Pipeline: p.Name, Dependency: p.DependsOn[g.depPos[id]]}
+		p := g.depOwner[id]
+		out[i] = Consumer{Pipeline: g.Pipelines[p].Name, Dependency: g.Pipelines[p].DependsOn[id-g.depStart[p]]}
 	}
 	return out
 }

@@ -77,8 +77,25 @@ func GraphKinds() []graph.Kind {
 	return slices.DeleteFunc(kinds, graph.Kind.FromSchedules)
 }
 
-func newServedGraph(pipelines []graph.Pipeline, overlays bool) *servedGraph {
-	g := graph.Build(pipelines, graph.Options{})
+// graphInputs are what a graph is built from: each app's pipeline, and for
+// a reload the graph served before with which pipelines are unchanged
+// since (their units reused, ADR-0004), so that only the changed ones are
+// matched again (graph.Update).
+type graphInputs struct {
+	nodes   []graph.Pipeline
+	reused  []bool // nodes[i] is prev's pipeline of the same name, unchanged
+	prev    *graph.Graph
+	workers int // goroutines matching keys; 0 is one per processor
+}
+
+func newServedGraph(in graphInputs, overlays bool) *servedGraph {
+	opts := graph.Options{Workers: in.workers}
+	var g *graph.Graph
+	if in.prev != nil {
+		g = graph.Update(in.prev, in.nodes, func(i int) bool { return in.reused[i] }, opts)
+	} else {
+		g = graph.Build(in.nodes, opts)
+	}
 	c := GraphCounts{Overlays: overlays, Pipelines: len(g.Pipelines), Edges: len(g.Edges), Findings: map[graph.Kind]int{}}
 	for i := range g.Pipelines {
 		if g.Pipelines[i].Declared {
@@ -140,7 +157,7 @@ func (s *Snapshot) merged() *servedGraph {
 		for i, a := range s.unitOrder {
 			nodes[i] = graph.FromConfig(a.Name, a.File, a.Config)
 		}
-		s.mergedGraph = newServedGraph(nodes, true)
+		s.mergedGraph = newServedGraph(graphInputs{nodes: nodes}, true)
 	})
 	return s.mergedGraph
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/check"
-	"github.com/celine-eu/governanced/internal/graph"
 )
 
 // Loader builds snapshots from a fixed set of inputs.
@@ -216,7 +215,10 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 		return nil, rej
 	}
 	var apps []*App
-	var nodes []graph.Pipeline
+	gi := graphInputs{workers: workers}
+	if prev != nil {
+		gi.prev = prev.snap.graph.g
+	}
 	var buildErrs []error
 	for _, b := range built {
 		switch {
@@ -224,13 +226,14 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 			buildErrs = append(buildErrs, b.err)
 		case b.app != nil:
 			apps = append(apps, b.app)
-			nodes = append(nodes, b.node)
+			gi.nodes = append(gi.nodes, b.node)
+			gi.reused = append(gi.reused, b.reuse)
 		}
 	}
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
-	snap, err := assemble(r.revision, r.files, rep, plan.Registry, plan.Placeholders, apps, nodes, now())
+	snap, err := assemble(r.revision, r.files, rep, plan.Registry, plan.Placeholders, apps, gi, now())
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func BenchmarkBuildGeneratedGraph(b *testing.B) {
 			start := time.Now()
 			var g *servedGraph
 			for range rounds {
-				g = newServedGraph(nodes, false)
+				g = newServedGraph(graphInputs{nodes: nodes}, false)
 			}
 			graphTime := time.Since(start) / rounds
 			b.ReportMetric(float64(graphTime.Nanoseconds()), "graph-ns")

@@ -14,9 +14,8 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/graph"
+	"github.com/celine-eu/governanced/internal/keyindex"
 	"github.com/celine-eu/governanced/internal/owners"
-	"github.com/celine-eu/governanced/internal/strindex"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -45,16 +44,12 @@ type Snapshot struct {
 
 	apps     []*App // by name
 	appIndex map[string]*App
-	datasets []*Dataset      // every sources key of every app: apps by name, keys in sources order
-	exact    *strindex.Index // dataset id → first position in datasets
-	// repeated holds the ids more than one app declares, each with every
-	// dataset declaring it; isRepeated marks their first positions, so a
-	// lookup of an id only one app declares reads no map.
-	repeated   map[string][]*Dataset
-	isRepeated []bool
-	globs      *globIndex // every app's glob keys, for names no app declares
-	revJSON    []byte     // the revision as a JSON string
-	etag       string     // the revision as a strong entity tag, quoted
+	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
+	// keys indexes every sources key of every app by its position in
+	// datasets: the apps' own indexes joined, their compiled globs shared.
+	keys    *keyindex.Index
+	revJSON []byte // the revision as a JSON string
+	etag    string // the revision as a strong entity tag, quoted
 	// The revision and the entity tag as one-element lists, the shape response
 	// metadata takes, built once so no request allocates them.
 	revisionValues, etagValues []string
@@ -143,9 +138,9 @@ func (e *AmbiguousError) Error() string {
 
 // assemble puts a snapshot together from a passed check and the apps built
 // from its units, in unit order, with each app's pipeline as its base file
-// says it (nodes[i] is apps[i]'s): the global index and the dependency graph
-// are built here.
-func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, nodes []graph.Pipeline, now time.Time) (*Snapshot, error) {
+// says it (g.nodes[i] is apps[i]'s): the global index and the dependency
+// graph are built here.
+func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, g graphInputs, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{
 		Revision:  revision,
 		LoadedAt:  now,
@@ -179,11 +174,11 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	}
 	slices.SortFunc(s.apps, func(a, b *App) int { return strings.Compare(a.Name, b.Name) })
 	s.datasets = make([]*Dataset, 0, total)
-	ids := make([]string, 0, total)
-	for _, a := range s.apps {
+	appKeys := make([]*keyindex.Index, len(s.apps))
+	for i, a := range s.apps {
+		appKeys[i] = a.Config.Keys()
 		for _, d := range a.Datasets {
 			s.datasets = append(s.datasets, d)
-			ids = append(ids, d.ID)
 			if d.Pattern {
 				s.Counts.Patterns++
 			} else {
@@ -191,24 +186,10 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 			}
 		}
 	}
-	s.exact = strindex.New(ids)
-	s.isRepeated = make([]bool, len(ids))
-	for i, id := range ids {
-		if first := s.exact.Lookup(id); first != i {
-			if s.repeated == nil {
-				s.repeated = map[string][]*Dataset{}
-			}
-			if !s.isRepeated[first] {
-				s.isRepeated[first] = true
-				s.repeated[id] = []*Dataset{s.datasets[first]}
-			}
-			s.repeated[id] = append(s.repeated[id], s.datasets[i])
-		}
-	}
-	s.globs = buildGlobIndex(s.apps)
+	s.keys = keyindex.Join(appKeys)
 	// After the check that no name is served twice: the graph's names
 	// must be unique.
-	s.graph = newServedGraph(nodes, false)
+	s.graph = newServedGraph(g, false)
 	s.Counts.Apps = len(s.apps)
 	s.Counts.Sources = len(s.datasets)
 	s.Counts.Owners = s.Owners.Len()
@@ -369,22 +350,44 @@ func (s *Snapshot) Datasets() []*Dataset { return s.datasets }
 // as a key, else the longest glob over all apps. An *AmbiguousError when apps
 // tie, ErrNoMatch when nothing matches.
 func (s *Snapshot) Resolve(name string) (*Dataset, error) {
-	if i := s.exact.Lookup(name); i >= 0 {
-		if s.isRepeated[i] {
-			return nil, ambiguous(name, s.repeated[name], false)
+	if i := s.keys.Lookup(name); i >= 0 {
+		if s.keys.Repeated(i) {
+			return nil, ambiguous(name, s.datasetsAt(s.keys.AppendEqual(nil, name)), false)
 		}
 		return s.datasets[i], nil
 	}
-	// Each app would pick its longest matching glob; the longest pick wins,
-	// and picks of equal length in several apps are ambiguous.
-	d, tied := s.globs.match(name)
-	switch {
-	case d != nil:
-		return d, nil
-	case tied != nil:
+	// Each app would pick its longest matching glob, the earlier on equal
+	// length; the longest pick wins, and picks of equal length in several
+	// apps tie. Positions go by app, then by key in sources order: an app's
+	// pick is its first position among the longest.
+	var buf [16]int32
+	longest := s.keys.AppendLongest(buf[:0], name)
+	if len(longest) == 0 {
+		return nil, ErrNoMatch
+	}
+	first := s.datasets[longest[0]]
+	var tied []*Dataset
+	for _, id := range longest[1:] {
+		switch d := s.datasets[id]; {
+		case d.App == first.App || len(tied) > 0 && d.App == tied[len(tied)-1].App:
+		case tied == nil:
+			tied = []*Dataset{first, d}
+		default:
+			tied = append(tied, d)
+		}
+	}
+	if tied != nil {
 		return nil, ambiguous(name, tied, true)
 	}
-	return nil, ErrNoMatch
+	return first, nil
+}
+
+func (s *Snapshot) datasetsAt(ids []int32) []*Dataset {
+	out := make([]*Dataset, len(ids))
+	for i, id := range ids {
+		out[i] = s.datasets[id]
+	}
+	return out
 }
 
 func ambiguous(name string, ds []*Dataset, glob bool) error {

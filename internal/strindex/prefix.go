@@ -7,8 +7,9 @@ import (
 	"slices"
 )
 
-// PrefixSet finds which of a fixed set of strings a name starts with: the
-// literal prefixes of glob keys, each naming a bucket of globs to try.
+// PrefixSet finds which of a fixed set of strings a name starts with (or
+// ends with): the literal texts every name a glob matches holds at a known
+// place, each naming a bucket of globs to try.
 //
 // Probing the index once per distinct prefix length hashes the name's first
 // l bytes afresh each time, and a tree of 100 000 sources has a dozen or
@@ -74,6 +75,23 @@ func (p *PrefixSet) Each(name string, yield func(pos int) bool) {
 			continue
 		}
 		if i := p.ix.Lookup(name[:l]); i >= 0 && !yield(i) {
+			return
+		}
+	}
+}
+
+// EachSuffix is Each for the strings name ends with, shortest first: a set
+// of suffixes probed with the ends of a name.
+func (p *PrefixSet) EachSuffix(name string, yield func(pos int) bool) {
+	for _, l := range p.lens {
+		if l > len(name) {
+			return
+		}
+		end := name[len(name)-l:]
+		if b := p.bit(end, l); p.filter[b>>6]&(1<<(b&63)) == 0 {
+			continue
+		}
+		if i := p.ix.Lookup(end); i >= 0 && !yield(i) {
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package governance
+package keyindex
 
 import "testing"
 
@@ -29,7 +29,7 @@ func TestGlobInvalidUTF8(t *testing.T) {
 		{"ds.?", "ds.\xc3", true},
 	}
 	for _, tt := range tests {
-		if got := CompileGlob(tt.pattern).Match(tt.name); got != tt.want {
+		if got := Compile(tt.pattern).Match(tt.name); got != tt.want {
 			t.Errorf("%q matches %q: %v, want %v", tt.pattern, tt.name, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package governance
+package keyindex
 
 import "unicode/utf8"
 
@@ -18,13 +18,19 @@ func decodeEscaped(s string) (rune, int) {
 	return r, size
 }
 
-// escapedRunes is []rune(s) with invalid bytes escaped.
-func escapedRunes(s string) []rune {
+// isEscaped reports whether r stands for an invalid byte.
+func isEscaped(r rune) bool { return r >= 0xDC80 && r <= 0xDCFF }
+
+// escapedRunes is []rune(s) with invalid bytes escaped, and where each
+// character starts in s (one more offset: len(s)).
+func escapedRunes(s string) ([]rune, []int32) {
 	out := make([]rune, 0, len(s))
+	offs := make([]int32, 0, len(s)+1)
 	for i := 0; i < len(s); {
 		r, size := decodeEscaped(s[i:])
 		out = append(out, r)
+		offs = append(offs, int32(i))
 		i += size
 	}
-	return out
+	return out, append(offs, int32(len(s)))
 }

@@ -1,0 +1,423 @@
+package keyindex
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/celine-eu/governanced/internal/strindex"
+)
+
+// Index holds a fixed list of entries — the sources keys of an app or of a
+// tree, or depends_on entries — each a text that may be a glob, and answers
+// three questions about a name:
+//
+//   - Lookup, AppendEqual: the entries spelled exactly as the name;
+//   - AppendPatterns: the entries that, read as globs, match the name (the
+//     keys a dataset name resolves through);
+//   - AppendTexts, AppendMatches: the entries a glob matches, read as text
+//     (the keys a depends_on pattern names).
+//
+// An entry is known by its position in the list. An Index is immutable and
+// safe for concurrent use.
+type Index struct {
+	exact *strindex.Index // text → first position; exact.Key(i) is entry i's text
+	next  []int32         // the next entry with the same text, or -1; nil when no text repeats
+
+	// The globs, each filed under one of its anchors (anchor.go): the one
+	// fewest other globs share, so that a name opens only small buckets.
+	globs    []*Glob // by entry; nil for an entry without metacharacters
+	by       [numAnchorKinds]buckets
+	floating []globEntry // globs without an anchor: tried for every name
+	nGlobs   int
+
+	textsOnce sync.Once
+	texts     *textIndex // what AppendTexts looks up, built when first asked
+}
+
+// buckets are globs grouped under anchor texts, each bucket longest
+// pattern first.
+type buckets struct {
+	set     *strindex.PrefixSet // the anchor texts; nil when there are none
+	start   []int32             // bucket b is entries[start[b]:start[b+1]]
+	entries []globEntry
+}
+
+func (b *buckets) bucket(pos int) []globEntry { return b.entries[b.start[pos]:b.start[pos+1]] }
+
+// globEntry is a glob in a bucket, with what a lookup reads before (or
+// instead of) the glob itself.
+type globEntry struct {
+	id    int32
+	runes int32 // the pattern's length in code points: resolution's first tie rule
+	// sure: every name holding the bucket's anchor matches (the glob is
+	// that prefix and a *), so the glob need not run.
+	sure bool
+}
+
+// New indexes texts by position. The index keeps its own copy of every
+// text's bytes, back to back (Text returns it): a caller holding the
+// texts elsewhere can point them at that copy and let its own go. It
+// panics beyond 2³¹ entries or 4 GiB of text, which no tree comes near.
+func New(texts []string) *Index {
+	ix := &Index{exact: strindex.New(texts)}
+	ix.linkRepeats(texts)
+	ix.fileGlobs(len(texts), nil)
+	return ix
+}
+
+// Join is one index of the entries of parts, back to back: entry i of
+// parts[k] is entry i + the sum of the lengths of parts[:k]. The compiled
+// globs are the parts' own, shared: joining costs no compilation and no
+// second copy of them.
+func Join(parts []*Index) *Index {
+	n := 0
+	for _, p := range parts {
+		n += p.Len()
+	}
+	texts := make([]string, 0, n)
+	var globs []*Glob
+	for _, p := range parts {
+		for i := range p.Len() {
+			texts = append(texts, p.Text(i))
+		}
+		if p.globs != nil && globs == nil {
+			globs = make([]*Glob, len(texts)-p.Len(), n)
+		}
+		if globs != nil {
+			if p.globs != nil {
+				globs = append(globs, p.globs...)
+			} else {
+				globs = append(globs, make([]*Glob, p.Len())...)
+			}
+		}
+	}
+	ix := &Index{exact: strindex.New(texts)}
+	ix.linkRepeats(texts)
+	ix.fileGlobs(n, globs)
+	return ix
+}
+
+// linkRepeats chains the entries whose text an earlier entry already has.
+func (ix *Index) linkRepeats(texts []string) {
+	var tail map[int32]int32 // first of a repeated text → its last entry so far
+	for i, t := range texts {
+		first := int32(ix.exact.Lookup(t))
+		if first == int32(i) {
+			continue
+		}
+		if ix.next == nil {
+			ix.next = make([]int32, len(texts))
+			for j := range ix.next {
+				ix.next[j] = -1
+			}
+			tail = map[int32]int32{}
+		}
+		last, ok := tail[first]
+		if !ok {
+			last = first
+		}
+		ix.next[last] = int32(i)
+		tail[first] = int32(i)
+	}
+}
+
+// fileGlobs compiles every entry with a metacharacter (unless compiled
+// holds it already) and files it under the anchor that the fewest globs
+// share (ties: the kind cheapest to probe, then the longer text).
+func (ix *Index) fileGlobs(n int, compiled []*Glob) {
+	type glob struct {
+		id      int32
+		anchors []anchor
+	}
+	var globs []glob
+	var all []anchor // every glob's anchors, back to back
+	freq := map[anchor]int32{}
+	for i := range n {
+		t := ix.exact.Key(i)
+		if !HasMeta(t) {
+			continue
+		}
+		if ix.globs == nil {
+			ix.globs = make([]*Glob, n)
+		}
+		var g *Glob
+		if compiled != nil {
+			g = compiled[i]
+		}
+		if g == nil {
+			g = Compile(t)
+		}
+		ix.globs[i] = g
+		start := len(all)
+		all = uniqueAnchors(g.anchors(all), start)
+		for _, a := range all[start:] {
+			freq[a]++
+		}
+		globs = append(globs, glob{id: int32(i), anchors: all[start:len(all):len(all)]})
+	}
+	ix.nGlobs = len(globs)
+	var builders [numAnchorKinds]bucketBuilder
+	for _, g := range globs {
+		e := globEntry{id: g.id, runes: int32(ix.globs[g.id].runes())}
+		if len(g.anchors) == 0 {
+			ix.floating = append(ix.floating, e)
+			continue
+		}
+		best, bestFreq := g.anchors[0], freq[g.anchors[0]]
+		for _, a := range g.anchors[1:] {
+			if f := freq[a]; f < bestFreq || f == bestFreq && (a.kind < best.kind || a.kind == best.kind && len(a.text) > len(best.text)) {
+				best, bestFreq = a, f
+			}
+		}
+		e.sure = best.kind == anchorPrefix && ix.globs[g.id].isPrefixStar()
+		builders[best.kind].add(best.text, e)
+	}
+	for k := range builders {
+		ix.by[k] = builders[k].build()
+	}
+	slices.SortStableFunc(ix.floating, longerFirst)
+}
+
+// longerFirst orders a bucket: longer patterns first, then by position.
+func longerFirst(a, b globEntry) int {
+	if a.runes != b.runes {
+		return int(b.runes - a.runes)
+	}
+	return int(a.id - b.id)
+}
+
+// uniqueAnchors drops from as[start:] the anchors met before in it.
+func uniqueAnchors(as []anchor, start int) []anchor {
+	out := as[:start]
+	for _, a := range as[start:] {
+		if !slices.Contains(out[start:], a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+type bucketBuilder struct {
+	group map[string]int
+	texts []string
+	ids   [][]globEntry
+}
+
+func (b *bucketBuilder) add(text string, id globEntry) {
+	g, ok := b.group[text]
+	if !ok {
+		if b.group == nil {
+			b.group = map[string]int{}
+		}
+		g = len(b.texts)
+		b.group[text] = g
+		b.texts = append(b.texts, text)
+		b.ids = append(b.ids, nil)
+	}
+	b.ids[g] = append(b.ids[g], id)
+}
+
+func (b *bucketBuilder) build() buckets {
+	if len(b.texts) == 0 {
+		return buckets{}
+	}
+	out := buckets{set: strindex.NewPrefixSet(b.texts), start: make([]int32, 0, len(b.texts)+1)}
+	n := 0
+	for _, g := range b.ids {
+		n += len(g)
+	}
+	out.entries = make([]globEntry, 0, n)
+	for _, g := range b.ids {
+		slices.SortFunc(g, longerFirst)
+		out.start = append(out.start, int32(len(out.entries)))
+		out.entries = append(out.entries, g...)
+	}
+	out.start = append(out.start, int32(len(out.entries)))
+	return out
+}
+
+// Len is the number of entries, repeats included.
+func (ix *Index) Len() int { return ix.exact.Len() }
+
+// Text is entry i's text, as the index holds it.
+func (ix *Index) Text(i int) string { return ix.exact.Key(i) }
+
+// Glob is entry i compiled as a glob, nil when its text has no
+// metacharacter.
+func (ix *Index) Glob(i int) *Glob {
+	if ix.globs == nil {
+		return nil
+	}
+	return ix.globs[i]
+}
+
+// Globs is the number of entries with a metacharacter.
+func (ix *Index) Globs() int { return ix.nGlobs }
+
+// Lookup returns the first entry spelled exactly as name, or -1.
+func (ix *Index) Lookup(name string) int { return ix.exact.Lookup(name) }
+
+// Repeated reports whether a later entry has entry i's text.
+func (ix *Index) Repeated(i int) bool { return ix.next != nil && ix.next[i] >= 0 }
+
+// AppendEqual appends to dst every entry spelled exactly as name, in
+// order.
+func (ix *Index) AppendEqual(dst []int32, name string) []int32 {
+	i := int32(ix.exact.Lookup(name))
+	if i < 0 {
+		return dst
+	}
+	dst = append(dst, i)
+	if ix.next != nil {
+		for i = ix.next[i]; i >= 0; i = ix.next[i] {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
+// AppendPatterns appends to dst every entry with a metacharacter whose
+// glob matches name (fnmatchcase(name, entry)), in ascending order, each
+// once. An entry spelled exactly as name is Lookup's answer, not this one's
+// unless its glob matches name too.
+//
+// Only the globs filed under an anchor name holds are tried: the prefixes
+// of name, and the prefixes and suffixes of each of its dot-separated
+// parts, are probed against the anchor texts, a probe costing about a
+// hash.
+func (ix *Index) AppendPatterns(dst []int32, name string) []int32 {
+	return ix.scan(dst, name, false)
+}
+
+// AppendLongest is AppendPatterns keeping only the matching globs of the
+// greatest length in code points: the candidates of resolution's first tie
+// rule (governance-format.md §7.1), the rest of which is the caller's (the
+// first entry of an app wins). A bucket's shorter globs are not tried once
+// a longer one matched.
+func (ix *Index) AppendLongest(dst []int32, name string) []int32 {
+	return ix.scan(dst, name, true)
+}
+
+// scan tries the globs of every bucket name opens, each bucket longest
+// first; with longest, only the matches of the greatest length are kept.
+// (The state is passed and returned rather than kept in a struct behind a
+// pointer, so that a caller's buffer stays on its stack.)
+func (ix *Index) scan(dst []int32, name string, longest bool) []int32 {
+	if ix.nGlobs == 0 {
+		return dst
+	}
+	n0, best := len(dst), int32(-1)
+	if !longest {
+		best = -2 // below every length: nothing is ever cut
+	}
+	try := func(bucket []globEntry) {
+		dst, best = ix.try(dst, n0, best, bucket, name)
+	}
+	if b := &ix.by[anchorPrefix]; b.set != nil {
+		b.set.Each(name, func(pos int) bool {
+			try(b.bucket(pos))
+			return true
+		})
+	}
+	pre, suf := &ix.by[anchorPartPrefix], &ix.by[anchorPartSuffix]
+	if pre.set != nil || suf.set != nil {
+		parts(name, func(part string) {
+			if pre.set != nil {
+				pre.set.Each(part, func(pos int) bool {
+					try(pre.bucket(pos))
+					return true
+				})
+			}
+			if suf.set != nil {
+				suf.set.EachSuffix(part, func(pos int) bool {
+					try(suf.bucket(pos))
+					return true
+				})
+			}
+		})
+	}
+	try(ix.floating)
+	if found := dst[n0:]; len(found) > 1 {
+		// Buckets are met in no particular order, and a part-anchored one
+		// is opened once for each part holding its text.
+		slices.Sort(found)
+		dst = dst[:n0+len(slices.Compact(found))]
+	}
+	return dst
+}
+
+// try appends the globs of bucket that match name. With best ≥ -1 it keeps
+// only the longest matches (dst[n0:] holds those of length best so far) and
+// stops at the first glob shorter than them.
+func (ix *Index) try(dst []int32, n0 int, best int32, bucket []globEntry, name string) ([]int32, int32) {
+	for _, e := range bucket {
+		if e.runes < best {
+			return dst, best
+		}
+		if !e.sure && !ix.globs[e.id].Match(name) {
+			continue
+		}
+		if best >= -1 && e.runes > best {
+			best, dst = e.runes, dst[:n0]
+		}
+		dst = append(dst, e.id)
+	}
+	return dst, best
+}
+
+// AppendTexts appends to dst every entry whose text pattern matches
+// (fnmatchcase(entry, pattern)), in ascending order, each once: for a
+// pattern without metacharacters, the entries spelled as it.
+func (ix *Index) AppendTexts(dst []int32, pattern string) []int32 {
+	if !HasMeta(pattern) {
+		return ix.AppendEqual(dst, pattern)
+	}
+	return ix.AppendMatches(dst, Compile(pattern))
+}
+
+// AppendMatches is AppendTexts for a compiled pattern.
+//
+// The candidates are the entries holding the pattern's most selective
+// anchor: the entries starting with its literal prefix, or those with a
+// part starting or ending with the text a dot bounds in it, whichever are
+// fewest (counted without being listed). Only they are matched.
+func (ix *Index) AppendMatches(dst []int32, g *Glob) []int32 {
+	t := ix.textSide()
+	n0 := len(dst)
+	c := t.candidates(g, ix)
+	switch c.kind {
+	case candAll:
+		for i := range ix.Len() {
+			if g.Match(ix.Text(i)) {
+				dst = append(dst, int32(i))
+			}
+		}
+		return dst
+	case candSorted:
+		for _, id := range t.byText[c.lo:c.hi] {
+			if g.Match(ix.Text(int(id))) {
+				dst = append(dst, id)
+			}
+		}
+	default:
+		for k := c.lo; k < c.hi; k++ {
+			p := k
+			if c.kind == candPartSuffix {
+				p = int(t.rev[k])
+			}
+			for _, id := range t.post[t.first[p]:t.first[p+1]] {
+				if g.Match(ix.Text(int(id))) {
+					dst = append(dst, id)
+				}
+			}
+		}
+	}
+	found := dst[n0:]
+	slices.Sort(found)
+	return dst[:n0+len(slices.Compact(found))]
+}
+
+func (ix *Index) textSide() *textIndex {
+	ix.textsOnce.Do(func() { ix.texts = newTextIndex(ix) })
+	return ix.texts
+}
