@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -73,6 +74,12 @@ type Options struct {
 	// Overlays in OverlayDir still pair by app name: naming the directory
 	// asks for them.
 	NoInferFromDir bool
+	// Known, when set, is asked about each base and overlay a unit takes,
+	// with what the file is (fs.Stat) before it is read: a file it
+	// reports known is not read, and its File is Deferred. A server
+	// reloading its trees knows the files whose identity it has seen, and
+	// reads only those whose units it must check again (ReadDeferred).
+	Known func(name string, info fs.FileInfo) bool
 }
 
 // Mount makes a file or directory of the check's file system appear at a
@@ -156,8 +163,30 @@ func ValidOverlayName(name string) bool {
 type File struct {
 	Display string // as reported (check.md §3.4)
 	Name    string // the name it was read from in the check's file system; "" when it names nothing there
-	Data    []byte // nil when Err is set
+	Data    []byte // nil when Err is set or the file is Deferred
 	Err     error  // why the file could not be read
+	// Deferred: Options.Known vouched for the file, and it was not read.
+	// A unit holding such a file is checked only once ReadDeferred read it;
+	// until then CheckUnit reports the file as unreadable.
+	Deferred bool
+}
+
+// ErrDeferred is what checking a unit reports of a file Options.Known kept
+// the plan from reading, when no one read it since.
+var ErrDeferred = errors.New("the file was not read: it was deferred to a reader that never read it")
+
+// ReadDeferred reads a Deferred file of the plan, as the plan would have
+// (through its file system, within its document size), and reports what
+// the file was when read, for the caller to compare with what it vouched
+// for: whether it is still the file the plan saw is the caller's to judge.
+// The file system must still be open.
+func (p *Plan) ReadDeferred(f *File) (fs.FileInfo, error) {
+	data, info, err := ReadFile(p.tree.fsys, f.Name, p.tree.limit)
+	if err != nil {
+		return info, err
+	}
+	f.Data, f.Deferred = data, false
+	return info, nil
 }
 
 // Input is a file the plan read, with what it was when read: a caller that
@@ -214,6 +243,7 @@ type Plan struct {
 	Inputs []Input
 
 	inputs   Inputs
+	tree     tree // where the files were read, for ReadDeferred
 	strict   bool
 	noInfer  bool      // Options.NoInferFromDir
 	owners   int       // how many owners files were named
@@ -463,10 +493,17 @@ func (p *planner) candidates(b *planFile) []*planFile {
 	return out
 }
 
-// read reads a governance file once, however many units take it.
-func (p *planner) read(f *planFile) *File {
+// read reads a governance file once, however many units take it. A file
+// Options.Known vouches for is not read when deferrable (it belongs to a
+// unit: an overlay no unit takes is checked by the report itself).
+func (p *planner) read(f *planFile, deferrable bool) *File {
 	if f.file == nil {
-		rf := p.readFile(f.display)
+		var rf File
+		if deferrable && p.opts.Known != nil {
+			rf = p.deferFile(f.display)
+		} else {
+			rf = p.readFile(f.display)
+		}
 		f.file = &rf
 	}
 	return f.file
@@ -484,11 +521,28 @@ func (p *planner) readFile(display string) File {
 	return f
 }
 
+// deferFile is readFile for a file Options.Known may vouch for: it is
+// looked at first and read only when Known does not know it.
+func (p *planner) deferFile(display string) File {
+	n, ok := p.tree.name(display)
+	if !ok {
+		return p.readFile(display)
+	}
+	info, err := fs.Stat(p.tree.fsys, n)
+	if err != nil || !info.Mode().IsRegular() || !p.opts.Known(n, info) {
+		return p.readFile(display)
+	}
+	f := File{Display: display, Name: n, Deferred: true}
+	p.files = append(p.files, Input{File: f, Info: info})
+	return f
+}
+
 func (p *planner) plan(ctx context.Context) (*Plan, error) {
 	out := &Plan{
 		Registry:     p.registry,
 		Placeholders: p.placeholders,
 		inputs:       p.inputs(),
+		tree:         p.tree,
 		strict:       p.opts.Strict,
 		noInfer:      p.opts.NoInferFromDir,
 		owners:       len(p.opts.Owners),
@@ -506,15 +560,15 @@ func (p *planner) plan(ctx context.Context) (*Plan, error) {
 				return nil, err
 			}
 		}
-		u := Unit{App: appName(b.display), Base: *p.read(b), Env: env}
+		u := Unit{App: appName(b.display), Base: *p.read(b, true), Env: env}
 		for _, o := range p.candidates(b) {
-			u.Overlays = append(u.Overlays, *p.read(o))
+			u.Overlays = append(u.Overlays, *p.read(o, true))
 		}
 		out.Units[i] = u
 	}
 	for _, o := range p.pool {
 		if !o.paired {
-			out.Unpaired = append(out.Unpaired, *p.read(o))
+			out.Unpaired = append(out.Unpaired, *p.read(o, false))
 		}
 	}
 	out.Inputs = p.files

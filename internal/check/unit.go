@@ -128,7 +128,11 @@ func (c *unitChecker) load(f File, schema string, overlay bool) *loadedFile {
 		}
 		c.add(fd)
 	}
-	l, values := parseYAML(f.Data, f.Err, f.Display, fail)
+	err := f.Err
+	if f.Deferred {
+		err = ErrDeferred
+	}
+	l, values := parseYAML(f.Data, err, f.Display, fail)
 	c.values += values
 	if l == nil {
 		lf.hasError = true

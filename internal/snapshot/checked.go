@@ -40,11 +40,11 @@ func (l *Loader) Check(ctx context.Context, prev *Checked) (*Checked, error) {
 }
 
 func (l *Loader) check(ctx context.Context, known units, workers int) (*Checked, error) {
-	r, err := l.read(ctx, nil, nil)
+	r, err := l.read(ctx, nil, known)
 	if err != nil {
 		return nil, err
 	}
-	built, next, rep, err := checkUnits(ctx, r, known, workers)
+	built, next, rep, err := checkUnits(ctx, r, workers)
 	if err != nil {
 		return nil, err
 	}

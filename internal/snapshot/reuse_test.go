@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/treegen"
@@ -32,6 +33,10 @@ func served(t *testing.T, s *Snapshot) []string {
 		t.Fatal(err)
 	}
 	out := []string{s.Revision, string(report), string(s.AppsBody()), fmt.Sprint(s.Counts)}
+	for _, overlays := range []bool{false, true} {
+		body, _ := s.GraphBody(overlays, graph.JSON)
+		out = append(out, string(body))
+	}
 	for _, a := range s.Apps() {
 		out = append(out, string(s.AppBody(a)))
 	}
@@ -241,7 +246,7 @@ func TestReuseFollowsEdits(t *testing.T) {
 // again from the generated tree, so that edits do not pile up into a tree
 // that is never served.
 func TestReuseRandomEdits(t *testing.T) {
-	tree := treegen.Generate(treegen.Options{Apps: 8, Sources: 160, Seed: 3, OverlayShare: 0.5})
+	tree := treegen.Generate(treegen.Options{Apps: 8, Sources: 160, Seed: 3, OverlayShare: 0.5, DependsOn: 4})
 	dir := t.TempDir()
 	if err := tree.Write(dir); err != nil {
 		t.Fatal(err)
@@ -275,6 +280,9 @@ func TestReuseRandomEdits(t *testing.T) {
 		replace("license:", "licence:"),
 		replace("sources:", "sources: ["),
 		add("  datasets.ds_extra_*:\n    tags: [x]\n"),
+		// The graph: an input every app's keys match, one no key matches.
+		replace("depends_on:\n", "depends_on:\n  - dataset: datasets.*\n"),
+		replace("depends_on:\n", "depends_on:\n  - dataset: datasets.nowhere_*\n"),
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: tree.Options.OverlayName}}
@@ -371,7 +379,10 @@ func TestUnitKeyCoversTheUnit(t *testing.T) {
 			t.Errorf("changing %s leaves the unit key as it was: a rule reading it would serve a stale unit", leaf.name)
 		}
 	}
-	if n, want := len(unitLeaves()), countLeaves(reflect.TypeOf(check.Unit{})); n != want {
+	// File.Deferred is the one field left out: a file is deferred only
+	// when the digest the key reads stands for its bytes, and a unit to be
+	// checked has its deferred files read first (reading.sortUnits).
+	if n, want := len(unitLeaves()), countLeaves(reflect.TypeOf(check.Unit{}))-1; n != want {
 		t.Errorf("the test changes %d fields of check.Unit, which has %d: add the new field to unitLeaves and to unitKey", n, want)
 	}
 }
@@ -439,4 +450,49 @@ func countLeaves(t reflect.Type) int {
 func cloneUnit(u check.Unit) check.Unit {
 	u.Overlays = slices.Clone(u.Overlays)
 	return u
+}
+
+// TestReadDefersKnownFiles: a reading after one file changed reads that
+// file alone; the files of the units it reuses are vouched for by their
+// identity and never read, and a unit it must check again (its owner's
+// entry changed) has its files read, though they did not change.
+func TestReadDefersKnownFiles(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 4, Sources: 40, Seed: 5, OverlayShare: -1})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
+	store := NewStore(loader)
+	reloadAndCompare(t, store, loader, true, "first load")
+	testfs.Replace(t, dir, "apps/app_001/governance.yaml", "expose: true", "expose: false")
+	r, err := loader.read(context.Background(), store.digests, store.cur.Load().units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range r.plan.Units {
+		changed := u.App == "app_001"
+		if got := r.reuse[i] == nil; got != changed {
+			t.Errorf("%s: to be checked %v, want %v", u.App, got, changed)
+		}
+		if changed && (u.Base.Deferred || u.Base.Data == nil) {
+			t.Errorf("%s: the changed file was not read", u.App)
+		}
+		if !changed && (!u.Base.Deferred || u.Base.Data != nil) {
+			t.Errorf("%s: an unchanged file was read", u.App)
+		}
+	}
+	// Every owner renamed: every unit asked after one, so each is checked
+	// again, and its unchanged file must be read for it.
+	testfs.ReplaceAll(t, dir, "owners.yaml", "name: Organisation ", "name: Organization ")
+	r, err = loader.read(context.Background(), store.digests, store.cur.Load().units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range r.plan.Units {
+		if r.reuse[i] != nil || u.Base.Deferred || u.Base.Data == nil {
+			t.Errorf("%s: reused %v, deferred %v after its owner changed", u.App, r.reuse[i] != nil, u.Base.Deferred)
+		}
+	}
+	reloadAndCompare(t, store, loader, false, "owners renamed")
 }

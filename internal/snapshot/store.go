@@ -45,10 +45,9 @@ type Store struct {
 
 	mu sync.Mutex // one reload at a time
 	// digests are the files of the last reading, whatever its outcome:
-	// a file whose identity did not change is not hashed again, and cache
-	// holds their bytes, so it is not read again either.
+	// a file whose identity did not change is not hashed again, nor read
+	// unless a unit holding it is checked again.
 	digests     digests
-	cache       *fileCache
 	lastTried   string // the revision the last completed reload examined
 	last        atomic.Pointer[ReloadStatus]
 	running     atomic.Pointer[time.Time] // when the reload under way started; nil when none
@@ -70,7 +69,7 @@ func NewStore(l *Loader) *Store { return NewStoreWith(l, StoreOptions{}) }
 
 // NewStoreWith is NewStore with options.
 func NewStoreWith(l *Loader, opts StoreOptions) *Store {
-	return &Store{loader: l, opts: opts, cache: newFileCache()}
+	return &Store{loader: l, opts: opts}
 }
 
 // Current is the snapshot being served, or nil before the first successful load.
@@ -143,7 +142,11 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		s.reloaded.notify()
 	}()
 
-	r, err := s.loader.read(ctx, s.digests, s.cache)
+	var known units
+	if cur != nil {
+		known = cur.units
+	}
+	r, err := s.loader.read(ctx, s.digests, known)
 	if err != nil {
 		s.fail(st, err)
 		return st
@@ -238,7 +241,6 @@ func (n *notifier) notify() {
 func (s *Store) Rescan(ctx context.Context) *ReloadStatus {
 	s.mu.Lock()
 	s.digests = nil
-	s.cache.forget()
 	s.mu.Unlock()
 	return s.Reload(ctx, false)
 }
