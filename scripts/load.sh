@@ -6,8 +6,12 @@
 #
 #   scripts/load.sh                       # 100 000 sources, ~47 MB of YAML
 #   SOURCES=10000 DURATION=10 scripts/load.sh
+#   SHAPE=pipelines scripts/load.sh       # 100 000 sources in 1 000 apps, ~48 MB
 #
-# Knobs (environment): SOURCES (100000), APPS (SOURCES/1000), DESCRIPTION (225
+# Knobs (environment): SHAPE (apps: few large apps; pipelines: many small ones
+# with globs of every kind and depends_on entries between them,
+# treegen.GeneratePipelines), SOURCES (100000), APPS (SOURCES/1000 for apps,
+# SOURCES/100 for pipelines), DESCRIPTION (225
 # bytes of prose a source: the Python baseline's ~470 bytes a source), DURATION
 # seconds per throughput run (8), ROUNDS of bare/governanced pairs (5: the
 # ratio reported is the median of the rounds' ratios, each from two runs next to
@@ -28,8 +32,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SHAPE=${SHAPE:-apps}
 SOURCES=${SOURCES:-100000}
-APPS=${APPS:-$(( SOURCES / 1000 > 0 ? SOURCES / 1000 : 1 ))}
+case $SHAPE in
+  apps) APPS=${APPS:-$(( SOURCES / 1000 > 0 ? SOURCES / 1000 : 1 ))} ;;
+  pipelines) APPS=${APPS:-$(( SOURCES / 100 > 0 ? SOURCES / 100 : 1 ))} ;;
+  *) echo "load.sh: SHAPE is apps or pipelines, not $SHAPE" >&2; exit 1 ;;
+esac
 DESCRIPTION=${DESCRIPTION:-225}
 DURATION=${DURATION:-8}
 ROUNDS=${ROUNDS:-5}
@@ -77,9 +86,11 @@ mkdir -p "$WORK/bin"
 CGO_ENABLED=0 go build -trimpath -o "$WORK/bin/" ./cmd/governanced ./cmd/gentree ./cmd/barehttp
 
 say "== tree"
-"$WORK/bin/gentree" -out "$WORK" -sources "$SOURCES" -apps "$APPS" -description "$DESCRIPTION"
+"$WORK/bin/gentree" -out "$WORK" -shape "$SHAPE" -sources "$SOURCES" -apps "$APPS" -description "$DESCRIPTION"
 TREE=$WORK/tree
 IDS=$WORK/ids.txt
+FIRST_APP=$(ls "$TREE/apps" | head -n 1)
+MIDDLE_APP=$(ls "$TREE/apps" | awk -v n="$APPS" 'NR == int(n / 2) + 1')
 
 # rss PID FIELD: a /proc/PID/status memory line in MiB.
 rss() { awk -v f="$2:" '$1 == f { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
@@ -120,7 +131,31 @@ say "load duration (server's own): $(curl -s "$GOV/status" | grep -o '"duration_
 say "counts: $(curl -s "$GOV/status" | grep -o '"counts":{[^}]*}')"
 yaml_bytes=$(find "$TREE" -name '*.yaml' -exec cat {} + | wc -c)
 say "yaml bytes: $yaml_bytes"
-say "peak RSS during the cold load: $(rss "$gov" VmHWM) MiB"
+cold_peak=$(rss "$gov" VmHWM)
+say "COLD peak_rss=${cold_peak}MiB ratio_to_yaml=$(awk -v p="$cold_peak" -v y="$yaml_bytes" 'BEGIN { printf "%.2f", p * 1048576 / y }') (target <= 5.00)"
+
+# One app's base file edited, a literal source appended, then SIGHUP (the
+# watcher would too, after its debounce): how long until the new key is
+# served as an exact match, reading another dataset meanwhile.
+edited=$TREE/apps/$MIDDLE_APP/governance.yaml
+cp "$edited" "$WORK/edited.bak"
+new_key="datasets.appended.z_${MIDDLE_APP}_edit"
+printf '  %s:\n    title: appended\n' "$new_key" >>"$edited"
+probe=$(head -n 1 "$IDS")
+t0=$(date +%s.%N)
+kill -HUP "$gov"
+reads=0 failed=0
+until curl -fs "$GOV/datasets/$new_key/rule" 2>/dev/null | grep -q '"kind":"exact"'; do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$GOV/datasets/$probe/rule")
+  reads=$((reads + 1))
+  [ "$code" = 200 ] || failed=$((failed + 1))
+  [ "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a > 120) }')" = 0 ] || die "the edited app was not served within 120 s"
+done
+t1=$(date +%s.%N)
+say "EDIT one app (a literal source appended) until served: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s (target < 1), reads meanwhile $reads, failed $failed; $(curl -s "$GOV/status" | grep -o '"units_[a-z]*":[0-9]*' | tr '\n' ' ')"
+cp "$WORK/edited.bak" "$edited"
+kill -HUP "$gov"
+sleep 1
 
 # The bare handler's body is the size of a typical rule response.
 size=$(head -n 2000 "$IDS" | awk 'NR % 4 == 1' | while read -r id; do
@@ -234,13 +269,13 @@ reload_window() {
       # so every app's answers from the registry change and every unit is
       # checked and built again.
       if (( i % 2 )); then
-        sed -i 's/name: Organisation /name: Organization /' "$TREE/owners.yaml"
+        sed -i 's/Organisation/Organization/' "$TREE/owners.yaml"
       else
-        sed -i 's/name: Organization /name: Organisation /' "$TREE/owners.yaml"
+        sed -i 's/Organization/Organisation/' "$TREE/owners.yaml"
       fi
     elif (( i % 3 == 1 )); then
       # The watcher debounces and reloads.
-      printf '# reload %d under load\n' "$i" >>"$TREE/apps/app_000/governance.yaml"
+      printf '# reload %d under load\n' "$i" >>"$TREE/apps/$FIRST_APP/governance.yaml"
     elif (( i % 3 == 2 )); then
       kill -HUP "$gov"
     else
@@ -271,4 +306,4 @@ reload_window incremental "$INCREMENTAL_DURATION"
 reload_window full "$RELOAD_DURATION"
 peak_rss=$(rss "$gov" VmHWM)
 awk -v rs="$steady_rss" -v pk="$peak_rss" -v y="$yaml_bytes" 'BEGIN {
-  printf "MEMORY steady_rss=%dMiB (%.1fx the YAML: the live heap and the collector'"'"'s headroom; the <= 5x target is the live heap, BenchmarkReload'"'"'s retained/yaml) peak_rss_during_reloads=%dMiB ratio=%.2f (target <= 2.00)\n", rs, rs * 1048576 / y, pk, pk / rs }'
+  printf "MEMORY steady_rss=%dMiB (%.1fx the YAML) peak_rss_during_reloads=%dMiB (%.1fx the YAML, target <= 5) ratio_to_steady=%.2f (target <= 2.00)\n", rs, rs * 1048576 / y, pk, pk * 1048576 / y, pk / rs }'

@@ -40,6 +40,55 @@ func genTreeWith(b *testing.B, opts treegen.Options) (*Loader, *treegen.Tree) {
 	}}, tree
 }
 
+// pipelineApps are the sizes of the many-pipelines benchmarks: apps of 100
+// sources each (treegen.GeneratePipelines), 10 000 and 100 000 sources.
+var pipelineApps = []int{100, 1000}
+
+// genPipelines writes a many-pipelines tree of apps apps and returns the
+// loader serving it.
+func genPipelines(b *testing.B, apps int) (*Loader, *treegen.Tree) {
+	b.Helper()
+	tree := treegen.GeneratePipelines(treegen.PipelinesOptions{Apps: apps, Sources: 100, Seed: 1})
+	dir := b.TempDir()
+	if err := tree.Write(dir); err != nil {
+		b.Fatal(err)
+	}
+	return &Loader{Inputs: Inputs{
+		Trees:       []string{dir},
+		Owners:      []string{filepath.Join(dir, "owners.yaml")},
+		OverlayName: tree.Options.OverlayName,
+	}}, tree
+}
+
+// BenchmarkBuildPipelines is BenchmarkBuildGenerated for a platform's
+// many small pipelines: globs of every kind and depends_on entries on other
+// apps' schemas, so the dependency graph and the globs' index are most of
+// what differs from the few-large-apps shape.
+func BenchmarkBuildPipelines(b *testing.B) {
+	for _, apps := range pipelineApps {
+		b.Run(fmt.Sprintf("%d-apps", apps), func(b *testing.B) {
+			l, tree := genPipelines(b, apps)
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			var s *Snapshot
+			for b.Loop() {
+				var err error
+				if s, err = l.Build(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(s.GraphCounts().Edges), "edges")
+			s = nil
+			base := heapInUse()
+			s, _ = l.Build(context.Background())
+			retained := heapInUse() - base
+			runtime.KeepAlive(s)
+			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+		})
+	}
+}
+
 func heapInUse() uint64 {
 	runtime.GC()
 	runtime.GC()
@@ -181,6 +230,38 @@ func BenchmarkReload(b *testing.B) {
 			}
 		}
 	})
+	for _, apps := range pipelineApps {
+		// Many pipelines: a literal source appended to one app, whose
+		// depends_on entries and keys are all the graph matches again.
+		b.Run(fmt.Sprintf("one-file/pipelines-%d-apps", apps), func(b *testing.B) {
+			l, tree := genPipelines(b, apps)
+			base := heapInUse()
+			store := NewStoreWith(l, StoreOptions{Workers: 1})
+			if st := store.Reload(context.Background(), true); st.Outcome != Activated {
+				b.Fatal(st.Err)
+			}
+			file := fmt.Sprintf("apps/app_%04d/governance.yaml", apps/2)
+			p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
+			orig := tree.Files[file]
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				edited := fmt.Appendf(slices.Clip(orig), "  datasets.appended.edit_%d:\n    title: appended\n", i)
+				if err := os.WriteFile(p, edited, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				if st := store.Reload(context.Background(), false); st.Outcome != Activated || st.UnitsBuilt != 1 {
+					b.Fatalf("%v (%v): %d built, want 1", st.Outcome, st.Err, st.UnitsBuilt)
+				}
+			}
+			b.StopTimer()
+			retained := heapInUse() - base
+			runtime.KeepAlive(store)
+			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+		})
+	}
 	for _, kind := range []string{"one-file", "owners"} {
 		for _, n := range scaleSizes {
 			b.Run(fmt.Sprintf("%s/%d", kind, n), func(b *testing.B) {
