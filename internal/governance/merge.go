@@ -15,8 +15,16 @@ import (
 // (AppendProvenanceJSON) come from the side whose value the merge takes, and
 // the combined fields list every stating layer.
 func MergeRules(base, override *Rule) *Rule {
-	r := &Rule{}
+	// The result owns its positions and its layer list, in one allocation
+	// with it: a merge made per request allocates once.
+	m := &mergedRule{}
+	r := &m.rule
 	*r = *base
+	r.positions = append(m.positions[:0], base.positions...)
+	if base.layers != nil && len(*base.layers) < len(m.layerArray) {
+		m.layers = append(m.layerArray[:0], *base.layers...)
+		r.layers = &m.layers
+	}
 	r.Set = base.Set | override.Set
 	// The merged rule's provenance entries are built here, on the stack, and
 	// copied once; most merges change none of the base's.
@@ -113,6 +121,14 @@ func MergeRules(base, override *Rule) *Rule {
 	}
 	r.prov = p.finish(out)
 	return r
+}
+
+// mergedRule is a merge's result with room for what it owns.
+type mergedRule struct {
+	rule       Rule
+	positions  [numFields]position
+	layerArray [4]*Layer // the layers of a base and its overlay: every rule a tree serves
+	layers     layerList
 }
 
 // MergeOwnership is the ownership MergeRules gives a merge: the override's

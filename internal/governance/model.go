@@ -70,21 +70,22 @@ type Origin struct {
 }
 
 // position is an Origin as a rule stores it: the layer as a slot in the
-// rule's own layer list, so that the per-field array holds no pointer. A
-// pointer per field would make the collector scan most of every rule and
-// look up the same few layers over and over, on every cycle, for as long as
-// a large tree is served: time a serving process takes from its requests
+// rule's own layer list, so that the positions hold no pointer. A pointer
+// per field would make the collector scan most of every rule and look up
+// the same few layers over and over, on every cycle, for as long as a
+// large tree is served: time a serving process takes from its requests
 // (BenchmarkCollectGenerated in internal/snapshot measures a cycle).
 type position struct {
 	Line   int32
 	Column int32
-	layer  uint8 // 0: no layer (a field no file stated); else a slot of Rule.layers, from 1
+	field  Field
+	layer  uint8 // 0: no layer (a field no file stated); else a slot of the rule's layers, from 1
 }
 
-// ruleLayers is how many layers a rule holds without a second allocation:
-// the defaults and a source block of a base and of its overlay, which is
-// every rule a tree serves.
-const ruleLayers = 4
+// layerList is the layers a rule's positions name, by slot. Rules share
+// one: every rule a document block gives names the same layer, and a list
+// is never changed once a rule holds it (layerSlot makes a new one).
+type layerList []*Layer
 
 // Layer is one part of one file contributing to a rule: a document's
 // defaults or its sources blocks, in a base document or an overlay. Parsing
@@ -140,78 +141,92 @@ type Rule struct {
 	Dataspace          *Dataspace // nil when none
 	Extra              []ExtraField
 
-	// The layers the stated fields came from, in the order first met; a rule
-	// merged from more than ruleLayers layers keeps the rest in *more, which
-	// copies of a rule share and so is replaced, never appended to. prov is
-	// the provenance of the paths below the top level (see provenance), nil
-	// when the rule states none. They are the last pointers of the struct,
-	// so the collector stops scanning a rule here; more is a pointer rather
-	// than a slice so that prov fits in a 512-byte rule.
-	layers [ruleLayers]*Layer
-	more   *[]*Layer
-	prov   []pathPosition
+	// The layers the stated fields came from, in the order first met,
+	// shared with other rules and so replaced, never changed. positions
+	// are where the stated fields were written, by field, one per field in
+	// Set; prov is the provenance of the paths below the top level (see
+	// provenance), nil when the rule states none. Copies of a rule share
+	// both slices: they are replaced, never written into, once shared.
+	// Keeping the positions of the stated fields only, and the layers in a
+	// shared list, keeps a rule at 288 bytes: a tree holds one per sources
+	// key.
+	layers    *layerList
+	prov      []pathPosition
+	positions []position
 
-	Set       FieldSet
-	positions [numFields]position
+	Set FieldSet
 }
 
 // Origin is where field f's value was written; its Layer is nil when no file
 // stated f.
 func (r *Rule) Origin(f Field) Origin {
-	p := r.positions[f]
+	p := r.pos(f)
 	return Origin{Layer: r.layerAt(p.layer), Line: p.Line, Column: p.Column}
 }
 
-// setOrigin records that f's value was written at o.
+// pos is field f's position; the zero position when none is recorded.
+func (r *Rule) pos(f Field) position {
+	for _, p := range r.positions {
+		if p.field == f {
+			return p
+		}
+	}
+	return position{}
+}
+
+// setOrigin records that f's value was written at o. Only a rule that owns
+// its positions (one being parsed, or a merge's result: MergeRules) records
+// an origin.
 func (r *Rule) setOrigin(f Field, o Origin) {
-	r.positions[f] = position{Line: o.Line, Column: o.Column, layer: r.layerSlot(o.Layer)}
+	r.positions = withPosition(r.positions, position{Line: o.Line, Column: o.Column, field: f, layer: r.layerSlot(o.Layer)})
+}
+
+// withPosition puts p in ps, ordered by field, replacing the field's.
+func withPosition(ps []position, p position) []position {
+	i, found := slices.BinarySearchFunc(ps, p.field, func(q position, f Field) int { return int(q.field) - int(f) })
+	if found {
+		ps[i] = p
+		return ps
+	}
+	return slices.Insert(ps, i, p)
 }
 
 // takeOrigin gives f the place it has in from, whose value r takes.
 func (r *Rule) takeOrigin(f Field, from *Rule) { r.setOrigin(f, from.Origin(f)) }
 
 func (r *Rule) layerAt(slot uint8) *Layer {
-	switch {
-	case slot == 0:
+	if slot == 0 {
 		return nil
-	case int(slot) <= ruleLayers:
-		return r.layers[slot-1]
 	}
-	return (*r.more)[int(slot)-1-ruleLayers]
+	return (*r.layers)[slot-1]
 }
 
-// layerSlot is l's slot in r, taking a new one when l is not there yet.
+// layerSlot is l's slot in r, taking a new one when l is not there yet. A
+// list with room to spare is the rule's own (MergeRules gives its result
+// one) and grows in place; a full one may be shared, and is replaced.
 func (r *Rule) layerSlot(l *Layer) uint8 {
 	if l == nil {
 		return 0
 	}
-	for i, have := range r.layers {
-		if have == l {
-			return uint8(i + 1)
-		}
-		if have == nil {
-			r.layers[i] = l
-			return uint8(i + 1)
-		}
+	var have layerList
+	if r.layers != nil {
+		have = *r.layers
 	}
-	var more []*Layer
-	if r.more != nil {
-		more = *r.more
+	if i := slices.Index(have, l); i >= 0 {
+		return uint8(i + 1)
 	}
-	for i, have := range more {
-		if have == l {
-			return uint8(i + 1 + ruleLayers)
-		}
-	}
-	if len(more)+ruleLayers >= math.MaxUint8 {
+	if len(have) >= math.MaxUint8 {
 		// Every merge adds at most the layers of its override, and a tree
 		// merges a base with one overlay: this is a caller merging in a loop.
 		panic("governance: a rule merged from more than 255 layers")
 	}
-	// Copies of the rule share *r.more: a new list, never an append in place.
-	more = append(slices.Clip(more), l)
-	r.more = &more
-	return uint8(len(more) + ruleLayers)
+	if len(have) < cap(have) {
+		*r.layers = append(have, l)
+	} else {
+		more := append(have, l)
+		r.layers = &more
+	}
+	return uint8(len(have) + 1)
 }
 
 // RowFilter is one row_filters entry, kept as what its consumers read: its

@@ -70,6 +70,7 @@ type parser struct {
 	file     string
 	layer    *Layer // of the block being read: the document's defaults or its sources
 	warnings []Warning
+	vals     values
 }
 
 // parseDoc reads a document; its defaults and its sources blocks are two
@@ -173,7 +174,7 @@ func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
 		}
 		v = inner
 	}
-	return parseRule(v, path, p.layer)
+	return p.vals.parseRule(v, path, p.layer)
 }
 
 // ParseRule reads one block (bare or nested under governance:) as written, with
@@ -188,10 +189,14 @@ func ParseRule(block *yaml11.Node, file string) (*Rule, error) {
 	return r, nil
 }
 
-func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
-	r := &Rule{}
-	// The provenance of the paths below the top level and of the extra keys,
-	// gathered on the stack and copied once, sorted.
+func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
+	r := &Rule{layers: vs.layerList(layer)}
+	slot := r.layerSlot(layer)
+	// The positions of the fields, and the provenance of the paths below
+	// the top level and of the extra keys, gathered on the stack and copied
+	// once, sorted.
+	var posBuf [numFields]position
+	pos := posBuf[:0]
 	var buf [16]pathPosition
 	prov := buf[:0]
 	at := func(key string) string {
@@ -209,10 +214,10 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 		if !known {
 			if !r.Set.Has(FieldExtra) {
 				r.Set.add(FieldExtra)
-				r.setOrigin(FieldExtra, Origin{Layer: layer, Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column)})
+				pos = withPosition(pos, position{Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column), field: FieldExtra, layer: slot})
 			}
 			prov = append(prov, pathPosition{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), index: uint32(len(r.Extra)),
-				layer: r.positions[FieldExtra].layer, code: pathExtra})
+				layer: slot, code: pathExtra})
 			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v})
 			continue
 		}
@@ -220,15 +225,18 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 		// field of every source would allocate for every field of a large
 		// load. So a field is parsed without it, and parsed again with it when
 		// it fails: nothing but the message depends on the path.
-		if err := r.parseField(f, v, ""); err != nil {
-			if named := r.parseField(f, v, at(key)); named != nil {
+		if err := vs.parseField(r, f, v, ""); err != nil {
+			if named := vs.parseField(r, f, v, at(key)); named != nil {
 				err = named
 			}
 			return nil, err
 		}
 		r.Set.add(f)
-		r.setOrigin(f, Origin{Layer: layer, Line: int32(v.Pos.Line), Column: int32(v.Pos.Column)})
-		prov = parsedPaths(prov, f, v, r.positions[f].layer)
+		pos = withPosition(pos, position{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), field: f, layer: slot})
+		prov = parsedPaths(prov, f, v, slot)
+	}
+	if len(pos) > 0 {
+		r.positions = slices.Clone(pos)
 	}
 	if len(prov) > 0 {
 		slices.SortStableFunc(prov, func(a, b pathPosition) int { return int(a.code) - int(b.code) })
@@ -239,49 +247,51 @@ func parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 
 // parseField parses the value of field f into r; fp is the field's path, for
 // errors only.
-func (r *Rule) parseField(f Field, v *yaml11.Node, fp string) error {
+func (vs *values) parseField(r *Rule, f Field, v *yaml11.Node, fp string) error {
 	var err error
 	switch f {
+	// A title and a description name one dataset: not worth looking up
+	// among the values the document shares.
 	case FieldTitle:
-		r.Title, err = parseOptString(v, fp)
+		r.Title, err = (*values)(nil).optString(v, fp)
 	case FieldDescription:
-		r.Description, err = parseOptString(v, fp)
+		r.Description, err = (*values)(nil).optString(v, fp)
 	case FieldLicense:
-		r.License, err = parseOptString(v, fp)
+		r.License, err = vs.optString(v, fp)
 	case FieldAttribution:
-		r.Attribution, err = parseOptString(v, fp)
+		r.Attribution, err = vs.optString(v, fp)
 	case FieldAccessLevel:
-		r.AccessLevel, err = parseOptString(v, fp)
+		r.AccessLevel, err = vs.optString(v, fp)
 	case FieldAccessRequirements:
-		r.AccessRequirements, err = parseOptString(v, fp)
+		r.AccessRequirements, err = vs.optString(v, fp)
 	case FieldClassification:
-		r.Classification, err = parseOptString(v, fp)
+		r.Classification, err = vs.optString(v, fp)
 	case FieldDocumentationURL:
-		r.DocumentationURL, err = parseOptString(v, fp)
+		r.DocumentationURL, err = vs.optString(v, fp)
 	case FieldSourceSystem:
-		r.SourceSystem, err = parseOptString(v, fp)
+		r.SourceSystem, err = vs.optString(v, fp)
 	case FieldUserFilterColumn:
-		r.UserFilterColumn, err = parseOptString(v, fp)
+		r.UserFilterColumn, err = vs.optString(v, fp)
 	case FieldExpose:
 		if v.Kind != yaml11.Null {
 			var b bool
 			b, err = parseBool(v, fp)
-			r.Expose = &b
+			r.Expose = boolPtr(b)
 		}
 	case FieldOwnership:
-		r.Ownership, err = parseOwnership(v, fp)
+		r.Ownership, err = vs.ownership(v, fp)
 	case FieldTags:
-		r.Tags, err = parseStrings(v, fp)
+		r.Tags, err = vs.strings(v, fp)
 	case FieldRetentionDays:
-		r.RetentionDays, err = parseRetention(v, fp)
+		r.RetentionDays, err = vs.retention(v, fp)
 	case FieldRowFilters:
-		r.RowFilters, err = parseRowFilters(v, fp)
+		r.RowFilters, err = vs.rowFilters(v, fp)
 	case FieldDcat:
-		r.Dcat, err = parseDcat(v, fp)
+		r.Dcat, err = vs.dcat(v, fp)
 	case FieldOntology:
-		r.Ontology, err = parseOntology(v, fp)
+		r.Ontology, err = vs.ontology(v, fp)
 	case FieldDataspace:
-		r.Dataspace, err = parseDataspace(v, fp)
+		r.Dataspace, err = vs.dataspace(v, fp)
 	}
 	return err
 }
@@ -290,13 +300,12 @@ func typeErr(v *yaml11.Node, path, want string) *Error {
 	return errAt(ClassValidation, v, path, "expected %s, got %s", want, yaml11.Describe(v))
 }
 
-func parseOptString(v *yaml11.Node, path string) (*string, error) {
+func (vs *values) optString(v *yaml11.Node, path string) (*string, error) {
 	switch v.Kind {
 	case yaml11.Null:
 		return nil, nil
 	case yaml11.String:
-		s := v.Str
-		return &s, nil
+		return vs.str(v.Str), nil
 	}
 	return nil, typeErr(v, path, "a string or null (quote dates and numbers)")
 }
@@ -365,8 +374,8 @@ func asciiLower(s string) string {
 	return s
 }
 
-// parseRetention applies the reference's integer coercions, bounded to 64 bits.
-func parseRetention(v *yaml11.Node, path string) (*int64, error) {
+// retention applies the reference's integer coercions, bounded to 64 bits.
+func (vs *values) retention(v *yaml11.Node, path string) (*int64, error) {
 	var n int64
 	switch v.Kind {
 	case yaml11.Null:
@@ -404,7 +413,7 @@ func parseRetention(v *yaml11.Node, path string) (*int64, error) {
 	default:
 		return nil, typeErr(v, path, "an integer")
 	}
-	return &n, nil
+	return vs.int(n), nil
 }
 
 // intFromString is the reference's int-from-str: surrounding whitespace, an
@@ -451,11 +460,12 @@ func intFromString(s string) (*big.Int, bool, error) {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func parseStrings(v *yaml11.Node, path string) ([]string, error) {
+func (vs *values) strings(v *yaml11.Node, path string) ([]string, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of strings")
 	}
-	out := make([]string, 0, len(v.Items))
+	var buf [8]string
+	out := buf[:0]
 	for i, it := range v.Items {
 		s, err := parseStringAt(it, func() string { return fmt.Sprintf("%s/%d", path, i) })
 		if err != nil {
@@ -463,10 +473,10 @@ func parseStrings(v *yaml11.Node, path string) ([]string, error) {
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return vs.list(out), nil
 }
 
-func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
+func (vs *values) ownership(v *yaml11.Node, path string) ([]Owner, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of owners")
 	}
@@ -475,7 +485,7 @@ func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
 		// The item's path, joined only for an error.
 		ip := func() string { return fmt.Sprintf("%s/%d", path, i) }
 		if it.Kind != yaml11.Map {
-			out = append(out, Owner{Name: yaml11.PyStr(it), Type: "OWNER"})
+			out = append(out, Owner{Name: vs.text(yaml11.PyStr(it)), Type: "OWNER"})
 			continue
 		}
 		o := Owner{Type: "OWNER"}
@@ -492,12 +502,13 @@ func parseOwnership(v *yaml11.Node, path string) ([]Owner, error) {
 				return nil, err
 			}
 		}
+		o.Name, o.Type = vs.text(o.Name), vs.text(o.Type)
 		out = append(out, o)
 	}
 	return out, nil
 }
 
-func parseRowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
+func (vs *values) rowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of row filters")
 	}
@@ -519,9 +530,9 @@ func parseRowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
 	for i, it := range v.Items {
 		buf.Reset()
 		it.AppendJSON(&buf)
-		out[i].JSON = buf.String()
+		out[i].JSON = vs.bytes(buf.Bytes())
 		if h := it.Get("handler"); h != nil && h.Kind == yaml11.String {
-			out[i].Handler = h.Str
+			out[i].Handler = vs.text(h.Str)
 		}
 	}
 	return out, nil
@@ -538,7 +549,7 @@ func subBlock(v *yaml11.Node, path string) (*yaml11.Node, error) {
 	return nil, typeErr(v, path, "a mapping or null")
 }
 
-func parseDcat(v *yaml11.Node, path string) (*Dcat, error) {
+func (vs *values) dcat(v *yaml11.Node, path string) (*Dcat, error) {
 	m, err := subBlock(v, path)
 	if m == nil {
 		return nil, err
@@ -554,25 +565,25 @@ func parseDcat(v *yaml11.Node, path string) (*Dcat, error) {
 		switch pair.Key.Str {
 		case "publisher_uri":
 			f = DcatPublisherURI
-			d.PublisherURI, err = parseOptString(pair.Value, fp)
+			d.PublisherURI, err = vs.optString(pair.Value, fp)
 		case "themes":
 			f = DcatThemes
-			d.Themes, err = parseStrings(pair.Value, fp)
+			d.Themes, err = vs.strings(pair.Value, fp)
 		case "language_uris":
 			f = DcatLanguageURIs
-			d.LanguageURIs, err = parseStrings(pair.Value, fp)
+			d.LanguageURIs, err = vs.strings(pair.Value, fp)
 		case "spatial_uris":
 			f = DcatSpatialURIs
-			d.SpatialURIs, err = parseStrings(pair.Value, fp)
+			d.SpatialURIs, err = vs.strings(pair.Value, fp)
 		case "accrual_periodicity":
 			f = DcatAccrualPeriodicity
-			d.AccrualPeriodicity, err = parseOptString(pair.Value, fp)
+			d.AccrualPeriodicity, err = vs.optString(pair.Value, fp)
 		case "conforms_to":
 			f = DcatConformsTo
-			d.ConformsTo, err = parseOptString(pair.Value, fp)
+			d.ConformsTo, err = vs.optString(pair.Value, fp)
 		case "temporal":
 			f = DcatTemporal
-			d.Temporal, err = parseTemporal(pair.Value, fp)
+			d.Temporal, err = vs.temporal(pair.Value, fp)
 		default:
 			continue
 		}
@@ -581,23 +592,23 @@ func parseDcat(v *yaml11.Node, path string) (*Dcat, error) {
 		}
 		d.Set |= 1 << f
 	}
-	return d, nil
+	return vs.sameDcat(d), nil
 }
 
-func parseTemporal(v *yaml11.Node, path string) (*Temporal, error) {
+func (vs *values) temporal(v *yaml11.Node, path string) (*Temporal, error) {
 	m, err := subBlock(v, path)
 	if m == nil {
 		return nil, err
 	}
 	t := &Temporal{}
 	if s := m.Get("start"); s != nil {
-		if t.Start, err = parseOptString(s, path+"/start"); err != nil {
+		if t.Start, err = vs.optString(s, path+"/start"); err != nil {
 			return nil, err
 		}
 		t.StartSet = true
 	}
 	if e := m.Get("end"); e != nil {
-		if t.End, err = parseOptString(e, path+"/end"); err != nil {
+		if t.End, err = vs.optString(e, path+"/end"); err != nil {
 			return nil, err
 		}
 		t.EndSet = true
@@ -605,20 +616,20 @@ func parseTemporal(v *yaml11.Node, path string) (*Temporal, error) {
 	return t, nil
 }
 
-func parseOntology(v *yaml11.Node, path string) (*Ontology, error) {
+func (vs *values) ontology(v *yaml11.Node, path string) (*Ontology, error) {
 	m, err := subBlock(v, path)
 	if m == nil {
 		return nil, err
 	}
 	o := &Ontology{}
 	if s := m.Get("spec"); s != nil {
-		if o.Spec, err = parseOptString(s, path+"/spec"); err != nil {
+		if o.Spec, err = vs.optString(s, path+"/spec"); err != nil {
 			return nil, err
 		}
 		o.SpecSet = true
 	}
 	if s := m.Get("spec_file"); s != nil {
-		if o.SpecFile, err = parseOptString(s, path+"/spec_file"); err != nil {
+		if o.SpecFile, err = vs.optString(s, path+"/spec_file"); err != nil {
 			return nil, err
 		}
 		o.SpecFileSet = true
@@ -626,7 +637,7 @@ func parseOntology(v *yaml11.Node, path string) (*Ontology, error) {
 	return o, nil
 }
 
-func parseDataspace(v *yaml11.Node, path string) (*Dataspace, error) {
+func (vs *values) dataspace(v *yaml11.Node, path string) (*Dataspace, error) {
 	m, err := subBlock(v, path)
 	if m == nil {
 		return nil, err
@@ -642,7 +653,7 @@ func parseDataspace(v *yaml11.Node, path string) (*Dataspace, error) {
 		switch pair.Key.Str {
 		case "medallion":
 			f = DSMedallion
-			d.Medallion, err = parseOptString(pair.Value, fp)
+			d.Medallion, err = vs.optString(pair.Value, fp)
 		case "contract_required":
 			f = DSContractRequired
 			d.ContractRequired, err = parseBool(pair.Value, fp)
@@ -652,9 +663,10 @@ func parseDataspace(v *yaml11.Node, path string) (*Dataspace, error) {
 		case "odrl_action":
 			f = DSOdrlAction
 			d.OdrlAction, err = parseString(pair.Value, fp)
+			d.OdrlAction = vs.text(d.OdrlAction)
 		case "purpose":
 			f = DSPurpose
-			d.Purpose, err = parseStrings(pair.Value, fp)
+			d.Purpose, err = vs.strings(pair.Value, fp)
 		case "expose":
 			f = DSExpose
 			d.Expose, err = parseBool(pair.Value, fp)
@@ -666,7 +678,7 @@ func parseDataspace(v *yaml11.Node, path string) (*Dataspace, error) {
 		}
 		d.Set |= 1 << f
 	}
-	return d, nil
+	return vs.sameDataspace(d), nil
 }
 
 func parseDependsOn(v *yaml11.Node) ([]Dependency, error) {
@@ -716,7 +728,8 @@ func ParseDependency(it *yaml11.Node, path string) (Dependency, error) {
 		}
 	}
 	if x := it.Get("description"); x != nil {
-		if d.Description, err = parseOptString(x, path+"/description"); err != nil {
+		var vs *values // one entry: nothing to share
+		if d.Description, err = vs.optString(x, path+"/description"); err != nil {
 			return d, err
 		}
 	}

@@ -269,7 +269,7 @@ func (p *provMerge) tags(out []pathPosition) []pathPosition {
 
 // tagsStatement appends r's tags statement to es when it states tags.
 func tagsStatement(es []pathPosition, r *Rule) []pathPosition {
-	if pos := r.positions[FieldTags]; r.Set.Has(FieldTags) && pos.layer != 0 {
+	if pos := r.pos(FieldTags); r.Set.Has(FieldTags) && pos.layer != 0 {
 		es = append(es, pathPosition{Line: pos.Line, Column: pos.Column, layer: pos.layer})
 	}
 	return es
@@ -405,7 +405,7 @@ func (r *Rule) origin(e pathPosition) Origin {
 func (r *Rule) eachProvenance(fn func(path, extraKey string, e pathPosition, from []pathPosition)) {
 	es := r.prov
 	for f := Field(0); f < FieldExtra; f++ {
-		if p := r.positions[f]; r.Set.Has(f) && p.layer != 0 {
+		if p := r.pos(f); r.Set.Has(f) && p.layer != 0 {
 			var from []pathPosition
 			if f == FieldTags {
 				from = span(&es, pathTagsFrom)
