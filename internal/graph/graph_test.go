@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/celine-eu/governanced/internal/governance"
 )
@@ -354,7 +355,7 @@ func TestFromConfig(t *testing.T) {
 	p := FromConfig("x", "apps/x/governance.yaml", governance.MergeConfigs(base, overlay))
 	want := Pipeline{Name: "x", Path: "apps/x/governance.yaml", Produces: []string{"datasets.a"}, Active: false, Declared: true,
 		DependsOn: []governance.Dependency{{Dataset: "datasets.b"}}}
-	if diff := cmp.Diff(want, p); diff != "" {
+	if diff := cmp.Diff(want, p, cmpopts.IgnoreUnexported(Pipeline{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/keyindex"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -29,6 +30,22 @@ type Pipeline struct {
 	// DependsOn are the entries of depends_on, in order; none when
 	// undeclared.
 	DependsOn []governance.Dependency
+
+	// globs are Produces compiled (nil for a literal key, or all nil when
+	// not at hand): the configuration's own, which matching then does not
+	// compile again.
+	globs []*keyindex.Glob
+}
+
+// glob is key k compiled, nil when it has no metacharacter.
+func (p *Pipeline) glob(k int) *keyindex.Glob {
+	if p.globs != nil {
+		return p.globs[k]
+	}
+	if key := p.Produces[k]; keyindex.HasMeta(key) {
+		return keyindex.Compile(key)
+	}
+	return nil
 }
 
 // App is the part of the name after the last "/": the directory name a
@@ -43,8 +60,15 @@ func appOf(name string) string { return name[strings.LastIndexByte(name, '/')+1:
 func FromConfig(name, path string, cfg *governance.Config) Pipeline {
 	p := Pipeline{Name: name, Path: path, Active: cfg.Active, Declared: cfg.DependsOnSet}
 	p.Produces = make([]string, len(cfg.Sources))
+	keys := cfg.Keys()
 	for i, s := range cfg.Sources {
 		p.Produces[i] = s.Key
+		if g := keys.Glob(i); g != nil {
+			if p.globs == nil {
+				p.globs = make([]*keyindex.Glob, len(cfg.Sources))
+			}
+			p.globs[i] = g
+		}
 	}
 	if cfg.DependsOnSet {
 		p.DependsOn = cfg.DependsOn

@@ -29,7 +29,21 @@ func fnmatch(text, pattern string) bool {
 // ascending order, each once: the entries q matches as a glob (or equals),
 // and the glob entries that match q.
 func lookup(ix *keyindex.Index, q string, dst []int32) []int32 {
-	out := ix.AppendPatterns(ix.AppendTexts(dst[:0], q), q)
+	return lookupGlob(ix, q, nil, dst)
+}
+
+// lookupGlob is lookup for q compiled as g (nil: q has no metacharacter).
+func lookupGlob(ix *keyindex.Index, q string, g *keyindex.Glob, dst []int32) []int32 {
+	var out []int32
+	switch {
+	case g != nil:
+		out = ix.AppendMatches(dst[:0], g)
+	case keyindex.HasMeta(q):
+		out = ix.AppendTexts(dst[:0], q)
+	default:
+		out = ix.AppendEqual(dst[:0], q)
+	}
+	out = ix.AppendPatterns(out, q)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -49,8 +63,9 @@ type keyHit struct{ dep, key int32 }
 func (g *Graph) matchKeys(deps *keyindex.Index, from, to int, keep func(dep int32) bool, dst []keyHit) []keyHit {
 	var ids []int32
 	for p := from; p < to; p++ {
-		for k, key := range g.Pipelines[p].Produces {
-			ids = lookup(deps, key, ids)
+		pl := &g.Pipelines[p]
+		for k, key := range pl.Produces {
+			ids = lookupGlob(deps, key, pl.glob(k), ids)
 			for _, d := range ids {
 				if keep == nil || keep(d) {
 					dst = append(dst, keyHit{dep: d, key: g.keyStart[p] + int32(k)})
