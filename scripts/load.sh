@@ -268,10 +268,11 @@ reload_window() {
       # Every owner's name edited, back and forth: every app names an owner,
       # so every app's answers from the registry change and every unit is
       # checked and built again.
+      # (Only the names: an owner's type is schema:Organization.)
       if (( i % 2 )); then
-        sed -i 's/Organisation/Organization/' "$TREE/owners.yaml"
+        sed -i 's/^\( *name: .*\)Organisation/\1Organization/' "$TREE/owners.yaml"
       else
-        sed -i 's/Organization/Organisation/' "$TREE/owners.yaml"
+        sed -i 's/^\( *name: .*\)Organization/\1Organisation/' "$TREE/owners.yaml"
       fi
     elif (( i % 3 == 1 )); then
       # The watcher debounces and reloads.
