@@ -177,6 +177,9 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
+// BenchmarkNewPatternsOnly builds what resolution reads of the index (its
+// globs filed under their anchors), the side every per-app and tree-wide
+// index builds; the other side is built when first asked.
 func BenchmarkNewPatternsOnly(b *testing.B) {
 	keys := pipelineKeys(benchApps, benchPerApp)
 	b.ReportAllocs()
