@@ -66,9 +66,9 @@ func New(texts []string) *Index {
 }
 
 // Join is one index of the entries of parts, back to back: entry i of
-// parts[k] is entry i + the sum of the lengths of parts[:k]. The compiled
-// globs are the parts' own, shared: joining costs no compilation and no
-// second copy of them.
+// parts[k] is entry i + the sum of the lengths of parts[:k]. The texts and
+// the compiled globs are the parts' own, shared: joining costs no
+// compilation and no second copy of them.
 func Join(parts []*Index) *Index {
 	n := 0
 	for _, p := range parts {
@@ -91,7 +91,9 @@ func Join(parts []*Index) *Index {
 			}
 		}
 	}
-	ix := &Index{exact: strindex.New(texts)}
+	// The parts hold their texts packed: the joined index points at them
+	// rather than copying every key's bytes a second time.
+	ix := &Index{exact: strindex.NewShared(texts)}
 	ix.linkRepeats(texts)
 	ix.fileGlobs(n, globs)
 	return ix

@@ -26,13 +26,21 @@ type Index struct {
 	slots   []uint32 // open addressing, linear probing; 0 is an empty slot
 	offs    []uint32 // key i is keys[offs[i]:offs[i+1]]
 	keys    string   // every key, back to back, in position order
+	list    []string // instead of offs and keys (NewShared): the caller's strings
 }
 
 // New indexes keys by position. A key given more than once is found at its
 // first position, as the first of several equal sources keys is the one that
 // counts. It panics beyond 2³¹ keys or 4 GiB of key bytes, which no tree
 // comes near.
-func New(keys []string) *Index {
+func New(keys []string) *Index { return build(keys, false) }
+
+// NewShared is New for keys whose bytes the caller keeps, packed already
+// (other indexes' keys, joined): the index holds the strings as given
+// instead of a copy of their bytes.
+func NewShared(keys []string) *Index { return build(keys, true) }
+
+func build(keys []string, shared bool) *Index {
 	size := 0
 	for _, k := range keys {
 		size += len(k)
@@ -49,14 +57,18 @@ func New(keys []string) *Index {
 		mask:    uint32(slotCount - 1),
 		posMask: 1<<bits.Len(uint(len(keys))) - 1,
 		slots:   make([]uint32, slotCount),
-		offs:    make([]uint32, len(keys)+1),
 	}
-	packed := make([]byte, 0, size)
-	for i, k := range keys {
-		packed = append(packed, k...)
-		ix.offs[i+1] = uint32(len(packed))
+	if shared {
+		ix.list = keys
+	} else {
+		ix.offs = make([]uint32, len(keys)+1)
+		packed := make([]byte, 0, size)
+		for i, k := range keys {
+			packed = append(packed, k...)
+			ix.offs[i+1] = uint32(len(packed))
+		}
+		ix.keys = string(packed)
 	}
-	ix.keys = string(packed)
 	ix.tagMask = ^ix.posMask
 	for i, k := range keys {
 		h := maphash.String(ix.seed, k)
@@ -109,6 +121,9 @@ func (ix *Index) Lookup(key string) int {
 
 // Key returns the key at position i, as stored in the index.
 func (ix *Index) Key(i int) string {
+	if ix.list != nil {
+		return ix.list[i]
+	}
 	return ix.keys[ix.offs[i]:ix.offs[i+1]]
 }
 
@@ -116,6 +131,9 @@ func (ix *Index) Key(i int) string {
 func (ix *Index) Len() int {
 	if ix == nil {
 		return 0
+	}
+	if ix.list != nil || ix.offs == nil {
+		return len(ix.list)
 	}
 	return len(ix.offs) - 1
 }

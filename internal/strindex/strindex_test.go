@@ -56,15 +56,28 @@ func TestAgainstMap(t *testing.T) {
 				want[keys[i]] = i
 			}
 		}
-		ix := New(keys)
-		for k, w := range want {
-			if got := ix.Lookup(k); got != w {
-				t.Fatalf("n=%d: Lookup(%q) = %d, want %d", n, k, got, w)
+		for _, ix := range []*Index{New(keys), NewShared(keys)} {
+			if ix.Len() != n {
+				t.Fatalf("n=%d: Len() = %d", n, ix.Len())
 			}
-			if got := ix.Lookup(k + "x"); got != -1 {
-				t.Fatalf("n=%d: Lookup(%q) = %d, want -1", n, k+"x", got)
+			for k, w := range want {
+				if got := ix.Lookup(k); got != w {
+					t.Fatalf("n=%d: Lookup(%q) = %d, want %d", n, k, got, w)
+				}
+				if got := ix.Lookup(k + "x"); got != -1 {
+					t.Fatalf("n=%d: Lookup(%q) = %d, want -1", n, k+"x", got)
+				}
+			}
+			if got := ix.Key(n - 1); got != keys[n-1] {
+				t.Fatalf("n=%d: Key(%d) = %q, want %q", n, n-1, got, keys[n-1])
 			}
 		}
+	}
+}
+
+func TestEmptyShared(t *testing.T) {
+	if ix := NewShared(nil); ix.Len() != 0 || ix.Lookup("a") != -1 {
+		t.Fatal("an empty shared index should hold nothing")
 	}
 }
 
