@@ -40,10 +40,10 @@ func (f *Filter) keep(d *Dataset) bool {
 		f.Conflict != nil && *f.Conflict != (d.Conflict != ""):
 		return false
 	}
-	if f.Classification != "" && !governance.SameClassification(d.classification, f.Classification) {
+	if f.Classification != "" && !governance.SameClassification(d.Classification(), f.Classification) {
 		return false
 	}
-	if f.AccessLevel != "" && !governance.SameAccessLevel(d.accessLevel, f.AccessLevel) {
+	if f.AccessLevel != "" && !governance.SameAccessLevel(d.AccessLevel(), f.AccessLevel) {
 		return false
 	}
 	for _, t := range f.Tags {

@@ -89,26 +89,27 @@ type App struct {
 // Dataset is one sources key and the rule it resolves to, with everything a
 // response about it needs worked out once.
 type Dataset struct {
-	ID              string // the sources key exactly as written; "" for an app's defaults
-	App             *App
-	Pattern         bool // a glob key
-	Expose          bool
-	DataspaceExpose bool
-	Conflict        string // governance.ConflictSentence or ""
+	ID       string // the sources key exactly as written; "" for an app's defaults
+	App      *App
+	Conflict string // governance.ConflictSentence or ""
 
 	// The merged rule is not kept: kept for every dataset it would be a large
 	// part of the snapshot's heap, and only the bodies, the facet and the
 	// policy gate read it. Rule() merges it again, which is cheap; the listing
-	// filters read the two fields below and hasTag.
-	pos            int // position in the app's sources; -1 for the defaults
-	classification string
-	accessLevel    string
+	// filters read the two values below, the rule's own (shared) strings,
+	// and hasTag.
+	classification, accessLevel *string
 
 	// body is the `"rule":…,"exposure":…` part of the rule body, encoded
 	// when first asked for and then kept: most datasets of a large tree are
 	// never asked for, and encoding them all would lengthen every cold start
 	// for bodies nobody reads.
 	body atomic.Pointer[[]byte]
+
+	pos             int32 // position in the app's sources; -1 for the defaults
+	Pattern         bool  // a glob key
+	Expose          bool
+	DataspaceExpose bool
 }
 
 // Errors of lookups; the HTTP layer maps them to status codes.
@@ -202,23 +203,26 @@ func initDataset(d *Dataset, a *App, pos int, id string, rule *governance.Rule, 
 		ID:              id,
 		App:             a,
 		Pattern:         pattern,
-		pos:             pos,
+		pos:             int32(pos),
 		Expose:          governance.EffectiveExpose(rule),
 		DataspaceExpose: governance.DataspaceExpose(rule),
 		Conflict:        governance.ExposureConflict(rule),
-	}
-	if rule.Classification != nil {
-		d.classification = *rule.Classification
-	}
-	if rule.AccessLevel != nil {
-		d.accessLevel = *rule.AccessLevel
+		classification:  rule.Classification,
+		accessLevel:     rule.AccessLevel,
 	}
 }
 
 // AccessLevel and Classification are the served rule's values as written
 // (secret stays secret); "" when the rule states none.
-func (d *Dataset) AccessLevel() string    { return d.accessLevel }
-func (d *Dataset) Classification() string { return d.classification }
+func (d *Dataset) AccessLevel() string    { return deref(d.accessLevel) }
+func (d *Dataset) Classification() string { return deref(d.classification) }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
 
 // Defaults is what a name matching none of a's keys resolves to inside a:
 // the app's defaults alone.
