@@ -89,7 +89,7 @@ say "== tree"
 "$WORK/bin/gentree" -out "$WORK" -shape "$SHAPE" -sources "$SOURCES" -apps "$APPS" -description "$DESCRIPTION"
 TREE=$WORK/tree
 IDS=$WORK/ids.txt
-FIRST_APP=$(ls "$TREE/apps" | head -n 1)
+FIRST_APP=$(ls "$TREE/apps" | awk 'NR == 1') # awk reads to the end: head would stop ls early, and pipefail
 MIDDLE_APP=$(ls "$TREE/apps" | awk -v n="$APPS" 'NR == int(n / 2) + 1')
 
 # rss PID FIELD: a /proc/PID/status memory line in MiB.
@@ -145,7 +145,7 @@ probe=$(head -n 1 "$IDS")
 t0=$(date +%s.%N)
 kill -HUP "$gov"
 reads=0 failed=0
-until curl -fs "$GOV/datasets/$new_key/rule" 2>/dev/null | grep -q '"kind":"exact"'; do
+until curl -fs -o "$WORK/edited.json" "$GOV/datasets/$new_key/rule" && grep -q '"kind":"exact"' "$WORK/edited.json"; do
   code=$(curl -s -o /dev/null -w '%{http_code}' "$GOV/datasets/$probe/rule")
   reads=$((reads + 1))
   [ "$code" = 200 ] || failed=$((failed + 1))
