@@ -60,5 +60,20 @@ func FuzzPrefixSet(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("Each(%q) over %q (-want +got):\n%s", name, prefixes, diff)
 		}
+		// The same set probed with the ends of the name.
+		want, got = nil, nil
+		seen = map[string]bool{}
+		for l := 0; l <= len(name); l++ {
+			for i, p := range prefixes {
+				if len(p) == l && strings.HasSuffix(name, p) && !seen[p] {
+					seen[p] = true
+					want = append(want, i)
+				}
+			}
+		}
+		NewPrefixSet(prefixes).EachSuffix(name, func(i int) bool { got = append(got, i); return true })
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("EachSuffix(%q) over %q (-want +got):\n%s", name, prefixes, diff)
+		}
 	})
 }
