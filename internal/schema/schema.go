@@ -19,6 +19,9 @@ type Schema struct {
 	name string
 	sch  *jsonschema.Schema
 	docs map[string]any // schema document URL → decoded document, for keyword look-ups
+	// decide answers whether a document is valid without the library
+	// (decide.go); nil when the schema uses a keyword it does not apply.
+	decide *decider
 }
 
 // Name is the name the schema was loaded with.
@@ -76,7 +79,7 @@ func Load(name string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling schema %q: %w", name, err)
 	}
-	s := &Schema{name: name, sch: sch, docs: registry.docs}
+	s := &Schema{name: name, sch: sch, docs: registry.docs, decide: compileDecider(registry.docs, url)}
 	registry.compiled[name] = s
 	return s, nil
 }
@@ -159,6 +162,9 @@ func (s *Schema) ViolationsAt(n *yaml11.Node, file string, base Path) []Violatio
 	if expandedSize(n, MaxValues) > MaxValues {
 		return []Violation{{File: file, Pos: n.Pos, Path: base, Keyword: "maxValues",
 			Message: fmt.Sprintf("the document expands to more than %d values through aliases; it was not validated", MaxValues)}}
+	}
+	if s.decide != nil && s.decide.valid(n) {
+		return nil
 	}
 	err := s.sch.Validate(instance(n))
 	if err == nil {
