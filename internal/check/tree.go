@@ -489,7 +489,7 @@ func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo
 	if info.Size() > int64(limit) {
 		return nil, info, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, info.Size(), limit)}
 	}
-	data, err = readLimited(fsys, name, limit)
+	data, err = readLimited(fsys, name, limit, info.Size())
 	if err != nil {
 		return nil, info, err
 	}
@@ -499,13 +499,32 @@ func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo
 	return data, info, nil
 }
 
-func readLimited(fsys fs.FS, name string, limit int) ([]byte, error) {
+// readLimited reads at most limit+1 bytes of a file that was size bytes
+// when looked at, into a buffer of that size and one byte more: a file
+// that did not grow is read into one allocation of its size (io.ReadAll
+// would double a buffer from 512 bytes, a large tree's reading making
+// twice its bytes in garbage).
+func readLimited(fsys fs.FS, name string, limit int, size int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	r := io.LimitReader(f, int64(limit)+1)
+	buf := make([]byte, 0, max(0, min(size, int64(limit)))+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // it grew: let append find room
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // ErrTooLarge is an input over the document size limit.
