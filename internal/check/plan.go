@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/celine-eu/governanced/internal/governance"
 	"io/fs"
 	"path"
 	"slices"
@@ -209,6 +210,12 @@ type Env struct {
 	Owners       OwnerLookup       // nil when no registry was built
 	Placeholders map[string]string // nil when none was given or it did not load
 	Dataspace    bool
+	// Values is where the units' configurations take the values their
+	// documents state alike (a licence, an owner list, a dataspace block):
+	// one copy for the whole tree. It changes no result, only how many
+	// copies of a value the results hold; nil shares values within each
+	// document only.
+	Values *governance.Values
 }
 
 // Unit is everything one base is checked from: the base, every overlay that
@@ -549,7 +556,7 @@ func (p *planner) plan(ctx context.Context) (*Plan, error) {
 		overlays:     len(p.pool),
 		findings:     p.findings,
 	}
-	env := Env{Placeholders: p.placeholders, Dataspace: p.opts.Dataspace}
+	env := Env{Placeholders: p.placeholders, Dataspace: p.opts.Dataspace, Values: governance.NewValues()}
 	if p.registry != nil {
 		env.Owners = p.registry
 	}

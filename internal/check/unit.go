@@ -182,11 +182,7 @@ func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) (cfg, baseC
 
 // parse reads a loaded document into the rule model.
 func (c *unitChecker) parse(f *loadedFile) *governance.Config {
-	parse := governance.ParseDocument
-	if f.overlay {
-		parse = governance.ParseOverlayDocument
-	}
-	cfg, err := parse(f.root, f.display)
+	cfg, err := c.env.Values.ParseDocument(f.root, f.display, f.overlay)
 	if err != nil {
 		// The document rules are meant to catch everything the parser
 		// refuses; should one slip through it is still a loud failure,

@@ -76,8 +76,13 @@ type parser struct {
 // parseDoc reads a document; its defaults and its sources blocks are two
 // layers of the file.
 func parseDoc(doc *yaml11.Node, file string, overlay bool) (*Config, error) {
+	return parseDocWith(doc, file, overlay, nil)
+}
+
+// parseDocWith is parseDoc sharing values with the documents shared parsed.
+func parseDocWith(doc *yaml11.Node, file string, overlay bool, shared *Values) (*Config, error) {
 	defaults, sources := newLayers(file, overlay)
-	p := &parser{file: file}
+	p := &parser{file: file, vals: values{shared: shared}}
 	cfg := &Config{Active: true, Defaults: &Rule{}, Files: []string{file}}
 	if doc == nil || doc.Falsy() {
 		cfg.index = buildIndex(cfg.Sources)
@@ -480,12 +485,13 @@ func (vs *values) ownership(v *yaml11.Node, path string) ([]Owner, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of owners")
 	}
-	out := make([]Owner, 0, len(v.Items))
+	var buf [4]Owner
+	out := buf[:0]
 	for i, it := range v.Items {
 		// The item's path, joined only for an error.
 		ip := func() string { return fmt.Sprintf("%s/%d", path, i) }
 		if it.Kind != yaml11.Map {
-			out = append(out, Owner{Name: vs.text(yaml11.PyStr(it)), Type: "OWNER"})
+			out = append(out, Owner{Name: yaml11.PyStr(it), Type: "OWNER"})
 			continue
 		}
 		o := Owner{Type: "OWNER"}
@@ -502,10 +508,9 @@ func (vs *values) ownership(v *yaml11.Node, path string) ([]Owner, error) {
 				return nil, err
 			}
 		}
-		o.Name, o.Type = vs.text(o.Name), vs.text(o.Type)
 		out = append(out, o)
 	}
-	return out, nil
+	return vs.ownerList(out), nil
 }
 
 func (vs *values) rowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
@@ -525,17 +530,19 @@ func (vs *values) rowFilters(v *yaml11.Node, path string) ([]RowFilter, error) {
 	if len(v.Items) == 0 {
 		return nil, nil
 	}
-	out := make([]RowFilter, len(v.Items))
+	var fbuf [4]RowFilter
+	out := fbuf[:0]
 	var buf bytes.Buffer
-	for i, it := range v.Items {
+	for _, it := range v.Items {
 		buf.Reset()
 		it.AppendJSON(&buf)
-		out[i].JSON = vs.bytes(buf.Bytes())
+		f := RowFilter{JSON: vs.bytes(buf.Bytes())}
 		if h := it.Get("handler"); h != nil && h.Kind == yaml11.String {
-			out[i].Handler = vs.text(h.Str)
+			f.Handler = h.Str
 		}
+		out = append(out, f)
 	}
-	return out, nil
+	return vs.filterList(out), nil
 }
 
 // subBlock returns the mapping of a sub-block, or nil for null.

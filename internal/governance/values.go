@@ -1,25 +1,109 @@
 package governance
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/celine-eu/governanced/internal/yaml11"
+)
 
 // values holds one copy of each value a document states more than once,
-// while it is parsed: a licence, a level, an owner, a tag list, a
+// while it is parsed: a licence, a level, an owner list, a tag list, a
 // dataspace block written for a hundred datasets is one string, one list,
 // one block in the rules that state it. The YAML reader gives every
 // occurrence its own string; a large tree's rules would otherwise hold
 // each repeated value once per dataset, most of their memory.
 //
+// A document parsed with a *Values (Values.ParseDocument) also shares
+// with every other document parsed with it: the apps of one tree write
+// the same licences, owners and tag lists, and a thousand small apps
+// would otherwise hold a thousand copies of each. values looks a value up
+// in its own tables first, which need no lock, and asks the shared ones
+// only for a value new to the document.
+//
 // Sharing is safe because a parsed rule is never changed: MergeRules and
 // every reader build new values rather than write into the operands (see
 // MergeRules). A nil *values shares nothing.
 type values struct {
+	shared     *Values
 	strs       map[string]*string
 	lists      map[string][]string
 	ints       map[int64]*int64
 	dataspaces map[string]*Dataspace
 	dcats      map[string]*Dcat
+	owners     map[string][]Owner
+	filters    map[string][]RowFilter
 	layers     *layerList // the list of the layer last asked for
 	key        []byte     // scratch for the keys of lists and blocks
+}
+
+// Values is the values shared by every document parsed with it, across
+// documents: one copy of each string, list and block, as values keeps
+// within one document. It is safe for concurrent use, so the units of a
+// tree checked in parallel share one; it holds every value it was given
+// for as long as it is kept, so a caller keeps it for one build.
+type Values struct {
+	mu         sync.Mutex
+	strs       map[string]*string
+	lists      map[string][]string
+	ints       map[int64]*int64
+	dataspaces map[string]*Dataspace
+	dcats      map[string]*Dcat
+	owners     map[string][]Owner
+	filters    map[string][]RowFilter
+}
+
+// NewValues is an empty table of shared values.
+func NewValues() *Values { return &Values{} }
+
+// ParseDocument is ParseDocument (ParseOverlayDocument when overlay) for a
+// document whose rules share their values with every document v parsed;
+// a nil v shares nothing beyond the document.
+func (v *Values) ParseDocument(doc *yaml11.Node, file string, overlay bool) (*Config, error) {
+	cfg, err := parseDocWith(doc, file, overlay, v)
+	if err != nil {
+		return nil, withFile(err, file)
+	}
+	return cfg, nil
+}
+
+// share is the value of key k: the document's (local), else the shared
+// table's (global, under its lock), else fresh's, recorded in both. fresh
+// runs without the lock: it may share the parts of what it makes.
+func share[K comparable, V any](local *map[K]V, vs *values, global func(*Values) *map[K]V, k K, fresh func() V) V {
+	if v, ok := (*local)[k]; ok {
+		return v
+	}
+	var v V
+	if s := vs.shared; s != nil {
+		s.mu.Lock()
+		v, ok := (*global(s))[k]
+		s.mu.Unlock()
+		if !ok {
+			made := fresh()
+			s.mu.Lock()
+			g := global(s)
+			if v, ok = (*g)[k]; !ok { // another document may have made it meanwhile
+				v = made
+				if *g == nil {
+					*g = map[K]V{}
+				}
+				(*g)[k] = v
+			}
+			s.mu.Unlock()
+		}
+		if *local == nil {
+			*local = map[K]V{}
+		}
+		(*local)[k] = v
+		return v
+	}
+	v = fresh()
+	if *local == nil {
+		*local = map[K]V{}
+	}
+	(*local)[k] = v
+	return v
 }
 
 // layerList is the shared list holding l alone: the layers of every rule a
@@ -40,15 +124,7 @@ func (vs *values) str(s string) *string {
 	if vs == nil {
 		return &s
 	}
-	if p, ok := vs.strs[s]; ok {
-		return p
-	}
-	if vs.strs == nil {
-		vs.strs = map[string]*string{}
-	}
-	p := &s
-	vs.strs[s] = p
-	return p
+	return share(&vs.strs, vs, func(v *Values) *map[string]*string { return &v.strs }, s, func() *string { return &s })
 }
 
 // text is the shared copy of s.
@@ -78,15 +154,58 @@ func (vs *values) list(l []string) []string {
 	if shared, ok := vs.lists[string(vs.key)]; ok {
 		return shared
 	}
-	if vs.lists == nil {
-		vs.lists = map[string][]string{}
+	return share(&vs.lists, vs, func(v *Values) *map[string][]string { return &v.lists }, string(vs.key), func() []string {
+		shared := make([]string, len(l))
+		for i, s := range l {
+			shared[i] = vs.text(s)
+		}
+		return shared
+	})
+}
+
+// owners is the shared list with l's owners, l being the caller's scratch.
+func (vs *values) ownerList(l []Owner) []Owner {
+	if vs == nil {
+		return append(make([]Owner, 0, len(l)), l...)
 	}
-	shared := make([]string, len(l))
-	for i, s := range l {
-		shared[i] = vs.text(s)
+	vs.key = vs.key[:0]
+	for _, o := range l {
+		vs.keyString(&o.Name)
+		vs.keyString(&o.Type)
 	}
-	vs.lists[string(vs.key)] = shared
-	return shared
+	if shared, ok := vs.owners[string(vs.key)]; ok {
+		return shared
+	}
+	return share(&vs.owners, vs, func(v *Values) *map[string][]Owner { return &v.owners }, string(vs.key), func() []Owner {
+		shared := make([]Owner, len(l))
+		for i, o := range l {
+			shared[i] = Owner{Name: vs.text(o.Name), Type: vs.text(o.Type)}
+		}
+		return shared
+	})
+}
+
+// filterList is the shared list with l's row filters, l being the
+// caller's scratch.
+func (vs *values) filterList(l []RowFilter) []RowFilter {
+	if vs == nil {
+		return append(make([]RowFilter, 0, len(l)), l...)
+	}
+	vs.key = vs.key[:0]
+	for _, f := range l {
+		vs.keyString(&f.JSON)
+		vs.keyString(&f.Handler)
+	}
+	if shared, ok := vs.filters[string(vs.key)]; ok {
+		return shared
+	}
+	return share(&vs.filters, vs, func(v *Values) *map[string][]RowFilter { return &v.filters }, string(vs.key), func() []RowFilter {
+		shared := make([]RowFilter, len(l))
+		for i, f := range l {
+			shared[i] = RowFilter{JSON: vs.text(f.JSON), Handler: vs.text(f.Handler)}
+		}
+		return shared
+	})
 }
 
 // int is the shared pointer to n.
@@ -94,15 +213,7 @@ func (vs *values) int(n int64) *int64 {
 	if vs == nil {
 		return &n
 	}
-	if p, ok := vs.ints[n]; ok {
-		return p
-	}
-	if vs.ints == nil {
-		vs.ints = map[int64]*int64{}
-	}
-	p := &n
-	vs.ints[n] = p
-	return p
+	return share(&vs.ints, vs, func(v *Values) *map[int64]*int64 { return &v.ints }, n, func() *int64 { return &n })
 }
 
 var sharedBools = [2]bool{false, true}
@@ -156,11 +267,7 @@ func (vs *values) sameDataspace(d *Dataspace) *Dataspace {
 	if shared, ok := vs.dataspaces[string(vs.key)]; ok {
 		return shared
 	}
-	if vs.dataspaces == nil {
-		vs.dataspaces = map[string]*Dataspace{}
-	}
-	vs.dataspaces[string(vs.key)] = d
-	return d
+	return share(&vs.dataspaces, vs, func(v *Values) *map[string]*Dataspace { return &v.dataspaces }, string(vs.key), func() *Dataspace { return d })
 }
 
 // sameDcat is the shared block with d's values.
@@ -187,9 +294,5 @@ func (vs *values) sameDcat(d *Dcat) *Dcat {
 	if shared, ok := vs.dcats[string(vs.key)]; ok {
 		return shared
 	}
-	if vs.dcats == nil {
-		vs.dcats = map[string]*Dcat{}
-	}
-	vs.dcats[string(vs.key)] = d
-	return d
+	return share(&vs.dcats, vs, func(v *Values) *map[string]*Dcat { return &v.dcats }, string(vs.key), func() *Dcat { return d })
 }
