@@ -116,6 +116,18 @@ type resolver struct {
 	placeholders map[string]string
 	unresolved   []Unresolved
 	warnings     []Warning
+	noted        int // names found unresolved, at any place
+	// resolved holds the lists shared resolved with nothing unresolved,
+	// by the list resolved: the rules of a configuration share their
+	// ownership lists (governance.Values), so one resolution, and one
+	// resolved list, serves every rule stating the same list.
+	resolved map[ownerList][]governance.Owner
+}
+
+// ownerList names a list by where it is: equal for lists shared.
+type ownerList struct {
+	first *governance.Owner
+	n     int
 }
 
 func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
@@ -134,17 +146,23 @@ func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
 // nothing.
 func (rs *resolver) ownership(r *governance.Rule, where string) []governance.Owner {
 	out := make([]governance.Owner, 0, len(r.Ownership))
-	seen := make(map[governance.Owner]bool, len(r.Ownership))
+	var seen map[governance.Owner]bool // for a long list; a short one is scanned
+	if len(r.Ownership) > 8 {
+		seen = make(map[governance.Owner]bool, len(r.Ownership))
+	}
 	for _, o := range r.Ownership {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
 		if !ok {
+			rs.noted++
 			rs.note(o.Name, where, r.Origin(governance.FieldOwnership))
 		}
 		resolved := governance.Owner{Name: id, Type: o.Type}
-		if seen[resolved] {
+		if seen != nil && seen[resolved] || seen == nil && slices.Contains(out, resolved) {
 			continue
 		}
-		seen[resolved] = true
+		if seen != nil {
+			seen[resolved] = true
+		}
 		out = append(out, resolved)
 	}
 	return out
@@ -158,8 +176,24 @@ func (rs *resolver) shared(r *governance.Rule, where string) *governance.Rule {
 	if r == nil || len(r.Ownership) == 0 {
 		return r
 	}
-	owners := rs.ownership(r, where)
-	if slices.Equal(owners, r.Ownership) {
+	key := ownerList{&r.Ownership[0], len(r.Ownership)}
+	owners, known := rs.resolved[key]
+	if !known {
+		noted := rs.noted
+		owners = rs.ownership(r, where)
+		if slices.Equal(owners, r.Ownership) {
+			owners = r.Ownership
+		}
+		// A list with a name unresolved is resolved again at each place,
+		// so that each place is noted.
+		if rs.noted == noted {
+			if rs.resolved == nil {
+				rs.resolved = map[ownerList][]governance.Owner{}
+			}
+			rs.resolved[key] = owners
+		}
+	}
+	if len(owners) > 0 && &owners[0] == &r.Ownership[0] && len(owners) == len(r.Ownership) {
 		return r
 	}
 	out := *r

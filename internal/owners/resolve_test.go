@@ -190,3 +190,38 @@ func TestResolveOwnershipRule(t *testing.T) {
 		t.Errorf("strict: %v", err)
 	}
 }
+
+// TestResolveConfigOwnershipSharesResolvedLists: rules stating the same
+// list (one list, as the parser shares it) get one resolved list; a list
+// with a name that resolves to nothing is still noted at every place.
+func TestResolveConfigOwnershipSharesResolvedLists(t *testing.T) {
+	reg := mustParse(t, registryText)
+	cfg := parseConfig(t, `defaults: {}
+sources:
+  a: {ownership: [{name: grid, type: OWNER}]}
+  b: {ownership: [{name: grid, type: OWNER}]}
+  c: {ownership: [{name: ghost, type: OWNER}]}
+  d: {ownership: [{name: ghost, type: OWNER}]}
+`)
+	got, ws, err := ResolveConfigOwnership(cfg, reg, false, map[string]string{"grid": "example-dso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := got.Source("a").Rule.Ownership, got.Source("b").Rule.Ownership
+	if diff := cmp.Diff([]governance.Owner{owner("example-dso", "OWNER")}, a); diff != "" {
+		t.Errorf("a (-want +got):\n%s", diff)
+	}
+	if &a[0] != &b[0] {
+		t.Error("two rules stating one list hold a resolved list each")
+	}
+	if got.Source("c").Rule != cfg.Source("c").Rule {
+		t.Error("a rule whose names resolve as written was copied")
+	}
+	want := []warn{
+		{WarnUnresolvedOwner, 5, "unresolved owner name 'ghost' in sources/c — kept as written"},
+		{WarnUnresolvedOwner, 6, "unresolved owner name 'ghost' in sources/d — kept as written"},
+	}
+	if diff := cmp.Diff(want, warns(ws)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
