@@ -100,8 +100,9 @@ func (c *unitChecker) unitRules(u *unitView) {
 	for _, s := range u.cfg.Sources {
 		c.filterEntries(u, ovRoot, base, overlay, false, s.Key, str(s.Key))
 	}
+	c.served = make([]ServedRule, len(u.cfg.Sources))
 	for i := range u.cfg.Sources {
-		c.servedRules(u, &u.cfg.Sources[i])
+		c.served[i] = c.servedRules(u, &u.cfg.Sources[i])
 	}
 }
 
@@ -200,21 +201,23 @@ func contains(list []string, s string) bool {
 }
 
 // servedRules applies check.md §9.4, §9.5 and §9.8 to one source key through
-// its resolved rule.
-func (c *unitChecker) servedRules(u *unitView, src *governance.Source) {
+// its resolved rule, and returns what the rule says of its exposure and
+// levels.
+func (c *unitChecker) servedRules(u *unitView, src *governance.Source) ServedRule {
 	c.datasets++
 	key := src.Key
 	r := governance.MergeRules(u.cfg.Defaults, src.Rule)
+	served := ServedRule{Expose: governance.EffectiveExpose(r), DataspaceExpose: governance.DataspaceExpose(r),
+		Conflict: governance.ExposureConflict(r), Classification: r.Classification, AccessLevel: r.AccessLevel}
 	at := func(sev Severity, code string, subject *string, msg string) {
 		c.add(Finding{Severity: sev, Code: code, File: src.File, Line: src.Pos.Line, Column: src.Pos.Column,
 			Path: ptr("sources", key), Dataset: str(key), Subject: subject, Message: msg})
 	}
-	served := governance.EffectiveExpose(r)
-	offer := governance.DataspaceExpose(r)
+	offer := served.DataspaceExpose
 	if offer {
 		c.offers++
 	}
-	if governance.ExposureConflict(r) != "" {
+	if served.Conflict != "" {
 		at(Error, CodeExposureConflict, nil, "an offered dataset must be listed: "+governance.ConflictSentence)
 	}
 
@@ -223,7 +226,7 @@ func (c *unitChecker) servedRules(u *unitView, src *governance.Source) {
 	if r.UserFilterColumn != nil {
 		legacy = *r.UserFilterColumn
 	}
-	if served {
+	if served.Expose {
 		if !c.declaresRowPolicy(u, key, r) {
 			at(Warning, CodeRowPolicyUndeclared, nil,
 				"served to every caller whole: no row policy is declared in either layer; add a row_filters entry, or row_filters: [] to say it is deliberately unfiltered")
@@ -261,6 +264,7 @@ func (c *unitChecker) servedRules(u *unitView, src *governance.Source) {
 	if offer && c.owners != nil {
 		c.ownerRules(r, at)
 	}
+	return served
 }
 
 // declaresRowPolicy is check.md §9.4's test: a surviving filter, the legacy

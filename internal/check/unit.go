@@ -41,6 +41,23 @@ type UnitResult struct {
 	// YAML values they hold (yaml11.Document.Values): what checking the
 	// unit cost, for a caller that bounds a check (Budget).
 	Sources, Values int
+	// Served is, for each source of Config in order, what the rule it
+	// serves (the source merged over the defaults) says of its exposure
+	// and levels, as the check's rules read it: a server indexing the
+	// unit takes it rather than merge every rule again. Nil when Config is.
+	Served []ServedRule
+}
+
+// ServedRule is what a served rule says of its exposure and levels: the
+// parts of a merged rule a server keeps for every dataset.
+type ServedRule struct {
+	Expose          bool // governance.EffectiveExpose
+	DataspaceExpose bool // governance.DataspaceExpose
+	// Conflict is governance.ExposureConflict's sentence, or "".
+	Conflict string
+	// Classification and AccessLevel are the rule's values as written,
+	// nil when it states none.
+	Classification, AccessLevel *string
 }
 
 // CheckUnit checks one unit as it will be served (check.md §5–§9): each of
@@ -71,7 +88,7 @@ func CheckUnit(u *Unit) UnitResult {
 			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(u.Overlays), strings.Join(names, ", "))})
 	}
 	if cfg, baseCfg := c.unit(base, overlays); cfg != nil {
-		res.Config, res.Base = cfg, baseCfg
+		res.Config, res.Base, res.Served = cfg, baseCfg, c.served
 	} else {
 		c.add(Finding{Severity: Info, Code: CodeSemanticSkipped, File: u.Base.Display,
 			Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
@@ -106,6 +123,7 @@ type unitChecker struct {
 	offers   int
 	sources  int // sources keys of the documents loaded
 	values   int // YAML values of the documents loaded
+	served   []ServedRule
 }
 
 func (c *unitChecker) add(f Finding) { c.findings = append(c.findings, f) }

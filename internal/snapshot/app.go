@@ -24,15 +24,26 @@ func newApp(u *check.Unit, res *check.UnitResult) (*App, error) {
 	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
 	a.Datasets = make([]*Dataset, n)
 	for i, src := range cfg.Sources {
-		// Not Config.Resolve: it would cache every merged rule for the
-		// snapshot's lifetime.
-		rule := governance.MergeRules(cfg.Defaults, src.Rule)
-		initDataset(&all[i], a, i, src.Key, rule, governance.HasMeta(src.Key))
+		var served check.ServedRule
+		if len(res.Served) == n {
+			served = res.Served[i] // the check merged the rule already
+		} else {
+			// Not Config.Resolve: it would cache every merged rule for
+			// the snapshot's lifetime.
+			served = servedRule(governance.MergeRules(cfg.Defaults, src.Rule))
+		}
+		initDataset(&all[i], a, i, src.Key, served, governance.HasMeta(src.Key))
 		a.Datasets[i] = &all[i]
 	}
 	a.defaults = &all[n]
-	initDataset(a.defaults, a, -1, "", cfg.Defaults, false)
+	initDataset(a.defaults, a, -1, "", servedRule(cfg.Defaults), false)
 	return a, nil
+}
+
+// servedRule is what a dataset keeps of the rule it serves.
+func servedRule(r *governance.Rule) check.ServedRule {
+	return check.ServedRule{Expose: governance.EffectiveExpose(r), DataspaceExpose: governance.DataspaceExpose(r),
+		Conflict: governance.ExposureConflict(r), Classification: r.Classification, AccessLevel: r.AccessLevel}
 }
 
 // appNameOf is the name a unit is served under: its app name, or for a tree

@@ -135,6 +135,7 @@ func buildUnit(key [32]byte, u *check.Unit, answers *ownerAnswers) *builtUnit {
 	// in the served configuration, and a reused unit must not keep a
 	// second copy alive.
 	b.result.Base = nil
+	b.result.Served = nil // the app holds it
 	return b
 }
 

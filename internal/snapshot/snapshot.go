@@ -198,15 +198,15 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	return s, nil
 }
 
-func initDataset(d *Dataset, a *App, pos int, id string, rule *governance.Rule, pattern bool) {
+func initDataset(d *Dataset, a *App, pos int, id string, rule check.ServedRule, pattern bool) {
 	*d = Dataset{
 		ID:              id,
 		App:             a,
 		Pattern:         pattern,
 		pos:             int32(pos),
-		Expose:          governance.EffectiveExpose(rule),
-		DataspaceExpose: governance.DataspaceExpose(rule),
-		Conflict:        governance.ExposureConflict(rule),
+		Expose:          rule.Expose,
+		DataspaceExpose: rule.DataspaceExpose,
+		Conflict:        rule.Conflict,
 		classification:  rule.Classification,
 		accessLevel:     rule.AccessLevel,
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/testfs"
+	"github.com/celine-eu/governanced/internal/treegen"
 )
 
 // copyReal copies the 17 reference apps into a temporary tree.
@@ -264,4 +265,39 @@ func TestOverlayAndProvenance(t *testing.T) {
 	if f := prov["access_level"].File; !strings.HasSuffix(f, "governance.meters.yaml") {
 		t.Errorf("access_level file = %q, want the overlay", f)
 	}
+}
+
+// TestDatasetsKeepWhatTheirRuleSays: what a dataset keeps of its rule (the
+// check's reading of the merged rule, taken rather than merged again) is
+// what its rule says, for every dataset of a tree with overlays, globs,
+// owners and offers.
+func TestDatasetsKeepWhatTheirRuleSays(t *testing.T) {
+	tree := treegen.GeneratePipelines(treegen.PipelinesOptions{Apps: 12, Sources: 30, Seed: 3})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	s, err := (&Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")},
+		OverlayName: tree.Options.OverlayName}}).Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	seen := map[[2]any]bool{}
+	for _, a := range s.Apps() {
+		for _, d := range append(a.Datasets, a.Defaults()) {
+			seen[[2]any{"expose", d.Expose}], seen[[2]any{"offer", d.DataspaceExpose}] = true, true
+			seen[[2]any{"level", d.AccessLevel()}], seen[[2]any{"class", d.Classification()}] = true, true
+			r := d.Rule()
+			got := []any{d.Expose, d.DataspaceExpose, d.Conflict, d.Classification(), d.AccessLevel()}
+			want := []any{governance.EffectiveExpose(r), governance.DataspaceExpose(r), governance.ExposureConflict(r), deref(r.Classification), deref(r.AccessLevel)}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s %q keeps (-its rule +kept):\n%s", a.Name, d.ID, diff)
+			}
+			checked++
+		}
+	}
+	testcorpus.AtLeast(t, "datasets", checked, 300)
+	// A served tree has no exposure conflict: the check refuses one.
+	testcorpus.AtLeast(t, "kinds of dataset (each gate both ways, several levels)", len(seen), 8)
 }
