@@ -142,12 +142,30 @@ func MergeOwnership(base, override []Owner) []Owner {
 }
 
 // sortedUnion is the merged tags and purpose: each string once, by code point.
+// When one side is empty and the other already so, it is that side: no
+// copy for the merge of a source that states no tags over defaults that do.
 func sortedUnion(a, b []string) []string {
+	switch {
+	case len(b) == 0 && sortedSet(a):
+		return a
+	case len(a) == 0 && sortedSet(b):
+		return b
+	}
 	out := make([]string, 0, len(a)+len(b))
 	out = append(out, a...)
 	out = append(out, b...)
 	slices.Sort(out) // byte order is code-point order for valid UTF-8
 	return slices.Compact(out)
+}
+
+// sortedSet reports whether l holds each string once, by code point.
+func sortedSet(l []string) bool {
+	for i := 1; i < len(l); i++ {
+		if l[i-1] >= l[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeDcat merges two dcat blocks, p deciding the provenance of their
