@@ -63,13 +63,14 @@ type loaded struct {
 // parseYAML applies check.md §5 items 1–3 and 5 to one file's bytes (err:
 // why they could not be read), emitting load-error or not-a-mapping through
 // fail. It returns nil when the file has no document; values is what
-// reading it cost (yaml11.Document.Values), loaded or not.
-func parseYAML(data []byte, err error, disp string, fail func(Finding)) (l *loaded, values int) {
+// reading it cost (yaml11.Document.Values), loaded or not. The document's
+// nodes are in arena (nil: the heap).
+func parseYAML(data []byte, err error, disp string, fail func(Finding), arena *yaml11.Arena) (l *loaded, values int) {
 	if err != nil {
 		fail(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: "cannot read the file: " + errMsg(err)})
 		return nil, 0
 	}
-	d, err := yaml11.ParseDocument(data, yaml11.Limits{})
+	d, err := yaml11.ParseDocumentIn(data, yaml11.Limits{}, arena)
 	root, dups := d.Root, d.Warnings
 	if err != nil {
 		f := Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: "not a loadable YAML document: " + err.Error()}

@@ -126,7 +126,7 @@ func holdRulesCoverParser(t *testing.T, rep *Report, file string, data []byte,
 	if data == nil {
 		return
 	}
-	l, _ := parseYAML(data, nil, file, func(Finding) {})
+	l, _ := parseYAML(data, nil, file, func(Finding) {}, nil)
 	if l == nil {
 		return // not loadable: the load error is the rule that says so
 	}

@@ -194,7 +194,7 @@ func (p *planner) readInput(disp, what, missingCode string) (*loaded, *tally) {
 			Message: fmt.Sprintf("%s file %q does not exist or is not a regular file", what, disp)})
 		return nil, t
 	}
-	l, _ := parseYAML(f.Data, f.Err, disp, t.add)
+	l, _ := parseYAML(f.Data, f.Err, disp, t.add, nil)
 	if l != nil {
 		duplicateKeys(l, disp, t.add, nil)
 	}

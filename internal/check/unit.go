@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
@@ -65,7 +66,8 @@ type ServedRule struct {
 // read the merged result, and materialises what is served. It reads nothing
 // but u, so equal units give equal results.
 func CheckUnit(u *Unit) UnitResult {
-	c := &unitChecker{env: u.Env}
+	c := newUnitChecker(u.Env)
+	defer c.done()
 	if u.Env.Owners != nil {
 		c.owners = &ownersView{registry: u.Env.Owners}
 	}
@@ -109,13 +111,19 @@ func CheckOverlay(f File) []Finding {
 
 // checkOverlay is CheckOverlay with what the check cost (UnitResult).
 func checkOverlay(f File) (findings []Finding, sources, values int) {
-	c := &unitChecker{}
+	c := newUnitChecker(Env{})
+	defer c.done()
 	c.load(f, schemas.GovernanceOverlay, true)
 	return c.findings, c.sources, c.values
 }
 
 // unitChecker collects what one unit's check finds.
 type unitChecker struct {
+	// arena holds the unit's documents as read (yaml11.Node trees), which
+	// nothing the check returns refers to (the parsed configuration keeps
+	// copies of the few nodes it holds: governance.ExtraField): a check of
+	// many units reads each into the memory of the one before.
+	arena    *yaml11.Arena
 	env      Env
 	owners   *ownersView // nil without a registry
 	findings []Finding
@@ -127,6 +135,20 @@ type unitChecker struct {
 }
 
 func (c *unitChecker) add(f Finding) { c.findings = append(c.findings, f) }
+
+// arenas are the arenas of the units being checked and of those done.
+var arenas = sync.Pool{New: func() any { return new(yaml11.Arena) }}
+
+func newUnitChecker(env Env) *unitChecker {
+	return &unitChecker{env: env, arena: arenas.Get().(*yaml11.Arena)}
+}
+
+// done gives the unit's arena back: nothing may read its documents after.
+func (c *unitChecker) done() {
+	c.arena.Reset()
+	arenas.Put(c.arena)
+	c.arena = nil
+}
 
 // loadedFile is a governance document as the unit's check loaded it.
 type loadedFile struct {
@@ -150,7 +172,7 @@ func (c *unitChecker) load(f File, schema string, overlay bool) *loadedFile {
 	if f.Deferred {
 		err = ErrDeferred
 	}
-	l, values := parseYAML(f.Data, err, f.Display, fail)
+	l, values := parseYAML(f.Data, err, f.Display, fail, c.arena)
 	c.values += values
 	if l == nil {
 		lf.hasError = true

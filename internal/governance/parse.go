@@ -223,7 +223,9 @@ func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, e
 			}
 			prov = append(prov, pathPosition{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), index: uint32(len(r.Extra)),
 				layer: slot, code: pathExtra})
-			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v})
+			// A copy: the document's nodes may be in an arena that the
+			// next document reuses (yaml11.Arena).
+			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v.Clone()})
 			continue
 		}
 		// A field's path only names it in an error, and joining it for every

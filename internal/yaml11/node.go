@@ -37,9 +37,8 @@ type Pos struct {
 // Node is one loaded YAML value. Exactly the fields for its Kind are meaningful.
 // Aliases share the anchor's Node, so a Node must be treated as read-only.
 //
-// A tree holds a Node per value of the document, and the tree check holds
-// every document of a tree until its units are materialised: the fields are
-// ordered, and the rare timestamp kept behind a pointer, so that a Node fits
+// A tree holds a Node per value of the document, and a tree check reads
+// every document of a tree: the fields are ordered, and the rare timestamp kept behind a pointer, so that a Node fits
 // Go's 128-byte size class instead of the 160-byte one (a fifth less memory
 // per value).
 type Node struct {

@@ -118,6 +118,12 @@ type Document struct {
 // ParseDocument is ParseWithWarnings returning the document's cost too;
 // on an error Values is what was built before it.
 func ParseDocument(data []byte, limits Limits) (Document, error) {
+	return ParseDocumentIn(data, limits, nil)
+}
+
+// ParseDocumentIn is ParseDocument with the document's values in a (nil:
+// on the heap): valid until a is reset (Arena).
+func ParseDocumentIn(data []byte, limits Limits, a *Arena) (Document, error) {
 	limits = limits.withDefaults()
 	if len(data) > limits.MaxBytes {
 		return Document{}, &Error{Msg: fmt.Sprintf("document is %d bytes, more than the limit of %d", len(data), limits.MaxBytes)}
@@ -137,7 +143,7 @@ func ParseDocument(data []byte, limits Limits) (Document, error) {
 		}
 		return Document{}, &Error{Line: second.Line, Column: second.Column, Msg: "expected a single document in the stream, but found another document"}
 	}
-	b := builder{built: map[*yaml.Node]*Node{}, limits: limits}
+	b := builder{built: map[*yaml.Node]*Node{}, limits: limits, arena: a}
 	root := doc
 	if doc.Kind == yaml.DocumentNode {
 		if len(doc.Content) == 0 {
@@ -164,6 +170,7 @@ func syntaxError(err error) error {
 }
 
 type builder struct {
+	arena    *Arena // nil: the heap
 	built    map[*yaml.Node]*Node
 	building map[*yaml.Node]bool
 	warnings []Warning
@@ -230,7 +237,7 @@ func (b *builder) build(n *yaml.Node, depth int) (*Node, error) {
 		if err := checkCollectionTag(n, "!!seq"); err != nil {
 			return nil, err
 		}
-		out = &Node{Kind: Seq, Pos: pos(n), Items: make([]*Node, 0, len(n.Content))}
+		out = b.node(Node{Kind: Seq, Pos: pos(n), Items: b.itemList(len(n.Content))})
 		for _, c := range n.Content {
 			item, err := b.build(c, depth+1)
 			if err != nil {
@@ -273,7 +280,7 @@ func checkCollectionTag(n *yaml.Node, want string) error {
 // but keeps its first position (and its first key node).
 func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 	var merged []Pair
-	own := make([]Pair, 0, len(n.Content)/2)
+	own := b.pairList(len(n.Content) / 2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if isMergeKey(kn) {
@@ -303,7 +310,7 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 	}
 	// The pairs are compacted in place: a pair is only ever written at or
 	// before the position being read.
-	out := &Node{Kind: Map, Pos: pos(n), Pairs: all[:0]}
+	out := b.node(Node{Kind: Map, Pos: pos(n), Pairs: all[:0]})
 	var seen keyIndex
 	seen.init(len(all))
 	// ownAt[i] is whether out.Pairs[i] was written in this mapping, not merged
@@ -453,7 +460,7 @@ func (b *builder) key(kn *yaml.Node, depth int) (*Node, error) {
 	}
 	if target.Style == 0 && target.Value == "=" {
 		// PyYAML turns a plain "=" key into the string "=".
-		return &Node{Kind: String, Pos: pos(kn), Str: "="}, nil
+		return b.node(Node{Kind: String, Pos: pos(kn), Str: "="}), nil
 	}
 	return b.build(kn, depth+1)
 }
@@ -508,7 +515,7 @@ func (b *builder) scalar(n *yaml.Node) (*Node, error) {
 		return b.taggedScalar(n)
 	}
 	if n.Style != 0 { // quoted, literal or folded: always a string
-		return &Node{Kind: String, Pos: p, Str: n.Value}, nil
+		return b.node(Node{Kind: String, Pos: p, Str: n.Value}), nil
 	}
 	switch n.Value {
 	case "=":
@@ -522,19 +529,19 @@ func (b *builder) scalar(n *yaml.Node) (*Node, error) {
 func (b *builder) taggedScalar(n *yaml.Node) (*Node, error) {
 	v := n.Value
 	p := pos(n)
-	var out *Node
+	var out Node
 	var err error
 	switch n.Tag {
 	case "!!str", "!":
-		return &Node{Kind: String, Pos: p, Str: v}, nil
+		return b.node(Node{Kind: String, Pos: p, Str: v}), nil
 	case "!!null":
-		return &Node{Kind: Null, Pos: p, Str: v}, nil
+		return b.node(Node{Kind: Null, Pos: p, Str: v}), nil
 	case "!!bool":
-		b, ok := boolWords[v]
+		w, ok := boolWords[v]
 		if !ok {
 			return nil, errAt(n, "cannot construct a bool from %q", v)
 		}
-		return &Node{Kind: Bool, Pos: p, Bool: b, Str: v}, nil
+		return b.node(Node{Kind: Bool, Pos: p, Bool: w, Str: v}), nil
 	case "!!int":
 		out, err = parseInt(v, b.limits.MaxIntDigits)
 	case "!!float":
@@ -548,7 +555,7 @@ func (b *builder) taggedScalar(n *yaml.Node) (*Node, error) {
 		return nil, errAt(n, "%s", err)
 	}
 	out.Pos, out.Str = p, v
-	return out, nil
+	return b.node(out), nil
 }
 
 var boolWords = map[string]bool{
@@ -568,15 +575,15 @@ func (b *builder) resolvePlain(n *yaml.Node, v string) (*Node, error) {
 	p := pos(n)
 	switch v {
 	case "", "~", "null", "Null", "NULL":
-		return &Node{Kind: Null, Pos: p, Str: v}, nil
+		return b.node(Node{Kind: Null, Pos: p, Str: v}), nil
 	}
-	if b, ok := boolWords[v]; ok {
-		return &Node{Kind: Bool, Pos: p, Bool: b, Str: v}, nil
+	if w, ok := boolWords[v]; ok {
+		return b.node(Node{Kind: Bool, Pos: p, Bool: w, Str: v}), nil
 	}
 	if !mayBeNonString(v) {
-		return &Node{Kind: String, Pos: p, Str: v}, nil
+		return b.node(Node{Kind: String, Pos: p, Str: v}), nil
 	}
-	var out *Node
+	var out Node
 	var err error
 	switch {
 	case reInt.MatchString(v):
@@ -586,18 +593,18 @@ func (b *builder) resolvePlain(n *yaml.Node, v string) (*Node, error) {
 	case reTimestamp.MatchString(v):
 		out, err = parseTimestamp(v)
 	default:
-		return &Node{Kind: String, Pos: p, Str: v}, nil
+		return b.node(Node{Kind: String, Pos: p, Str: v}), nil
 	}
 	if err != nil {
 		return nil, errAt(n, "%s", err)
 	}
 	out.Pos, out.Str = p, v
-	return out, nil
+	return b.node(out), nil
 }
 
 // parseInt is PyYAML's construct_yaml_int, refusing more than maxDigits
 // digits (negative: no bound) before converting anything.
-func parseInt(text string, maxDigits int) (*Node, error) {
+func parseInt(text string, maxDigits int) (Node, error) {
 	v := strings.ReplaceAll(text, "_", "")
 	sign := 1
 	if v != "" && (v[0] == '-' || v[0] == '+') {
@@ -608,7 +615,7 @@ func parseInt(text string, maxDigits int) (*Node, error) {
 	}
 	if maxDigits >= 0 {
 		if d := IntDigits(v); d > maxDigits {
-			return nil, &DigitsError{Digits: d, Limit: maxDigits}
+			return Node{}, &DigitsError{Digits: d, Limit: maxDigits}
 		}
 	}
 	z := new(big.Int)
@@ -625,7 +632,7 @@ func parseInt(text string, maxDigits int) (*Node, error) {
 		for _, part := range strings.Split(v, ":") {
 			d, err := strconv.Atoi(part)
 			if err != nil {
-				return nil, fmt.Errorf("invalid integer %q", text)
+				return Node{}, fmt.Errorf("invalid integer %q", text)
 			}
 			z.Mul(z, big.NewInt(60))
 			z.Add(z, big.NewInt(int64(d)))
@@ -634,15 +641,15 @@ func parseInt(text string, maxDigits int) (*Node, error) {
 		_, ok = z.SetString(v, 10)
 	}
 	if !ok {
-		return nil, fmt.Errorf("invalid integer %q", text)
+		return Node{}, fmt.Errorf("invalid integer %q", text)
 	}
 	if sign < 0 {
 		z.Neg(z)
 	}
 	if z.IsInt64() {
-		return &Node{Kind: Int, Int: z.Int64()}, nil
+		return Node{Kind: Int, Int: z.Int64()}, nil
 	}
-	return &Node{Kind: Int, BigInt: z}, nil
+	return Node{Kind: Int, BigInt: z}, nil
 }
 
 // IntDigits counts the digits of an integer's text without its sign and
@@ -671,7 +678,7 @@ func (e *DigitsError) Error() string {
 // text however many digits or however large an exponent it has:
 // strconv.ParseFloat keeps a bounded number of digits and stops counting an
 // exponent past the float range.
-func parseFloat(text string) (*Node, error) {
+func parseFloat(text string) (Node, error) {
 	v := strings.ToLower(strings.ReplaceAll(text, "_", ""))
 	sign := 1.0
 	if v != "" && (v[0] == '-' || v[0] == '+') {
@@ -690,7 +697,7 @@ func parseFloat(text string) (*Node, error) {
 		for _, part := range strings.Split(v, ":") {
 			d, err := strconv.ParseFloat(part, 64)
 			if err != nil {
-				return nil, fmt.Errorf("invalid float %q", text)
+				return Node{}, fmt.Errorf("invalid float %q", text)
 			}
 			f = f*60 + d
 		}
@@ -700,31 +707,31 @@ func parseFloat(text string) (*Node, error) {
 		if err != nil {
 			var ne *strconv.NumError
 			if !(errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange)) {
-				return nil, fmt.Errorf("invalid float %q", text)
+				return Node{}, fmt.Errorf("invalid float %q", text)
 			}
 		}
 	}
-	return &Node{Kind: Float, Float: sign * f}, nil
+	return Node{Kind: Float, Float: sign * f}, nil
 }
 
 // parseTimestamp is PyYAML's construct_yaml_timestamp: a date, or a date-time
 // whose fraction is kept to microseconds, UTC for Z, an offset for ±h[h][:mm].
-func parseTimestamp(text string) (*Node, error) {
+func parseTimestamp(text string) (Node, error) {
 	m := reTSParts.FindStringSubmatch(text)
 	if m == nil {
-		return nil, fmt.Errorf("invalid timestamp %q", text)
+		return Node{}, fmt.Errorf("invalid timestamp %q", text)
 	}
 	atoi := func(s string) int { i, _ := strconv.Atoi(s); return i }
 	year, month, day := atoi(m[1]), atoi(m[2]), atoi(m[3])
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || year < 1 {
-		return nil, fmt.Errorf("invalid date %q: day is out of range for month", text)
+		return Node{}, fmt.Errorf("invalid date %q: day is out of range for month", text)
 	}
 	if m[4] == "" {
-		return &Node{Kind: Timestamp, Time: &Time{T: time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), DateOnly: true}}, nil
+		return Node{Kind: Timestamp, Time: &Time{T: time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), DateOnly: true}}, nil
 	}
 	hour, minute, sec := atoi(m[4]), atoi(m[5]), atoi(m[6])
 	if hour > 23 || minute > 59 || sec > 59 {
-		return nil, fmt.Errorf("invalid time in %q", text)
+		return Node{}, fmt.Errorf("invalid time in %q", text)
 	}
 	frac := m[7]
 	if len(frac) > 6 {
@@ -744,13 +751,13 @@ func parseTimestamp(text string) (*Node, error) {
 				off = -off
 			}
 			if off <= -86400 || off >= 86400 {
-				return nil, fmt.Errorf("invalid zone offset in %q", text)
+				return Node{}, fmt.Errorf("invalid zone offset in %q", text)
 			}
 			loc = time.FixedZone("", off)
 		}
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, micro*1000, loc)
-	return &Node{Kind: Timestamp, Time: &Time{T: t, HasZone: hasZone}}, nil
+	return Node{Kind: Timestamp, Time: &Time{T: t, HasZone: hasZone}}, nil
 }
 
 func daysIn(year, month int) int {

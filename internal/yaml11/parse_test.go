@@ -152,14 +152,25 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(laughs(9)))
+	// One arena for every input, as a tree check reuses one: a document read
+	// into it equals the same document read onto the heap.
+	var arena Arena
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := Parse(data)
+		arena.Reset()
+		in, arenaErr := ParseDocumentIn(data, Limits{}, &arena)
+		if (err == nil) != (arenaErr == nil) {
+			t.Fatalf("heap: %v; arena: %v", err, arenaErr)
+		}
 		if err != nil {
 			var ye *Error
 			if !errors.As(err, &ye) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
 			return
+		}
+		if diff := nodeDiff(n, in.Root); diff != "" {
+			t.Fatalf("read into an arena (-heap +arena):\n%s", diff)
 		}
 		if _, err := n.MarshalJSON(); err != nil {
 			t.Fatal(err)
