@@ -487,15 +487,22 @@ func (c *canonizer) size(e sqlparse.Expr) int {
 	return n
 }
 
-// children are e's direct sub-expressions.
+// children are e's direct sub-expressions, those of its window and
+// ordering clauses included; a nested query is not an expression's part.
 func children(e sqlparse.Expr) []sqlparse.Expr {
 	var out []sqlparse.Expr
-	walkExpr(e, func(x sqlparse.Expr) bool {
-		if x == e {
-			return true
+	sqlparse.Inspect(e, func(n sqlparse.Node) bool {
+		switch x := n.(type) {
+		case nil, *sqlparse.Query:
+			return false
+		case sqlparse.Expr:
+			if x == e {
+				return true
+			}
+			out = append(out, x)
+			return false
 		}
-		out = append(out, x)
-		return false
+		return true
 	})
 	return out
 }

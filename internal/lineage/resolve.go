@@ -1431,9 +1431,13 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 	var windowText []string
 	var visit func(e sqlparse.Expr)
 	visit = func(e sqlparse.Expr) {
-		walkExpr(e, func(x sqlparse.Expr) bool {
-			sc.a.m.nodes(1)
+		sqlparse.Inspect(e, func(x sqlparse.Node) bool {
+			if _, ok := x.(sqlparse.Expr); ok {
+				sc.a.m.nodes(1)
+			}
 			switch n := x.(type) {
+			case nil:
+				return false
 			case *sqlparse.ColumnRef:
 				rc, ok := sc.resolve(n)
 				if !ok {
@@ -1473,27 +1477,26 @@ func (sc *scope) derived(e sqlparse.Expr, name string) *col {
 					c.certain = false
 				}
 				return false
-			case *sqlparse.Subquery, *sqlparse.Exists, *sqlparse.In, *sqlparse.Quantified, *sqlparse.Array:
-				if q := subqueryOf(n); q != nil {
-					r := sc.subquery(q)
-					var b strings.Builder
-					for _, oc := range r.cols {
-						for _, en := range oc.entries {
-							addSources(en.Sources)
-						}
-						b.WriteString(oc.sig + ",")
+			case *sqlparse.Query:
+				r := sc.subquery(n)
+				var b strings.Builder
+				for _, oc := range r.cols {
+					for _, en := range oc.entries {
+						addSources(en.Sources)
 					}
-					sc.a.m.nodes(len(r.rows.rels))
-					for s := range r.rows.preds {
-						addSources([]Source{s})
-					}
-					for rr := range r.rows.rels {
-						sc.rows.rels[rr] = true
-					}
-					subSigs[q] = hashOf("Q", b.String(), r.rows.key())
-					// A subquery's value is not reduced to a canonical form.
-					c.certain = false
+					b.WriteString(oc.sig + ",")
 				}
+				sc.a.m.nodes(len(r.rows.rels))
+				for s := range r.rows.preds {
+					addSources([]Source{s})
+				}
+				for rr := range r.rows.rels {
+					sc.rows.rels[rr] = true
+				}
+				subSigs[n] = hashOf("Q", b.String(), r.rows.key())
+				// A subquery's value is not reduced to a canonical form.
+				c.certain = false
+				return false
 			}
 			return true
 		})
@@ -1562,101 +1565,8 @@ func lambdaRel(name string) *rel {
 	return r
 }
 
-func subqueryOf(e sqlparse.Expr) *sqlparse.Query {
-	switch n := e.(type) {
-	case *sqlparse.Subquery:
-		return n.Query
-	case *sqlparse.Exists:
-		return n.Query
-	case *sqlparse.In:
-		return n.Query
-	case *sqlparse.Quantified:
-		return n.Query
-	case *sqlparse.Array:
-		return n.Query
-	}
-	return nil
-}
-
 func sortSources(ss []Source) {
 	sort.Slice(ss, func(i, j int) bool { return sourceLess(ss[i], ss[j]) })
-}
-
-// walkExpr calls f on e and its sub-expressions (not into subqueries'
-// bodies: f sees the subquery node itself). f returns false to skip a
-// node's children.
-func walkExpr(e sqlparse.Expr, f func(sqlparse.Expr) bool) {
-	if e == nil || !f(e) {
-		return
-	}
-	w := func(xs ...sqlparse.Expr) {
-		for _, x := range xs {
-			walkExpr(x, f)
-		}
-	}
-	switch x := e.(type) {
-	case *sqlparse.Interval:
-		w(x.Value)
-	case *sqlparse.Unary:
-		w(x.X)
-	case *sqlparse.Binary:
-		w(x.L, x.R)
-	case *sqlparse.Paren:
-		w(x.X)
-	case *sqlparse.Func:
-		w(x.Args...)
-		for _, o := range x.OrderBy {
-			w(o.Expr)
-		}
-		for _, o := range x.WithinGroup {
-			w(o.Expr)
-		}
-		w(x.Filter)
-		if x.Over != nil {
-			w(x.Over.PartitionBy...)
-			for _, o := range x.Over.OrderBy {
-				w(o.Expr)
-			}
-			w(x.Over.FrameExprs...)
-		}
-	case *sqlparse.NamedArg:
-		w(x.Value)
-	case *sqlparse.Cast:
-		w(x.X)
-	case *sqlparse.Case:
-		w(x.Operand)
-		for _, wh := range x.Whens {
-			w(wh.Cond, wh.Result)
-		}
-		w(x.Else)
-	case *sqlparse.In:
-		w(x.X)
-		w(x.List...)
-	case *sqlparse.Between:
-		w(x.X, x.Lo, x.Hi)
-	case *sqlparse.Like:
-		w(x.X, x.Pattern, x.Escape)
-	case *sqlparse.Is:
-		w(x.X, x.DistinctFrom)
-	case *sqlparse.Quantified:
-		w(x.X, x.Array)
-	case *sqlparse.Array:
-		w(x.Elems...)
-	case *sqlparse.Struct:
-		w(x.Values...)
-	case *sqlparse.Row:
-		w(x.Elems...)
-	case *sqlparse.Subscript:
-		w(x.X, x.Index, x.Upper)
-	case *sqlparse.Field:
-		w(x.X)
-	case *sqlparse.Extract:
-		w(x.X)
-	case *sqlparse.Collate:
-		w(x.X)
-	case *sqlparse.AtTimeZone:
-		w(x.X, x.Zone)
-	}
 }
 
 // ---- result ----

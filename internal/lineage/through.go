@@ -23,70 +23,24 @@ func (c *Column) Through() (through map[Source][]string, ok bool) {
 	if c.canon == nil {
 		return nil, false
 	}
-	type key struct{ relation, column string }
-	byKey := map[key][]Source{}
+	byKey := map[throughKey][]Source{}
 	for _, e := range c.Entries {
 		for _, s := range e.Sources {
-			k := key{s.Relation.Name, s.Column}
+			k := throughKey{s.Relation.Name, s.Column}
 			if !slices.Contains(byKey[k], s) {
 				byKey[k] = append(byKey[k], s)
 			}
 		}
 	}
-	// enclosing holds, per source name, the functions every reference met
-	// so far is inside; absent until its first reference.
-	enclosing := map[key]map[string]bool{}
-	var stack []string
-	opaque := false
-	var walk func(e sqlparse.Expr)
-	walk = func(e sqlparse.Expr) {
-		switch x := e.(type) {
-		case *sqlparse.ColumnRef:
-			var k key
-			switch n := len(x.Parts); {
-			case n >= 2:
-				k = key{x.Parts[n-2].Name, x.Parts[n-1].Name}
-			case n == 1 && strings.HasPrefix(x.Parts[0].Name, "?"):
-				// A value exprCol could not put in canonical form stands
-				// for itself by its signature: what it reads is not shown.
-				opaque = true
-				return
-			case n == 1:
-				k = key{"", x.Parts[0].Name}
-			}
-			set, seen := enclosing[k]
-			if !seen {
-				set = make(map[string]bool, len(stack))
-				for _, f := range stack {
-					set[f] = true
-				}
-				enclosing[k] = set
-				return
-			}
-			for f := range set {
-				if !slices.Contains(stack, f) {
-					delete(set, f)
-				}
-			}
-			return
-		case *sqlparse.Func:
-			if name := funcName(x); name != "" {
-				stack = append(stack, name)
-				defer func() { stack = stack[:len(stack)-1] }()
-			}
-		}
-		for _, ch := range children(e) {
-			walk(ch)
-		}
-	}
-	walk(c.canon)
-	if opaque {
+	t := &throughState{enclosing: map[throughKey]map[string]bool{}}
+	sqlparse.Walk(throughVisitor{t: t}, c.canon)
+	if t.opaque {
 		return nil, false
 	}
 	through = make(map[Source][]string)
 	for k, sources := range byKey {
 		var names []string
-		for f := range enclosing[k] {
+		for f := range t.enclosing[k] {
 			names = append(names, f)
 		}
 		slices.Sort(names)
@@ -95,6 +49,69 @@ func (c *Column) Through() (through map[Source][]string, ok bool) {
 		}
 	}
 	return through, true
+}
+
+// throughKey is a source as a canonical value names it.
+type throughKey struct{ relation, column string }
+
+type throughState struct {
+	// enclosing holds, per source name, the functions every reference met
+	// so far is inside; absent until its first reference.
+	enclosing map[throughKey]map[string]bool
+	opaque    bool // a value on the way has no canonical form
+}
+
+// throughVisitor walks a canonical value with the functions enclosing the
+// node it is at.
+type throughVisitor struct {
+	t     *throughState
+	stack []string
+}
+
+func (v throughVisitor) Visit(n sqlparse.Node) sqlparse.Visitor {
+	switch x := n.(type) {
+	case nil:
+		return nil
+	case *sqlparse.ColumnRef:
+		v.t.reference(x, v.stack)
+		return nil
+	case *sqlparse.Func:
+		if name := funcName(x); name != "" {
+			return throughVisitor{v.t, append(v.stack[:len(v.stack):len(v.stack)], name)}
+		}
+	}
+	return v
+}
+
+// reference narrows the functions enclosing ref's source to those in
+// stack.
+func (t *throughState) reference(ref *sqlparse.ColumnRef, stack []string) {
+	var k throughKey
+	switch n := len(ref.Parts); {
+	case n >= 2:
+		k = throughKey{ref.Parts[n-2].Name, ref.Parts[n-1].Name}
+	case n == 1 && strings.HasPrefix(ref.Parts[0].Name, "?"):
+		// A value exprCol could not put in canonical form stands for
+		// itself by its signature: what it reads is not shown.
+		t.opaque = true
+		return
+	case n == 1:
+		k = throughKey{"", ref.Parts[0].Name}
+	}
+	set, seen := t.enclosing[k]
+	if !seen {
+		set = make(map[string]bool, len(stack))
+		for _, f := range stack {
+			set[f] = true
+		}
+		t.enclosing[k] = set
+		return
+	}
+	for f := range set {
+		if !slices.Contains(stack, f) {
+			delete(set, f)
+		}
+	}
 }
 
 // funcName is a call's name as Through reports it; "" for the calls the

@@ -34,7 +34,10 @@ type CTE struct {
 
 // SetExpr is a query body: *Select, *SetOp, *Query (parenthesised) or
 // *Values.
-type SetExpr interface{ setExpr() }
+type SetExpr interface {
+	Node
+	setExpr()
+}
 
 // SetOp is UNION, INTERSECT or EXCEPT (MINUS is read as EXCEPT).
 type SetOp struct {
@@ -87,7 +90,10 @@ type SelectItem struct {
 
 // TableExpr is a FROM item: *Table, *DerivedTable, *TableFunc, *Join or
 // *ValuesTable.
-type TableExpr interface{ tableExpr() }
+type TableExpr interface {
+	Node
+	tableExpr()
+}
 
 // Alias names a FROM item and, optionally, its columns.
 type Alias struct {
@@ -157,7 +163,10 @@ type Window struct {
 }
 
 // Expr is an expression node.
-type Expr interface{ exprNode() }
+type Expr interface {
+	Node
+	exprNode()
+}
 
 // ColumnRef is a column reference: name, t.name, s.t.name, …
 type ColumnRef struct {
@@ -447,3 +456,48 @@ func (*Collate) exprNode()      {}
 func (*AtTimeZone) exprNode()   {}
 func (*Special) exprNode()      {}
 func (*Star) exprNode()         {}
+
+func (*CTE) node()          {}
+func (*SelectItem) node()   {}
+func (*NamedWindow) node()  {}
+func (*Window) node()       {}
+func (*OrderItem) node()    {}
+func (*Select) node()       {}
+func (*SetOp) node()        {}
+func (*Query) node()        {}
+func (*Values) node()       {}
+func (*Table) node()        {}
+func (*DerivedTable) node() {}
+func (*TableFunc) node()    {}
+func (*Join) node()         {}
+func (*ValuesTable) node()  {}
+func (*ColumnRef) node()    {}
+func (*Literal) node()      {}
+func (*TypedLiteral) node() {}
+func (*Interval) node()     {}
+func (*Param) node()        {}
+func (*Unary) node()        {}
+func (*Binary) node()       {}
+func (*Paren) node()        {}
+func (*Func) node()         {}
+func (*NamedArg) node()     {}
+func (*Cast) node()         {}
+func (*Case) node()         {}
+func (*Subquery) node()     {}
+func (*Exists) node()       {}
+func (*In) node()           {}
+func (*Between) node()      {}
+func (*Like) node()         {}
+func (*Is) node()           {}
+func (*Quantified) node()   {}
+func (*Array) node()        {}
+func (*Struct) node()       {}
+func (*Row) node()          {}
+func (*Subscript) node()    {}
+func (*Field) node()        {}
+func (*Extract) node()      {}
+func (*Lambda) node()       {}
+func (*Collate) node()      {}
+func (*AtTimeZone) node()   {}
+func (*Special) node()      {}
+func (*Star) node()         {}

@@ -1,0 +1,206 @@
+package sqlparse
+
+// Node is any node of the tree: an Expr, a SetExpr, a TableExpr, or one of
+// the parts that are none of these (*CTE, *SelectItem, *NamedWindow,
+// *Window, *OrderItem). Names (Ident, Alias), types (TypeName) and CASE arms
+// (When) are fields of their nodes, not nodes.
+type Node interface{ node() }
+
+// A Visitor's Visit method is called for each node Walk meets. If the
+// visitor w it returns is not nil, Walk visits each of the node's children
+// with w, then calls w.Visit(nil).
+type Visitor interface {
+	Visit(n Node) (w Visitor)
+}
+
+// Walk traverses the tree rooted at n depth-first: it calls v.Visit(n), and
+// then, unless that returned nil, walks n's children in the order they are
+// written (a query's WITH list before its body, a SELECT's items before its
+// FROM list, an operator's left operand before its right). It goes into
+// every nested query: a caller that stops at a subquery returns nil when
+// it meets the *Query. Nil children are skipped.
+func Walk(v Visitor, n Node) {
+	if v = v.Visit(n); v == nil {
+		return
+	}
+	walkChildren(v, n)
+	v.Visit(nil)
+}
+
+type inspector func(Node) bool
+
+func (f inspector) Visit(n Node) Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}
+
+// Inspect traverses the tree rooted at n as Walk does, calling f(n) for
+// each node; f returns false to skip a node's children. After the children
+// of a node f returned true for, f is called with nil.
+func Inspect(n Node, f func(Node) bool) {
+	Walk(inspector(f), n)
+}
+
+// walkChildren walks each child of n with v.
+func walkChildren(v Visitor, n Node) {
+	switch x := n.(type) {
+	// Queries.
+	case *Query:
+		for _, c := range x.With {
+			Walk(v, c)
+		}
+		walkNode(v, x.Body)
+		walkOrder(v, x.OrderBy)
+		walkExprs(v, x.Limit, x.Offset)
+	case *CTE:
+		Walk(v, x.Query)
+	case *SetOp:
+		walkNode(v, x.Left)
+		walkNode(v, x.Right)
+	case *Values:
+		for _, row := range x.Rows {
+			walkExprs(v, row...)
+		}
+	case *Select:
+		walkExprs(v, x.DistinctOn...)
+		for _, it := range x.Items {
+			Walk(v, it)
+		}
+		for _, t := range x.From {
+			walkNode(v, t)
+		}
+		walkExprs(v, x.Where)
+		walkExprs(v, x.GroupBy...)
+		walkExprs(v, x.Having, x.Qualify)
+		for _, w := range x.Windows {
+			Walk(v, w)
+		}
+	case *SelectItem:
+		for _, r := range x.Replace {
+			Walk(v, r)
+		}
+		walkExprs(v, x.Expr)
+	case *NamedWindow:
+		Walk(v, x.Spec)
+	case *Window:
+		walkExprs(v, x.PartitionBy...)
+		walkOrder(v, x.OrderBy)
+		walkExprs(v, x.FrameExprs...)
+	case *OrderItem:
+		walkExprs(v, x.Expr)
+
+	// FROM items.
+	case *DerivedTable:
+		Walk(v, x.Query)
+	case *TableFunc:
+		Walk(v, x.Func)
+	case *ValuesTable:
+		Walk(v, x.Values)
+	case *Join:
+		walkNode(v, x.Left)
+		walkNode(v, x.Right)
+		walkExprs(v, x.On)
+
+	default:
+		walkExprChildren(v, n)
+	}
+}
+
+// walkExprChildren walks the children of an expression node.
+func walkExprChildren(v Visitor, n Node) {
+	switch x := n.(type) {
+	case *Interval:
+		walkExprs(v, x.Value)
+	case *Unary:
+		walkExprs(v, x.X)
+	case *Binary:
+		walkExprs(v, x.L, x.R)
+	case *Paren:
+		walkExprs(v, x.X)
+	case *Func:
+		walkExprs(v, x.Args...)
+		walkOrder(v, x.OrderBy)
+		walkOrder(v, x.WithinGroup)
+		walkExprs(v, x.Filter)
+		if x.Over != nil {
+			Walk(v, x.Over)
+		}
+	case *NamedArg:
+		walkExprs(v, x.Value)
+	case *Cast:
+		walkExprs(v, x.X)
+	case *Case:
+		walkExprs(v, x.Operand)
+		for _, w := range x.Whens {
+			walkExprs(v, w.Cond, w.Result)
+		}
+		walkExprs(v, x.Else)
+	case *Subquery:
+		Walk(v, x.Query)
+	case *Exists:
+		Walk(v, x.Query)
+	case *In:
+		walkExprs(v, x.X)
+		walkExprs(v, x.List...)
+		walkQuery(v, x.Query)
+	case *Between:
+		walkExprs(v, x.X, x.Lo, x.Hi)
+	case *Like:
+		walkExprs(v, x.X, x.Pattern, x.Escape)
+	case *Is:
+		walkExprs(v, x.X, x.DistinctFrom)
+	case *Quantified:
+		walkExprs(v, x.X)
+		walkQuery(v, x.Query)
+		walkExprs(v, x.Array)
+	case *Array:
+		walkExprs(v, x.Elems...)
+		walkQuery(v, x.Query)
+	case *Struct:
+		walkExprs(v, x.Values...)
+	case *Row:
+		walkExprs(v, x.Elems...)
+	case *Subscript:
+		walkExprs(v, x.X, x.Index, x.Upper)
+	case *Field:
+		walkExprs(v, x.X)
+	case *Extract:
+		walkExprs(v, x.X)
+	case *Lambda:
+		walkExprs(v, x.Body)
+	case *Collate:
+		walkExprs(v, x.X)
+	case *AtTimeZone:
+		walkExprs(v, x.X, x.Zone)
+	}
+	// ColumnRef, Literal, TypedLiteral, Param, Special, Star and Table have
+	// no children.
+}
+
+func walkNode(v Visitor, n Node) {
+	if n != nil {
+		Walk(v, n)
+	}
+}
+
+func walkExprs(v Visitor, list ...Expr) {
+	for _, e := range list {
+		if e != nil {
+			Walk(v, e)
+		}
+	}
+}
+
+func walkOrder(v Visitor, items []*OrderItem) {
+	for _, it := range items {
+		Walk(v, it)
+	}
+}
+
+func walkQuery(v Visitor, q *Query) {
+	if q != nil {
+		Walk(v, q)
+	}
+}
