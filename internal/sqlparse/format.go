@@ -65,18 +65,37 @@ func plainName(s string) bool {
 }
 
 func writeIdents(b *strings.Builder, ids []Ident, sep string) {
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		writeIdent(b, id)
-	}
+	writeEach(b, sep, ids, func(id Ident) { writeIdent(b, id) })
+}
+
+// writeIdentList writes (a, b, …).
+func writeIdentList(b *strings.Builder, ids []Ident) {
+	b.WriteByte('(')
+	writeIdents(b, ids, ", ")
+	b.WriteByte(')')
 }
 
 func writeString(b *strings.Builder, s string) {
 	b.WriteByte('\'')
 	b.WriteString(strings.ReplaceAll(s, "'", "''"))
 	b.WriteByte('\'')
+}
+
+// writeEach writes each item with write, sep between them.
+func writeEach[T any](b *strings.Builder, sep string, items []T, write func(T)) {
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		write(it)
+	}
+}
+
+// writeNot writes " NOT" for a negated predicate.
+func writeNot(b *strings.Builder, not bool) {
+	if not {
+		b.WriteString(" NOT")
+	}
 }
 
 // Expr prints e.
@@ -88,23 +107,35 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 	case nil:
 		b.WriteString("NULL")
 	case *ColumnRef:
-		if pr.Column != nil && pr.Column(b, x) {
-			return
+		if pr.Column == nil || !pr.Column(b, x) {
+			writeIdents(b, x.Parts, ".")
 		}
-		writeIdents(b, x.Parts, ".")
+	case *Literal, *TypedLiteral, *Interval, *Param, *Special, *Star:
+		pr.constant(b, x)
+	case *Unary, *Binary, *Paren, *Cast, *Collate, *AtTimeZone, *Subscript, *Field:
+		pr.operator(b, x)
+	case *In, *Between, *Like, *Is, *Quantified:
+		pr.predicate(b, x)
+	case *Subquery, *Exists, *Array, *Struct, *Row:
+		pr.constructor(b, x)
+	default:
+		pr.call(b, x)
+	}
+}
+
+// constant prints a literal, a parameter or a niladic keyword.
+func (pr *Printer) constant(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
 	case *Literal:
-		switch x.Kind {
-		case LitString:
+		if x.Kind == LitString {
 			writeString(b, x.Text)
-		default:
+		} else {
 			b.WriteString(x.Text)
 		}
 	case *TypedLiteral:
 		b.WriteString("CAST(")
 		writeString(b, x.Value)
-		b.WriteString(" AS ")
-		b.WriteString(x.Type)
-		b.WriteString(")")
+		b.WriteString(" AS " + x.Type + ")")
 	case *Interval:
 		b.WriteString("INTERVAL ")
 		if l, ok := x.Value.(*Literal); ok && l.Kind == LitNumber {
@@ -113,11 +144,20 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 			pr.Expr(b, x.Value)
 		}
 		if x.Unit != "" {
-			b.WriteByte(' ')
-			b.WriteString(x.Unit)
+			b.WriteString(" " + x.Unit)
 		}
 	case *Param:
 		b.WriteString(x.Text)
+	case *Special:
+		b.WriteString(x.Name)
+	case *Star:
+		b.WriteByte('*')
+	}
+}
+
+// operator prints an operator applied to operands.
+func (pr *Printer) operator(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
 	case *Unary:
 		b.WriteString(x.Op)
 		// Two prefix operators side by side would lex as one ("--" even
@@ -127,71 +167,63 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		}
 		pr.Expr(b, x.X)
 	case *Binary:
-		pr.Expr(b, x.L)
-		b.WriteByte(' ')
-		switch x.Op {
+		op := x.Op
+		switch op {
 		case "!=":
-			b.WriteString("<>")
+			op = "<>"
 		case "==":
-			b.WriteString("=")
-		default:
-			b.WriteString(x.Op)
+			op = "="
 		}
-		b.WriteByte(' ')
-		pr.Expr(b, x.R)
+		pr.infix(b, x.L, " "+op+" ", x.R)
 	case *Paren:
-		b.WriteByte('(')
-		pr.Expr(b, x.X)
-		b.WriteByte(')')
-	case *Func:
-		if len(x.Name) == 1 && x.Name[0].Name == "grouping sets" {
-			b.WriteString("GROUPING SETS (")
-			pr.groupingItems(b, x.Args)
-			b.WriteByte(')')
-			return
-		}
-		pr.funcCall(b, x)
-	case *NamedArg:
-		writeIdent(b, x.Name)
-		b.WriteString(" => ")
-		pr.Expr(b, x.Value)
+		pr.wrapped(b, "(", x.X, ")")
 	case *Cast:
 		b.WriteString(x.Kind)
-		b.WriteByte('(')
+		pr.wrapped(b, "(", x.X, " AS "+x.Type.Text+")")
+	case *Collate:
 		pr.Expr(b, x.X)
-		b.WriteString(" AS ")
-		b.WriteString(x.Type.Text)
-		b.WriteByte(')')
-	case *Case:
-		b.WriteString("CASE")
-		if x.Operand != nil {
-			b.WriteByte(' ')
-			pr.Expr(b, x.Operand)
+		b.WriteString(" COLLATE " + x.Collation)
+	case *AtTimeZone:
+		pr.infix(b, x.X, " AT TIME ZONE ", x.Zone)
+	case *Subscript:
+		pr.Expr(b, x.X)
+		b.WriteByte('[')
+		if x.Index != nil {
+			pr.Expr(b, x.Index)
 		}
-		for _, w := range x.Whens {
-			b.WriteString(" WHEN ")
-			pr.Expr(b, w.Cond)
-			b.WriteString(" THEN ")
-			pr.Expr(b, w.Result)
+		if x.Slice {
+			b.WriteByte(':')
+			if x.Upper != nil {
+				pr.Expr(b, x.Upper)
+			}
 		}
-		if x.Else != nil {
-			b.WriteString(" ELSE ")
-			pr.Expr(b, x.Else)
-		}
-		b.WriteString(" END")
-	case *Subquery:
-		b.WriteByte('(')
-		pr.nested(b, x.Query)
-		b.WriteByte(')')
-	case *Exists:
-		b.WriteString("EXISTS(")
-		pr.nested(b, x.Query)
-		b.WriteByte(')')
+		b.WriteByte(']')
+	case *Field:
+		pr.field(b, x)
+	}
+}
+
+func (pr *Printer) field(b *strings.Builder, x *Field) {
+	if _, number := x.X.(*Literal); number {
+		// "0 .a" printed as "0.a" would read back as a number.
+		pr.wrapped(b, "(", x.X, ")")
+	} else {
+		pr.Expr(b, x.X)
+	}
+	if x.Colon {
+		b.WriteByte(':')
+	} else {
+		b.WriteByte('.')
+	}
+	writeIdent(b, Ident{Name: x.Name})
+}
+
+// predicate prints IN, BETWEEN, LIKE, IS and quantified comparisons.
+func (pr *Printer) predicate(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
 	case *In:
 		pr.Expr(b, x.X)
-		if x.Not {
-			b.WriteString(" NOT")
-		}
+		writeNot(b, x.Not)
 		b.WriteString(" IN (")
 		if x.Query != nil {
 			pr.nested(b, x.Query)
@@ -201,23 +233,14 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		b.WriteByte(')')
 	case *Between:
 		pr.Expr(b, x.X)
-		if x.Not {
-			b.WriteString(" NOT")
-		}
-		b.WriteString(" BETWEEN ")
-		pr.Expr(b, x.Lo)
-		b.WriteString(" AND ")
-		pr.Expr(b, x.Hi)
+		writeNot(b, x.Not)
+		pr.infix(b, x.Lo, " AND ", x.Hi, " BETWEEN ")
 	case *Like:
 		pr.Expr(b, x.X)
-		if x.Not {
-			b.WriteString(" NOT")
-		}
-		b.WriteByte(' ')
-		b.WriteString(x.Op)
+		writeNot(b, x.Not)
+		b.WriteString(" " + x.Op)
 		if x.Quantifier != "" {
-			b.WriteByte(' ')
-			b.WriteString(x.Quantifier)
+			b.WriteString(" " + x.Quantifier)
 		}
 		b.WriteByte(' ')
 		pr.Expr(b, x.Pattern)
@@ -238,22 +261,21 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		}
 	case *Quantified:
 		pr.Expr(b, x.X)
-		b.WriteByte(' ')
-		b.WriteString(x.Op)
-		b.WriteByte(' ')
-		b.WriteString(x.Quant)
-		b.WriteByte('(')
-		if x.Query != nil {
-			pr.nested(b, x.Query)
-		} else {
-			pr.Expr(b, x.Array)
-		}
-		b.WriteByte(')')
+		b.WriteString(" " + x.Op + " " + x.Quant)
+		pr.queryOrExpr(b, "(", x.Query, x.Array, ")")
+	}
+}
+
+// constructor prints a subquery, EXISTS, an array, a struct or a row.
+func (pr *Printer) constructor(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
+	case *Subquery:
+		pr.queryOrExpr(b, "(", x.Query, nil, ")")
+	case *Exists:
+		pr.queryOrExpr(b, "EXISTS(", x.Query, nil, ")")
 	case *Array:
 		if x.Query != nil {
-			b.WriteString("ARRAY(")
-			pr.nested(b, x.Query)
-			b.WriteByte(')')
+			pr.queryOrExpr(b, "ARRAY(", x.Query, nil, ")")
 			return
 		}
 		b.WriteByte('[')
@@ -275,72 +297,86 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		b.WriteString("ROW(")
 		pr.exprs(b, x.Elems)
 		b.WriteByte(')')
-	case *Subscript:
-		pr.Expr(b, x.X)
-		b.WriteByte('[')
-		if x.Index != nil {
-			pr.Expr(b, x.Index)
-		}
-		if x.Slice {
-			b.WriteByte(':')
-			if x.Upper != nil {
-				pr.Expr(b, x.Upper)
-			}
-		}
-		b.WriteByte(']')
-	case *Field:
-		if _, number := x.X.(*Literal); number {
-			// "0 .a" printed as "0.a" would read back as a number.
-			b.WriteByte('(')
-			pr.Expr(b, x.X)
+	}
+}
+
+// call prints a function call, a named argument, CASE, EXTRACT or a
+// lambda.
+func (pr *Printer) call(b *strings.Builder, e Expr) {
+	switch x := e.(type) {
+	case *Func:
+		if len(x.Name) == 1 && x.Name[0].Name == "grouping sets" {
+			b.WriteString("GROUPING SETS (")
+			pr.groupingItems(b, x.Args)
 			b.WriteByte(')')
-		} else {
-			pr.Expr(b, x.X)
+			return
 		}
-		if x.Colon {
-			b.WriteByte(':')
-		} else {
-			b.WriteByte('.')
-		}
-		writeIdent(b, Ident{Name: x.Name})
+		pr.funcCall(b, x)
+	case *NamedArg:
+		writeIdent(b, x.Name)
+		b.WriteString(" => ")
+		pr.Expr(b, x.Value)
+	case *Case:
+		pr.caseExpr(b, x)
 	case *Extract:
-		b.WriteString("EXTRACT(")
-		b.WriteString(x.Field)
-		b.WriteString(" FROM ")
-		pr.Expr(b, x.X)
-		b.WriteByte(')')
+		pr.wrapped(b, "EXTRACT("+x.Field+" FROM ", x.X, ")")
 	case *Lambda:
 		if len(x.Params) == 1 {
 			writeIdent(b, x.Params[0])
 		} else {
-			b.WriteByte('(')
-			writeIdents(b, x.Params, ", ")
-			b.WriteByte(')')
+			writeIdentList(b, x.Params)
 		}
 		b.WriteString(" -> ")
 		pr.Expr(b, x.Body)
-	case *Collate:
-		pr.Expr(b, x.X)
-		b.WriteString(" COLLATE ")
-		b.WriteString(x.Collation)
-	case *AtTimeZone:
-		pr.Expr(b, x.X)
-		b.WriteString(" AT TIME ZONE ")
-		pr.Expr(b, x.Zone)
-	case *Special:
-		b.WriteString(x.Name)
-	case *Star:
-		b.WriteByte('*')
 	}
 }
 
-func (pr *Printer) exprs(b *strings.Builder, list []Expr) {
-	for i, e := range list {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+func (pr *Printer) caseExpr(b *strings.Builder, x *Case) {
+	b.WriteString("CASE")
+	if x.Operand != nil {
+		b.WriteByte(' ')
+		pr.Expr(b, x.Operand)
+	}
+	for _, w := range x.Whens {
+		pr.infix(b, w.Cond, " THEN ", w.Result, " WHEN ")
+	}
+	if x.Else != nil {
+		b.WriteString(" ELSE ")
+		pr.Expr(b, x.Else)
+	}
+	b.WriteString(" END")
+}
+
+// infix prints l op r, after lead when one is given.
+func (pr *Printer) infix(b *strings.Builder, l Expr, op string, r Expr, lead ...string) {
+	for _, s := range lead {
+		b.WriteString(s)
+	}
+	pr.Expr(b, l)
+	b.WriteString(op)
+	pr.Expr(b, r)
+}
+
+// wrapped prints open, e, close.
+func (pr *Printer) wrapped(b *strings.Builder, open string, e Expr, close string) {
+	b.WriteString(open)
+	pr.Expr(b, e)
+	b.WriteString(close)
+}
+
+// queryOrExpr prints open, the nested query (or, without one, e), close.
+func (pr *Printer) queryOrExpr(b *strings.Builder, open string, q *Query, e Expr, close string) {
+	b.WriteString(open)
+	if q != nil {
+		pr.nested(b, q)
+	} else {
 		pr.Expr(b, e)
 	}
+	b.WriteString(close)
+}
+
+func (pr *Printer) exprs(b *strings.Builder, list []Expr) {
+	writeEach(b, ", ", list, func(e Expr) { pr.Expr(b, e) })
 }
 
 func (pr *Printer) nested(b *strings.Builder, q *Query) {
@@ -353,43 +389,32 @@ func (pr *Printer) nested(b *strings.Builder, q *Query) {
 // FuncName is a call's name as the printer writes it: upper case, dotted.
 func FuncName(f *Func) string {
 	var b strings.Builder
-	for i, id := range f.Name {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(strings.ToUpper(id.Name))
-	}
+	writeEach(&b, ".", f.Name, func(id Ident) { b.WriteString(strings.ToUpper(id.Name)) })
 	return b.String()
 }
 
 // groupingItems writes GROUP BY items, where "()" is the empty grouping set;
 // anywhere else an empty row is ROW().
 func (pr *Printer) groupingItems(b *strings.Builder, items []Expr) {
-	for i, e := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	writeEach(b, ", ", items, func(e Expr) {
 		if r, ok := e.(*Row); ok && len(r.Elems) == 0 {
 			b.WriteString("()")
-			continue
+			return
 		}
 		pr.Expr(b, e)
-	}
+	})
 }
 
 func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
 	// Upper case reads back as the same name only for a plain one; any
 	// other is written quoted, as given.
-	for i, id := range f.Name {
-		if i > 0 {
-			b.WriteByte('.')
-		}
+	writeEach(b, ".", f.Name, func(id Ident) {
 		if !id.Quoted && plainName(strings.ToLower(id.Name)) {
 			b.WriteString(strings.ToUpper(id.Name))
 		} else {
 			writeQuoted(b, id.Name)
 		}
-	}
+	})
 	b.WriteByte('(')
 	if f.Distinct {
 		b.WriteString("DISTINCT ")
@@ -399,23 +424,16 @@ func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
 	}
 	pr.exprs(b, f.Args)
 	if f.NullsMode != "" {
-		b.WriteByte(' ')
-		b.WriteString(f.NullsMode)
+		b.WriteString(" " + f.NullsMode)
 	}
-	if len(f.OrderBy) > 0 {
-		b.WriteString(" ORDER BY ")
-		pr.orderItems(b, f.OrderBy)
-	}
+	pr.orderBy(b, " ORDER BY ", f.OrderBy)
 	b.WriteByte(')')
 	if len(f.WithinGroup) > 0 {
-		b.WriteString(" WITHIN GROUP (ORDER BY ")
-		pr.orderItems(b, f.WithinGroup)
+		pr.orderBy(b, " WITHIN GROUP (ORDER BY ", f.WithinGroup)
 		b.WriteByte(')')
 	}
 	if f.Filter != nil {
-		b.WriteString(" FILTER(WHERE ")
-		pr.Expr(b, f.Filter)
-		b.WriteByte(')')
+		pr.wrapped(b, " FILTER(WHERE ", f.Filter, ")")
 	}
 	if f.Over != nil {
 		b.WriteString(" OVER ")
@@ -441,8 +459,7 @@ func (pr *Printer) Window(b *strings.Builder, w *Window) {
 		sep = " "
 	}
 	if len(w.OrderBy) > 0 {
-		b.WriteString(sep + "ORDER BY ")
-		pr.orderItems(b, w.OrderBy)
+		pr.orderBy(b, sep+"ORDER BY ", w.OrderBy)
 		sep = " "
 	}
 	if w.Frame != "" {
@@ -458,11 +475,13 @@ func (pr *Printer) Window(b *strings.Builder, w *Window) {
 	b.WriteByte(')')
 }
 
-func (pr *Printer) orderItems(b *strings.Builder, items []*OrderItem) {
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+// orderBy writes lead and the items, when there are any.
+func (pr *Printer) orderBy(b *strings.Builder, lead string, items []*OrderItem) {
+	if len(items) == 0 {
+		return
+	}
+	b.WriteString(lead)
+	writeEach(b, ", ", items, func(it *OrderItem) {
 		pr.Expr(b, it.Expr)
 		if it.Desc {
 			b.WriteString(" DESC")
@@ -474,6 +493,13 @@ func (pr *Printer) orderItems(b *strings.Builder, items []*OrderItem) {
 				b.WriteString(" NULLS LAST")
 			}
 		}
+	})
+}
+
+// clause writes lead and e, when there is an e.
+func (pr *Printer) clause(b *strings.Builder, lead string, e Expr) {
+	if e != nil {
+		pr.wrapped(b, lead, e, "")
 	}
 }
 
@@ -484,35 +510,21 @@ func (pr *Printer) query(b *strings.Builder, q *Query) {
 		if q.Recursive {
 			b.WriteString("RECURSIVE ")
 		}
-		for i, c := range q.With {
-			if i > 0 {
-				b.WriteString(", ")
-			}
+		writeEach(b, ", ", q.With, func(c *CTE) {
 			writeIdent(b, c.Name)
 			if len(c.Columns) > 0 {
-				b.WriteByte('(')
-				writeIdents(b, c.Columns, ", ")
-				b.WriteByte(')')
+				writeIdentList(b, c.Columns)
 			}
 			b.WriteString(" AS (")
 			pr.query(b, c.Query)
 			b.WriteByte(')')
-		}
+		})
 		b.WriteByte(' ')
 	}
 	pr.setExpr(b, q.Body)
-	if len(q.OrderBy) > 0 {
-		b.WriteString(" ORDER BY ")
-		pr.orderItems(b, q.OrderBy)
-	}
-	if q.Limit != nil {
-		b.WriteString(" LIMIT ")
-		pr.Expr(b, q.Limit)
-	}
-	if q.Offset != nil {
-		b.WriteString(" OFFSET ")
-		pr.Expr(b, q.Offset)
-	}
+	pr.orderBy(b, " ORDER BY ", q.OrderBy)
+	pr.clause(b, " LIMIT ", q.Limit)
+	pr.clause(b, " OFFSET ", q.Offset)
 }
 
 func (pr *Printer) setExpr(b *strings.Builder, s SetExpr) {
@@ -521,8 +533,7 @@ func (pr *Printer) setExpr(b *strings.Builder, s SetExpr) {
 		pr.selectCore(b, x)
 	case *SetOp:
 		pr.setExpr(b, x.Left)
-		b.WriteByte(' ')
-		b.WriteString(x.Op)
+		b.WriteString(" " + x.Op)
 		if x.All {
 			b.WriteString(" ALL")
 		}
@@ -542,14 +553,11 @@ func (pr *Printer) setExpr(b *strings.Builder, s SetExpr) {
 
 func (pr *Printer) values(b *strings.Builder, v *Values) {
 	b.WriteString("VALUES ")
-	for i, row := range v.Rows {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	writeEach(b, ", ", v.Rows, func(row []Expr) {
 		b.WriteByte('(')
 		pr.exprs(b, row)
 		b.WriteByte(')')
-	}
+	})
 }
 
 func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
@@ -562,92 +570,61 @@ func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
 			b.WriteString(") ")
 		}
 	}
-	for i, it := range s.Items {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		pr.selectItem(b, it)
-	}
+	writeEach(b, ", ", s.Items, func(it *SelectItem) { pr.selectItem(b, it) })
 	if len(s.From) > 0 {
 		b.WriteString(" FROM ")
-		for i, t := range s.From {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			pr.tableExpr(b, t)
-		}
+		writeEach(b, ", ", s.From, func(t TableExpr) { pr.tableExpr(b, t) })
 	}
-	if s.Where != nil {
-		b.WriteString(" WHERE ")
-		pr.Expr(b, s.Where)
-	}
+	pr.clause(b, " WHERE ", s.Where)
 	if s.GroupByAll {
 		b.WriteString(" GROUP BY ALL")
 	} else if len(s.GroupBy) > 0 {
 		b.WriteString(" GROUP BY ")
 		pr.groupingItems(b, s.GroupBy)
 	}
-	if s.Having != nil {
-		b.WriteString(" HAVING ")
-		pr.Expr(b, s.Having)
-	}
+	pr.clause(b, " HAVING ", s.Having)
 	if len(s.Windows) > 0 {
 		b.WriteString(" WINDOW ")
-		for i, w := range s.Windows {
-			if i > 0 {
-				b.WriteString(", ")
-			}
+		writeEach(b, ", ", s.Windows, func(w *NamedWindow) {
 			writeIdent(b, w.Name)
 			b.WriteString(" AS ")
 			pr.Window(b, w.Spec)
-		}
+		})
 	}
-	if s.Qualify != nil {
-		b.WriteString(" QUALIFY ")
-		pr.Expr(b, s.Qualify)
-	}
+	pr.clause(b, " QUALIFY ", s.Qualify)
 }
 
 func (pr *Printer) selectItem(b *strings.Builder, it *SelectItem) {
-	if it.Star {
-		for _, q := range it.Qualifier {
-			writeIdent(b, q)
-			b.WriteByte('.')
-		}
-		b.WriteByte('*')
-		if len(it.Exclude) > 0 {
-			b.WriteString(" EXCLUDE (")
-			writeIdents(b, it.Exclude, ", ")
-			b.WriteByte(')')
-		}
-		if len(it.Replace) > 0 {
-			b.WriteString(" REPLACE (")
-			for i, r := range it.Replace {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				pr.selectItem(b, r)
-			}
-			b.WriteByte(')')
-		}
-		if len(it.Rename) > 0 {
-			b.WriteString(" RENAME (")
-			for i, r := range it.Rename {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				writeIdent(b, r[0])
-				b.WriteString(" AS ")
-				writeIdent(b, r[1])
-			}
-			b.WriteByte(')')
+	if !it.Star {
+		pr.Expr(b, it.Expr)
+		if it.Alias != nil {
+			b.WriteString(" AS ")
+			writeIdent(b, *it.Alias)
 		}
 		return
 	}
-	pr.Expr(b, it.Expr)
-	if it.Alias != nil {
-		b.WriteString(" AS ")
-		writeIdent(b, *it.Alias)
+	for _, q := range it.Qualifier {
+		writeIdent(b, q)
+		b.WriteByte('.')
+	}
+	b.WriteByte('*')
+	if len(it.Exclude) > 0 {
+		b.WriteString(" EXCLUDE ")
+		writeIdentList(b, it.Exclude)
+	}
+	if len(it.Replace) > 0 {
+		b.WriteString(" REPLACE (")
+		writeEach(b, ", ", it.Replace, func(r *SelectItem) { pr.selectItem(b, r) })
+		b.WriteByte(')')
+	}
+	if len(it.Rename) > 0 {
+		b.WriteString(" RENAME (")
+		writeEach(b, ", ", it.Rename, func(r [2]Ident) {
+			writeIdent(b, r[0])
+			b.WriteString(" AS ")
+			writeIdent(b, r[1])
+		})
+		b.WriteByte(')')
 	}
 }
 
@@ -658,9 +635,7 @@ func (pr *Printer) alias(b *strings.Builder, a *Alias) {
 	b.WriteString(" AS ")
 	writeIdent(b, a.Name)
 	if len(a.Columns) > 0 {
-		b.WriteByte('(')
-		writeIdents(b, a.Columns, ", ")
-		b.WriteByte(')')
+		writeIdentList(b, a.Columns)
 	}
 }
 
@@ -696,29 +671,27 @@ func (pr *Printer) tableExpr(b *strings.Builder, t TableExpr) {
 		b.WriteByte(')')
 		pr.alias(b, x.Alias)
 	case *Join:
-		pr.tableExpr(b, x.Left)
-		b.WriteByte(' ')
-		if x.Natural {
-			b.WriteString("NATURAL ")
-		}
-		b.WriteString(x.Kind)
-		b.WriteString(" JOIN ")
-		_, nested := x.Right.(*Join)
-		if nested {
-			b.WriteByte('(')
-		}
+		pr.join(b, x)
+	}
+}
+
+func (pr *Printer) join(b *strings.Builder, x *Join) {
+	pr.tableExpr(b, x.Left)
+	b.WriteByte(' ')
+	if x.Natural {
+		b.WriteString("NATURAL ")
+	}
+	b.WriteString(x.Kind + " JOIN ")
+	if _, nested := x.Right.(*Join); nested {
+		b.WriteByte('(')
 		pr.tableExpr(b, x.Right)
-		if nested {
-			b.WriteByte(')')
-		}
-		if x.On != nil {
-			b.WriteString(" ON ")
-			pr.Expr(b, x.On)
-		}
-		if len(x.Using) > 0 {
-			b.WriteString(" USING (")
-			writeIdents(b, x.Using, ", ")
-			b.WriteByte(')')
-		}
+		b.WriteByte(')')
+	} else {
+		pr.tableExpr(b, x.Right)
+	}
+	pr.clause(b, " ON ", x.On)
+	if len(x.Using) > 0 {
+		b.WriteString(" USING ")
+		writeIdentList(b, x.Using)
 	}
 }

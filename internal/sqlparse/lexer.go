@@ -171,111 +171,115 @@ func (lx *lexer) next() error {
 	switch {
 	case c == '{' && (lx.peekByte(1) == '{' || lx.peekByte(1) == '%' || lx.peekByte(1) == '#'):
 		return lx.errorf("unrendered Jinja (%q): the SQL must be compiled", lx.src[lx.pos:lx.pos+2])
-	case c == '\'':
-		s, err := lx.quoted('\'', line, col)
-		if err != nil {
-			return err
-		}
-		lx.emit(tString, s, line, col)
-		return nil
-	case c == '"':
-		s, err := lx.quoted('"', line, col)
-		if err != nil {
-			return err
-		}
-		if lx.d.doubleQuotedStrings {
-			lx.emit(tString, s, line, col)
-			return nil
-		}
-		if s == "" {
-			return &Error{Line: line, Col: col, Msg: "zero-length quoted identifier"}
-		}
-		lx.emit(tQuoted, s, line, col)
-		return nil
-	case c == '`':
-		if !lx.d.backticks {
-			return lx.errorf("back-quoted identifiers are not %s syntax", lx.d.Name())
-		}
-		s, err := lx.quoted('`', line, col)
-		if err != nil {
-			return err
-		}
-		// BigQuery quotes whole paths: `project.dataset.table`.
-		for i, part := range strings.Split(s, ".") {
-			if part == "" {
-				return &Error{Line: line, Col: col, Msg: "zero-length quoted identifier"}
-			}
-			if i > 0 {
-				lx.emit(tOp, ".", line, col)
-			}
-			lx.emit(tQuoted, part, line, col)
-		}
-		return nil
+	case c == '\'' || c == '"' || c == '`':
+		return lx.quotedToken(c, line, col)
 	case c == '$' && (lx.peekByte(1) == '$' || isIdentStart(lx.peekByte(1))) && lx.dollarTag() != "":
 		return lx.dollarString(line, col)
 	case c == '$' && isDigit(lx.peekByte(1)):
-		j := lx.pos + 1
-		for j < len(lx.src) && isDigit(lx.src[j]) {
-			j++
-		}
-		text := lx.src[lx.pos:j]
-		lx.advance(j - lx.pos)
-		lx.emit(tParam, text, line, col)
-		return nil
+		lx.param(isDigit, line, col)
 	case c == '?':
-		lx.advance(1)
-		lx.emit(tParam, "?", line, col)
-		return nil
+		lx.param(func(byte) bool { return false }, line, col)
 	case isDigit(c) || (c == '.' && isDigit(lx.peekByte(1))):
-		return lx.number(line, col)
+		lx.number(line, col)
 	case isIdentStart(c):
-		j := lx.pos
-		for j < len(lx.src) && isIdentPart(lx.src[j]) {
-			if lx.src[j] >= 0x80 {
-				r, size := utf8.DecodeRuneInString(lx.src[j:])
-				if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
-					break
-				}
-				j += size
-				continue
-			}
-			j++
-		}
-		if j == lx.pos { // a non-letter rune
-			r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
-			return lx.errorf("unexpected character %q", r)
-		}
-		word := lx.src[lx.pos:j]
-		// A one- or two-letter prefix glued to a quote is a string prefix
-		// (E'..', B'..', X'..', N'..', R'..', U&'..' is left alone).
-		if j < len(lx.src) && (lx.src[j] == '\'' || (lx.src[j] == '"' && lx.d.doubleQuotedStrings)) && len(word) <= 2 && isStringPrefix(word) {
-			lx.advance(j - lx.pos)
-			q := lx.src[lx.pos]
-			s, err := lx.quotedPrefixed(q, strings.ToUpper(word), line, col)
-			if err != nil {
-				return err
-			}
-			lx.out = append(lx.out, token{kind: tString, text: s, line: line, col: col, prefix: strings.ToUpper(word)})
-			return nil
-		}
-		lx.advance(j - lx.pos)
-		lx.emit(tWord, word, line, col)
-		return nil
+		return lx.word(line, col)
 	case c == '@' && isIdentStart(lx.peekByte(1)):
 		// A BigQuery @param (':' is left to the parser: x::t, :name, x:path).
-		j := lx.pos + 1
-		for j < len(lx.src) && isIdentPart(lx.src[j]) {
-			j++
-		}
-		text := lx.src[lx.pos:j]
-		lx.advance(j - lx.pos)
-		lx.emit(tParam, text, line, col)
+		lx.param(isIdentPart, line, col)
+	default:
+		return lx.operator(line, col)
+	}
+	return nil
+}
+
+// take emits the source from lx.pos up to j as a token of kind and moves
+// past it.
+func (lx *lexer) take(j int, kind tokenKind, line, col int) {
+	text := lx.src[lx.pos:j]
+	lx.advance(j - lx.pos)
+	lx.emit(kind, text, line, col)
+}
+
+// param reads a parameter: its first byte, then the bytes part accepts.
+func (lx *lexer) param(part func(byte) bool, line, col int) {
+	j := lx.pos + 1
+	for j < len(lx.src) && part(lx.src[j]) {
+		j++
+	}
+	lx.take(j, tParam, line, col)
+}
+
+// quotedToken reads a string ('…', and "…" in BigQuery) or a quoted
+// identifier ("…", `…`).
+func (lx *lexer) quotedToken(q byte, line, col int) error {
+	if q == '`' && !lx.d.backticks {
+		return lx.errorf("back-quoted identifiers are not %s syntax", lx.d.Name())
+	}
+	s, err := lx.quoted(q, line, col)
+	if err != nil {
+		return err
+	}
+	if q == '\'' || (q == '"' && lx.d.doubleQuotedStrings) {
+		lx.emit(tString, s, line, col)
 		return nil
 	}
+	// BigQuery quotes whole paths: `project.dataset.table`.
+	parts := []string{s}
+	if q == '`' {
+		parts = strings.Split(s, ".")
+	}
+	for i, part := range parts {
+		if part == "" {
+			return &Error{Line: line, Col: col, Msg: "zero-length quoted identifier"}
+		}
+		if i > 0 {
+			lx.emit(tOp, ".", line, col)
+		}
+		lx.emit(tQuoted, part, line, col)
+	}
+	return nil
+}
+
+// word reads a word, or a string with a prefix glued to its quote.
+func (lx *lexer) word(line, col int) error {
+	j := lx.pos
+	for j < len(lx.src) && isIdentPart(lx.src[j]) {
+		if lx.src[j] >= 0x80 {
+			r, size := utf8.DecodeRuneInString(lx.src[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
+				break
+			}
+			j += size
+			continue
+		}
+		j++
+	}
+	if j == lx.pos { // a non-letter rune
+		r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
+		return lx.errorf("unexpected character %q", r)
+	}
+	word := lx.src[lx.pos:j]
+	// A one- or two-letter prefix glued to a quote is a string prefix
+	// (E'..', B'..', X'..', N'..', R'..', U&'..' is left alone).
+	if j < len(lx.src) && (lx.src[j] == '\'' || (lx.src[j] == '"' && lx.d.doubleQuotedStrings)) && len(word) <= 2 && isStringPrefix(word) {
+		lx.advance(j - lx.pos)
+		q := lx.src[lx.pos]
+		s, err := lx.quotedPrefixed(q, strings.ToUpper(word), line, col)
+		if err != nil {
+			return err
+		}
+		lx.out = append(lx.out, token{kind: tString, text: s, line: line, col: col, prefix: strings.ToUpper(word)})
+		return nil
+	}
+	lx.take(j, tWord, line, col)
+	return nil
+}
+
+// operator reads an operator or punctuation, the longest that matches.
+func (lx *lexer) operator(line, col int) error {
 	for _, op := range operators {
 		if strings.HasPrefix(lx.src[lx.pos:], op) {
-			lx.advance(len(op))
-			lx.emit(tOp, op, line, col)
+			lx.take(lx.pos+len(op), tOp, line, col)
 			return nil
 		}
 	}
@@ -379,7 +383,7 @@ func (lx *lexer) dollarString(line, col int) error {
 	return nil
 }
 
-func (lx *lexer) number(line, col int) error {
+func (lx *lexer) number(line, col int) {
 	j := lx.pos
 	if lx.src[j] == '0' && j+1 < len(lx.src) && (lx.src[j+1] == 'x' || lx.src[j+1] == 'X') {
 		j += 2
@@ -410,8 +414,5 @@ func (lx *lexer) number(line, col int) error {
 			}
 		}
 	}
-	text := lx.src[lx.pos:j]
-	lx.advance(j - lx.pos)
-	lx.emit(tNumber, text, line, col)
-	return nil
+	lx.take(j, tNumber, line, col)
 }

@@ -1,0 +1,256 @@
+package sqlparse
+
+import "strings"
+
+// The dialects' additions to standard SQL: star modifiers (DuckDB,
+// Snowflake, BigQuery), lambdas and struct literals (DuckDB, Snowflake),
+// semi-structured paths and TABLE(FLATTEN(…)) (Snowflake), UNNEST … WITH
+// OFFSET (BigQuery), and the sampling clauses, which change no column and
+// are skipped. DuckDB's FROM-first SELECT, GROUP BY ALL and ORDER BY ALL
+// are read where their clauses are (statements.go).
+
+// starModifiers reads what may follow `*`: EXCLUDE (or BigQuery's EXCEPT),
+// REPLACE and RENAME.
+func (p *parser) starModifiers(it *SelectItem) error {
+	for {
+		var err error
+		switch {
+		case p.isKw("EXCLUDE") || (p.isKw("EXCEPT") && p.isOpAt(1, "(")):
+			p.i++
+			err = p.starExclude(it)
+		case p.isKw("REPLACE") && p.isOpAt(1, "("):
+			p.i++
+			var items []*SelectItem
+			items, err = inParens(p, func() ([]*SelectItem, error) { return list(p, p.replaceItem) })
+			it.Replace = append(it.Replace, items...)
+		case p.acceptKw("RENAME"):
+			err = p.starRename(it)
+		case p.isKw("ILIKE") && p.peek(1).kind == tString:
+			return p.errorf("SELECT * ILIKE is not supported")
+		default:
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// starExclude reads EXCLUDE's column or parenthesised columns.
+func (p *parser) starExclude(it *SelectItem) error {
+	if p.isOp("(") {
+		ids, err := p.identList()
+		if err != nil {
+			return err
+		}
+		it.Exclude = append(it.Exclude, ids...)
+		return nil
+	}
+	id, err := p.columnName()
+	if err != nil {
+		return err
+	}
+	it.Exclude = append(it.Exclude, id)
+	return nil
+}
+
+// replaceItem reads one `expr AS column` of REPLACE.
+func (p *parser) replaceItem() (*SelectItem, error) {
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectKw("AS"); err != nil {
+		return nil, err
+	}
+	id, err := p.columnName()
+	if err != nil {
+		return nil, err
+	}
+	return &SelectItem{Expr: e, Alias: &id, Pos: id.Pos}, nil
+}
+
+// starRename reads RENAME's `a AS b`, or a parenthesised list of them.
+func (p *parser) starRename(it *SelectItem) error {
+	if !p.isOp("(") {
+		pair, err := p.renamePair()
+		if err != nil {
+			return err
+		}
+		it.Rename = append(it.Rename, pair)
+		return nil
+	}
+	pairs, err := inParens(p, func() ([][2]Ident, error) { return list(p, p.renamePair) })
+	if err != nil {
+		return err
+	}
+	it.Rename = append(it.Rename, pairs...)
+	return nil
+}
+
+func (p *parser) renamePair() ([2]Ident, error) {
+	from, err := p.columnName()
+	if err != nil {
+		return [2]Ident{}, err
+	}
+	if err := p.expectKw("AS"); err != nil {
+		return [2]Ident{}, err
+	}
+	to, err := p.columnName()
+	if err != nil {
+		return [2]Ident{}, err
+	}
+	return [2]Ident{from, to}, nil
+}
+
+// lambdaAhead reads (x, y) -> body at a "(".
+func (p *parser) lambdaAhead() (Expr, bool, error) {
+	if p.d != DuckDB && p.d != Snowflake && p.d != Generic {
+		return nil, false, nil
+	}
+	n := 1
+	for identToken(p.peek(n)) && p.isOpAt(n+1, ",") {
+		n += 2
+	}
+	if !identToken(p.peek(n)) || !p.isOpAt(n+1, ")") || !p.isOpAt(n+2, "->") {
+		return nil, false, nil
+	}
+	pos := p.pos()
+	p.i++
+	var params []Ident
+	for !p.isOp(")") {
+		id, _ := p.anyIdent("a parameter")
+		params = append(params, id)
+		p.acceptOp(",")
+	}
+	p.i += 2 // ) ->
+	l, err := p.lambda(params, pos)
+	return l, true, err
+}
+
+// lambda reads the body of params -> body, after the arrow.
+func (p *parser) lambda(params []Ident, pos Pos) (Expr, error) {
+	body, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	return &Lambda{Params: params, Body: body, Pos: pos}, nil
+}
+
+// structLiteral reads DuckDB's {'key': value, …}.
+func (p *parser) structLiteral(pos Pos) (Expr, error) {
+	p.i++ // {
+	s := &Struct{Pos: pos}
+	for !p.isOp("}") {
+		k := p.advance()
+		if k.kind != tString && !identToken(k) {
+			return nil, p.unexpected("a struct key")
+		}
+		if err := p.expectOp(":"); err != nil {
+			return nil, err
+		}
+		v, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		s.Keys = append(s.Keys, strings.ToLower(k.text))
+		s.Values = append(s.Values, v)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if err := p.expectOp("}"); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// colonPath reads Snowflake's x:key at the colon.
+func (p *parser) colonPath(x Expr, pos Pos) (Expr, error) {
+	p.i++
+	name := p.advance().text
+	if name == "" {
+		return nil, p.errorf("zero-length path key")
+	}
+	return &Field{X: x, Name: strings.ToLower(name), Colon: true, Pos: pos}, nil
+}
+
+// tableOfFunc reads Snowflake's TABLE(FLATTEN(…)) in FROM.
+func (p *parser) tableOfFunc(lateral bool, pos Pos) (TableExpr, error) {
+	p.i += 2
+	f, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := f.(*Func)
+	if !ok {
+		return nil, p.errorf("TABLE(…) must wrap a function call")
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return p.tableFuncTail(fn, lateral, pos)
+}
+
+// tableFuncTail reads what may follow a function in FROM: WITH
+// ORDINALITY, an alias, BigQuery's WITH OFFSET [AS] name.
+func (p *parser) tableFuncTail(fn *Func, lateral bool, pos Pos) (TableExpr, error) {
+	tf := &TableFunc{Func: fn, Lateral: lateral, Pos: pos}
+	tf.WithOrdinality = p.acceptKws("WITH", "ORDINALITY")
+	alias, err := p.tableAlias()
+	if err != nil {
+		return nil, err
+	}
+	tf.Alias = alias
+	if p.acceptKws("WITH", "OFFSET") {
+		p.acceptKw("AS")
+		id, err := p.ident("an offset alias")
+		if err != nil {
+			id = Ident{Name: "offset"}
+		}
+		tf.WithOffset = &id
+	}
+	return tf, nil
+}
+
+// skipTableModifiers skips TABLESAMPLE/SAMPLE (…) clauses.
+func (p *parser) skipTableModifiers() error {
+	for p.isKw("TABLESAMPLE") || (p.isKw("SAMPLE") && (p.isOpAt(1, "(") || p.peek(1).kind == tNumber)) {
+		p.i++
+		for p.at().kind == tWord && !p.isOp("(") && !reserved[p.at().up] {
+			p.i++
+		}
+		if p.isOp("(") {
+			if err := p.skipParens(); err != nil {
+				return err
+			}
+		} else if p.at().kind == tNumber {
+			p.i++
+			p.acceptKw("ROWS")
+			p.acceptOp("%")
+		}
+		if p.acceptKw("REPEATABLE") || p.acceptKw("SEED") {
+			if err := p.skipParens(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// skipUsingSample skips DuckDB's USING SAMPLE clause.
+func (p *parser) skipUsingSample() error {
+	if !p.acceptKws("USING", "SAMPLE") {
+		return nil
+	}
+	for !p.isOp(")") && !p.isOp(",") && !p.isOp(";") && p.at().kind != tEOF && !(p.at().kind == tWord && reserved[p.at().up]) {
+		if p.isOp("(") {
+			if err := p.skipParens(); err != nil {
+				return err
+			}
+			continue
+		}
+		p.i++
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package sqlparse
+
+import "strings"
+
+// Types, typed literals, intervals and the words that stand for constants
+// and date parts.
+
+// typeSynonyms are type names that mean the same type in every dialect
+// read, mapped to one spelling so that `x::int` and CAST(x AS INTEGER)
+// print alike. FLOAT is left alone: it is 8 bytes in PostgreSQL and 4 in
+// DuckDB.
+var typeSynonyms = map[string]string{
+	"INTEGER": "INT", "INT4": "INT", "INT8": "BIGINT", "INT2": "SMALLINT", "FLOAT8": "DOUBLE",
+	"DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "CHARACTER VARYING": "VARCHAR", "NUMERIC": "DECIMAL",
+	"TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
+	"TIME WITHOUT TIME ZONE": "TIME", "INT64": "BIGINT", "FLOAT64": "DOUBLE",
+}
+
+// dateParts are the unit words of INTERVAL and of date functions' first
+// argument (DATEADD(day, …), DATE_TRUNC(month, …)).
+var dateParts = words(`year years yr yrs y yy yyy yyyy quarter quarters qtr qtrs q month months mon mons mm
+	week weeks wk wks w isoweek day days d dd dayofweek dow dayofweekiso dayofyear doy hour hours h hh hr hrs
+	minute minutes m mi min mins second seconds s sec secs ss millisecond milliseconds ms msec microsecond
+	microseconds us usec nanosecond nanoseconds ns nsec epoch century centuries decade decades millennium
+	millennia isoyear isodow yearofweek weekofyear weekday date time datetime timezone_hour timezone_minute`)
+
+// datePartFuncs take a bare unit word among their arguments.
+var datePartFuncs = words(`dateadd date_add datediff date_diff date_sub date_trunc datetrunc datetime_add
+	datetime_sub datetime_diff datetime_trunc timestamp_add timestamp_sub timestamp_diff timestamp_trunc
+	time_add time_sub time_diff time_trunc timestampadd timestampdiff timeadd timediff timestamp_bucket
+	last_day date_part datepart date_bucket time_slice`)
+
+// typedLiteralTypes are the types written before a string to make a
+// typed literal: DATE '2020-01-01'.
+var typedLiteralTypes = words(`DATE TIME TIMESTAMP TIMESTAMPTZ TIMESTAMP_NTZ TIMESTAMP_LTZ TIMESTAMP_TZ DATETIME
+	JSON NUMERIC DECIMAL BIGNUMERIC UUID BYTEA BLOB INET`)
+
+// specialNiladic are the keyword functions called without parentheses.
+var specialNiladic = words(`CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP LOCALTIME LOCALTIMESTAMP CURRENT_USER
+	SESSION_USER CURRENT_ROLE CURRENT_SCHEMA CURRENT_CATALOG CURRENT_DATABASE SYSDATE SYSTIMESTAMP
+	CURRENT_REGION CURRENT_ACCOUNT CURRENT_WAREHOUSE`)
+
+// words is the set of the space-separated words of s.
+func words(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		set[w] = true
+	}
+	return set
+}
+
+// datePartArg is a date function's argument: a bare unit word (DATEADD(day,
+// …)) is a keyword, not a column.
+func datePartArg(fname string, arg Expr) Expr {
+	if cr, ok := arg.(*ColumnRef); ok && len(cr.Parts) == 1 && !cr.Parts[0].Quoted && datePartFuncs[fname] && dateParts[cr.Parts[0].Name] {
+		return &Literal{Kind: LitKeyword, Text: strings.ToUpper(cr.Parts[0].Name), Pos: cr.Pos}
+	}
+	return arg
+}
+
+// tokenSQL is a token as SQL text again, quoted as the printer quotes: a
+// type's modifiers are kept as text, and a string or quoted name without its
+// quotes would read back as something else.
+func tokenSQL(t token) string {
+	var b strings.Builder
+	switch t.kind {
+	case tString:
+		writeString(&b, t.text)
+	case tQuoted:
+		writeQuoted(&b, t.text)
+	default:
+		return t.text
+	}
+	return b.String()
+}
+
+// typeName reads a type after :: or AS in a cast.
+func (p *parser) typeName() (TypeName, error) {
+	t := p.at()
+	if t.kind != tWord && t.kind != tQuoted {
+		return TypeName{}, p.unexpected("a type name")
+	}
+	// A type is kept as upper-case text, so a quoted name is taken only
+	// when it reads the same unquoted ("int4"); any other is refused rather
+	// than changed.
+	if t.kind == tQuoted && !plainName(strings.ToLower(t.text)) {
+		return TypeName{}, p.errorf("quoted type name %q is not supported", t.text)
+	}
+	parts := []string{strings.ToUpper(p.advance().text)}
+	for p.acceptOp(".") { // pg_catalog.int4
+		n, err := p.anyIdent("a type name")
+		if err != nil {
+			return TypeName{}, err
+		}
+		if n.Quoted && !plainName(strings.ToLower(n.Name)) {
+			return TypeName{}, p.errorf("quoted type name %q is not supported", n.Name)
+		}
+		parts[len(parts)-1] += "." + strings.ToUpper(n.Name)
+	}
+	text := strings.Join(p.typeWords(parts), " ")
+	if syn, ok := typeSynonyms[text]; ok {
+		text = syn
+	}
+	if p.isOp("(") {
+		mods, err := p.typeModifiers()
+		if err != nil {
+			return TypeName{}, err
+		}
+		text += mods
+	}
+	if p.isOp("<") {
+		params, err := p.typeParameters()
+		if err != nil {
+			return TypeName{}, err
+		}
+		text += params
+	}
+	for p.isOp("[") && p.isOpAt(1, "]") {
+		p.i += 2
+		text += "[]"
+	}
+	return TypeName{Text: text}, nil
+}
+
+// typeWords adds the further words of a type written in several
+// (DOUBLE PRECISION, CHARACTER VARYING, TIMESTAMP WITH TIME ZONE, INTERVAL
+// DAY TO SECOND) to its first.
+func (p *parser) typeWords(parts []string) []string {
+	switch parts[0] {
+	case "DOUBLE":
+		if p.acceptKw("PRECISION") {
+			parts = append(parts, "PRECISION")
+		}
+	case "CHARACTER", "CHAR", "NATIONAL", "BIT":
+		if p.acceptKw("VARYING") {
+			parts = append(parts, "VARYING")
+		}
+	case "TIMESTAMP", "TIME":
+		if p.isAnyKw("WITH", "WITHOUT") && p.isKwAt(1, "TIME") && p.isKwAt(2, "ZONE") {
+			parts = append(parts, p.advance().up, "TIME", "ZONE")
+			p.i += 2
+		}
+	case "INTERVAL":
+		for p.at().kind == tWord && dateParts[strings.ToLower(p.at().text)] {
+			parts = append(parts, p.advance().up)
+		}
+	}
+	return parts
+}
+
+// typeModifiers reads a type's parenthesised modifiers, VARCHAR(32) or
+// DECIMAL(10, 2), as text.
+func (p *parser) typeModifiers() (string, error) {
+	p.i++ // (
+	var args []string
+	for !p.isOp(")") {
+		t := p.advance()
+		switch t.kind {
+		case tEOF:
+			return "", p.unexpected(`")"`)
+		case tWord:
+			args = append(args, t.up)
+		case tOp:
+			args = append(args, t.text)
+		default:
+			args = append(args, tokenSQL(t))
+		}
+	}
+	p.i++
+	return "(" + strings.ReplaceAll(strings.Join(args, " "), " , ", ", ") + ")", nil
+}
+
+// typeParameters reads BigQuery's ARRAY<…> and STRUCT<…> parameters as
+// text.
+func (p *parser) typeParameters() (string, error) {
+	depth := 0
+	var b strings.Builder
+	for {
+		t := p.advance()
+		if t.kind == tEOF {
+			return "", p.unexpected(`">"`)
+		}
+		if t.kind == tOp && t.text == "<" {
+			depth++
+		}
+		if t.kind == tOp && (t.text == ">" || t.text == ">>") {
+			depth -= len(t.text)
+		}
+		if b.Len() > 0 && t.text != ">" && t.text != "," && t.text != "<" && !strings.HasSuffix(b.String(), "<") {
+			b.WriteByte(' ')
+		}
+		if t.kind == tWord {
+			b.WriteString(t.up)
+		} else {
+			b.WriteString(tokenSQL(t))
+		}
+		if depth <= 0 {
+			return b.String(), nil
+		}
+	}
+}
+
+// interval reads INTERVAL value [unit [TO unit]].
+func (p *parser) interval() (Expr, error) {
+	pos := p.pos()
+	p.i++ // INTERVAL
+	iv := &Interval{Pos: pos}
+	t := p.at()
+	at := Pos{t.line, t.col}
+	switch {
+	case t.kind == tString:
+		p.i++
+		iv.Value = &Literal{Kind: LitString, Text: t.text, Pos: at}
+	case t.kind == tNumber:
+		p.i++
+		iv.Value = &Literal{Kind: LitNumber, Text: t.text, Pos: at}
+	case t.kind == tParam:
+		p.i++
+		iv.Value = &Param{Text: t.text, Pos: at}
+	case p.isOp("-") && p.peek(1).kind == tNumber:
+		p.i += 2
+		iv.Value = &Literal{Kind: LitNumber, Text: "-" + p.toks[p.i-1].text, Pos: at}
+	case p.isOp("("):
+		e, err := inParens(p, p.expr)
+		if err != nil {
+			return nil, err
+		}
+		iv.Value = e
+	default:
+		e, err := p.postfix() // INTERVAL x DAY with a column (BigQuery)
+		if err != nil {
+			return nil, err
+		}
+		iv.Value = e
+	}
+	if u := p.at(); u.kind == tWord && dateParts[strings.ToLower(u.text)] {
+		p.i++
+		iv.Unit = u.up
+		if p.acceptKw("TO") {
+			iv.Unit += " TO " + p.advance().up
+		}
+	}
+	return iv, nil
+}
