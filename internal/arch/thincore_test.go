@@ -26,6 +26,7 @@ var domainPackages = []string{
 	"internal/propagate",
 	"internal/sqlparse",
 	"internal/keyindex",
+	"internal/sarif",
 	"internal/strindex",
 	"internal/memfs",
 	"internal/gitref",

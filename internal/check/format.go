@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/sarif"
 )
 
 // Formats are the report formats the CLI and the service offer (check.md §11).
@@ -165,83 +167,19 @@ var codeDescriptions = map[string]string{
 	CodeOwnersNotChecked:            "Dataspace offers were found but no owners registry was given.",
 }
 
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool               sarifTool                `json:"tool"`
-	OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
-	Results            []sarifResult            `json:"results"`
-	Properties         sarifRunProps            `json:"properties"`
-}
-
-type sarifTool struct {
-	Driver sarifDriver `json:"driver"`
-}
-
-type sarifDriver struct {
-	Name           string      `json:"name"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
-}
-
-type sarifRule struct {
-	ID                   string      `json:"id"`
-	ShortDescription     sarifText   `json:"shortDescription"`
-	DefaultConfiguration sarifConfig `json:"defaultConfiguration"`
-}
-
-type sarifConfig struct {
-	Level string `json:"level"`
-}
-
-type sarifText struct {
-	Text string `json:"text"`
-}
-
-type sarifResult struct {
-	RuleID     string          `json:"ruleId"`
-	RuleIndex  int             `json:"ruleIndex"`
-	Level      string          `json:"level"`
-	Message    sarifText       `json:"message"`
-	Locations  []sarifLocation `json:"locations"`
-	Properties sarifProps      `json:"properties"`
-}
-
-type sarifLocation struct {
-	PhysicalLocation sarifPhysical `json:"physicalLocation"`
-}
-
-type sarifPhysical struct {
-	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           sarifRegion   `json:"region"`
-}
-
-type sarifArtifact struct {
-	URI         string     `json:"uri,omitempty"`
-	URIBaseID   string     `json:"uriBaseId,omitempty"`
-	Description *sarifText `json:"description,omitempty"`
-}
-
-type sarifRegion struct {
-	StartLine   int `json:"startLine"`
-	StartColumn int `json:"startColumn,omitempty"`
-}
-
-type sarifProps struct {
-	Path    *string `json:"path"`
-	Dataset *string `json:"dataset"`
-	Subject *string `json:"subject"`
-}
-
+// sarifRunProps are a run's properties: the report's outcome.
 type sarifRunProps struct {
 	OK       bool    `json:"ok"`
 	ExitCode int     `json:"exit_code"`
 	Strict   bool    `json:"strict"`
 	Summary  Summary `json:"summary"`
+}
+
+// sarifProps are a result's properties: what the finding is about.
+type sarifProps struct {
+	Path    *string `json:"path"`
+	Dataset *string `json:"dataset"`
+	Subject *string `json:"subject"`
 }
 
 func sarifLevel(s Severity) string {
@@ -296,95 +234,48 @@ func (r *Report) WriteSARIF(w io.Writer) error { return r.WriteSARIFIn(w, nil) }
 // base (nil: as WriteSARIF): the run declares the bases in
 // originalUriBaseIds, each result names its base in uriBaseId.
 func (r *Report) WriteSARIFIn(w io.Writer, bases *SARIFBases) error {
-	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{
-			Name:           "governanced",
-			InformationURI: "https://github.com/celine-eu/governanced",
-			Rules:          []sarifRule{},
-		}},
-		Results:    []sarifResult{},
-		Properties: sarifRunProps{OK: r.OK, ExitCode: r.ExitCode, Strict: r.Strict, Summary: r.Summary},
-	}
+	run := sarif.NewRun(sarifRunProps{OK: r.OK, ExitCode: r.ExitCode, Strict: r.Strict, Summary: r.Summary})
 	if bases != nil {
-		run.OriginalURIBaseIDs = map[string]sarifArtifact{}
+		run.OriginalURIBaseIDs = map[string]sarif.ArtifactLocation{}
 		for id, d := range bases.Descriptions {
-			run.OriginalURIBaseIDs[id] = sarifArtifact{Description: &sarifText{d}}
+			run.OriginalURIBaseIDs[id] = sarif.ArtifactLocation{Description: &sarif.Text{Text: d}}
 		}
 	}
-	ruleIndex := map[string]int{}
 	runAnchor := "."
 	if len(r.Inputs.Paths) > 0 {
 		runAnchor = r.Inputs.Paths[0]
 	}
 	for _, f := range r.Findings {
-		i, ok := ruleIndex[f.Code]
-		if !ok {
-			i = len(run.Tool.Driver.Rules)
-			ruleIndex[f.Code] = i
-			sev, known := defaultSeverity[f.Code]
-			if !known {
-				sev = Error
-			}
-			desc := codeDescriptions[f.Code]
-			if desc == "" {
-				desc = f.Code
-			}
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-				ID: f.Code, ShortDescription: sarifText{desc}, DefaultConfiguration: sarifConfig{sarifLevel(sev)}})
+		sev, known := defaultSeverity[f.Code]
+		if !known {
+			sev = Error
 		}
+		desc := codeDescriptions[f.Code]
+		if desc == "" {
+			desc = f.Code
+		}
+		i := run.Rule(f.Code, desc, sarifLevel(sev))
 		file := f.File
 		if file == "" {
 			file = runAnchor
 		}
-		region := sarifRegion{StartLine: 1}
+		region := sarif.Region{StartLine: 1}
 		if f.Line > 0 {
-			region = sarifRegion{StartLine: f.Line, StartColumn: f.Column}
+			region = sarif.Region{StartLine: f.Line, StartColumn: f.Column}
 		}
 		msg := f.Message
 		if f.Dataset != nil {
 			msg = "[" + *f.Dataset + "] " + msg
 		}
-		artifact := sarifArtifact{URI: uriReference(file)}
+		baseID := ""
 		if bases != nil {
-			id, rel := bases.Locate(file)
-			artifact = sarifArtifact{URI: uriReference(rel), URIBaseID: id}
+			baseID, file = bases.Locate(file)
 		}
-		run.Results = append(run.Results, sarifResult{
-			RuleID: f.Code, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{msg},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: artifact, Region: region}}},
+		run.Results = append(run.Results, sarif.Result{
+			RuleID: f.Code, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarif.Text{Text: msg},
+			Locations:  []sarif.Location{sarif.FileLocation(file, baseID, region)},
 			Properties: sarifProps{Path: f.Path, Dataset: f.Dataset, Subject: f.Subject},
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{run},
-	})
-}
-
-// uriReference writes a display path as a relative URI reference: every byte
-// outside RFC 3986's path characters is percent-encoded (a glob's "[" and a
-// space included), "/" kept as the separator.
-func uriReference(p string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
-			strings.IndexByte("-._~!$&'()*+,;=@/", c) >= 0:
-			b.WriteByte(c)
-		case c == ':' && strings.Contains(p[:i], "/"):
-			b.WriteByte(c) // a colon in the first segment would read as a scheme
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String()
+	return sarif.Write(w, run)
 }

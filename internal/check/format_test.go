@@ -1,7 +1,6 @@
 package check
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -11,24 +10,5 @@ func TestGitHubEscaping(t *testing.T) {
 	}
 	if got := ghData("50% done\r\nnext"); got != "50%25 done%0D%0Anext" {
 		t.Errorf("ghData = %q", got)
-	}
-}
-
-func TestURIReference(t *testing.T) {
-	for in, want := range map[string]string{
-		"apps/grid/governance.yaml": "apps/grid/governance.yaml",
-		"apps/[ab] x/*":             "apps/%5Bab%5D%20x/*",
-		"apps/%zz":                  "apps/%25zz",
-		"a:b/c":                     "a%3Ab/c",
-		"x/a:b":                     "x/a:b",
-		"/abs/path":                 "/abs/path",
-		"apps/é":                    "apps/%C3%A9",
-	} {
-		if got := uriReference(in); got != want {
-			t.Errorf("uriReference(%q) = %q, want %q", in, got, want)
-		}
-		if strings.ContainsAny(uriReference(in), " []") {
-			t.Errorf("uriReference(%q) keeps a character a URI cannot hold", in)
-		}
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/sarif"
 )
 
 // Formats are the audit report's formats.
@@ -206,75 +207,7 @@ func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "`", "'").Replace(s)
 }
 
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool       sarifTool      `json:"tool"`
-	Results    []sarifResult  `json:"results"`
-	Properties map[string]any `json:"properties"`
-}
-
-type sarifTool struct {
-	Driver sarifDriver `json:"driver"`
-}
-
-type sarifDriver struct {
-	Name           string      `json:"name"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
-}
-
-type sarifRule struct {
-	ID                   string      `json:"id"`
-	ShortDescription     sarifText   `json:"shortDescription"`
-	DefaultConfiguration sarifConfig `json:"defaultConfiguration"`
-}
-
-type sarifConfig struct {
-	Level string `json:"level"`
-}
-
-type sarifText struct {
-	Text string `json:"text"`
-}
-
-type sarifResult struct {
-	RuleID     string           `json:"ruleId"`
-	RuleIndex  int              `json:"ruleIndex"`
-	Level      string           `json:"level"`
-	Message    sarifText        `json:"message"`
-	Locations  []sarifLocation  `json:"locations"`
-	Properties sarifResultProps `json:"properties"`
-}
-
-type sarifLocation struct {
-	PhysicalLocation sarifPhysical     `json:"physicalLocation"`
-	LogicalLocations []sarifLogicalLoc `json:"logicalLocations"`
-}
-
-type sarifLogicalLoc struct {
-	Name               string `json:"name"`
-	FullyQualifiedName string `json:"fullyQualifiedName"`
-	Kind               string `json:"kind"`
-}
-
-type sarifPhysical struct {
-	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           sarifRegion   `json:"region"`
-}
-
-type sarifArtifact struct {
-	URI string `json:"uri"`
-}
-
-type sarifRegion struct {
-	StartLine int `json:"startLine"`
-}
-
+// sarifResultProps are a result's properties: the finding's details.
 type sarifResultProps struct {
 	Dataset     string   `json:"dataset"`
 	Inferred    Levels   `json:"inferred"`
@@ -297,60 +230,29 @@ var ruleDescriptions = map[string]string{
 // at relation.column. A finding in an exposed dataset is an error, any
 // other a warning.
 func (r *Report) WriteSARIF(w io.Writer) error {
-	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{
-			Name:           "governanced",
-			InformationURI: "https://github.com/celine-eu/governanced",
-			Rules:          []sarifRule{},
-		}},
-		Results: []sarifResult{},
-		Properties: map[string]any{
-			"thresholds": r.Thresholds, "rowset": r.RowSet, "summary": r.Summary,
-			"ungoverned": r.Ungoverned, "unanalysed": r.Unanalysed,
-		},
-	}
-	ruleIndex := map[string]int{}
+	run := sarif.NewRun(map[string]any{
+		"thresholds": r.Thresholds, "rowset": r.RowSet, "summary": r.Summary,
+		"ungoverned": r.Ungoverned, "unanalysed": r.Unanalysed,
+	})
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		code, level := f.Code(), "warning"
 		if code == CodeExposed {
 			level = "error"
 		}
-		k, ok := ruleIndex[code]
-		if !ok {
-			k = len(run.Tool.Driver.Rules)
-			ruleIndex[code] = k
-			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-				ID: code, ShortDescription: sarifText{ruleDescriptions[code]}, DefaultConfiguration: sarifConfig{level}})
-		}
+		k := run.Rule(code, ruleDescriptions[code], level)
 		file := f.File
 		if file == "" {
 			file = "."
 		}
-		name := f.Relation + "." + f.Column
-		run.Results = append(run.Results, sarifResult{
-			RuleID: code, RuleIndex: k, Level: level, Message: sarifText{f.message()},
-			Locations: []sarifLocation{{
-				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriReference(file)}, Region: sarifRegion{StartLine: 1}},
-				LogicalLocations: []sarifLogicalLoc{{Name: f.Column, FullyQualifiedName: name, Kind: "member"}},
-			}},
+		loc := sarif.FileLocation(file, "", sarif.Region{StartLine: 1})
+		loc.LogicalLocations = []sarif.LogicalLocation{{Name: f.Column, FullyQualifiedName: f.Relation + "." + f.Column, Kind: "member"}}
+		run.Results = append(run.Results, sarif.Result{
+			RuleID: code, RuleIndex: k, Level: level, Message: sarif.Text{Text: f.message()},
+			Locations: []sarif.Location{loc},
 			Properties: sarifResultProps{Dataset: f.Dataset, Inferred: f.Inferred, Declared: f.Declared, Exposed: f.Exposed,
 				Complete: f.Complete, Through: f.Through, Path: f.Path, PathOmitted: f.PathOmitted},
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{run},
-	})
-}
-
-// uriReference writes a relative file path as a URI reference: escaped as
-// a URI path, and "./" before a first segment holding a colon, which would
-// read as a scheme.
-func uriReference(p string) string {
-	return (&url.URL{Path: p}).String()
+	return sarif.Write(w, run)
 }
