@@ -2,44 +2,12 @@ package dbt
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
-	"github.com/celine-eu/governanced/internal/propagate"
 )
-
-// Inputs are a pull request's dbt artifacts: base and head manifests
-// (required) and catalogs (optional; without them the structural diff cannot
-// run and column sets come from documented columns only).
-type Inputs struct {
-	Base, Head               *Manifest
-	BaseCatalog, HeadCatalog *Catalog
-	// Governance, when set, is consulted for the relation each model writes,
-	// and the resolved rule is merged into the model's meta under
-	// "governance" (policy.WithGovernance).
-	Governance policy.GovernanceLookup
-	// Rules, when set, are the same governance as rules (BuildLevel2
-	// only): each changed or reached column's meta then carries the
-	// governance it inherits along column lineage under
-	// governance.inferred (propagate.Inferred.Meta).
-	Rules propagate.Rules
-	// Parallelism bounds how many models level 2 analyses at once
-	// (BuildLevel2); 0 means GOMAXPROCS.
-	Parallelism int
-	// LineageBudget bounds the lineage work of each model's SQL at level 2
-	// (zero fields: lineage.DefaultBudget's); a model over it falls back to
-	// level 1.
-	LineageBudget lineage.Budget
-	// ReachBudget bounds the reach the changeset carries, in entries
-	// summed over the changes (0: DefaultReachBudget); the changes past it
-	// have an unresolved reach.
-	ReachBudget int
-}
 
 // Build produces the level-1 changeset of spec §8 (precision "model"): change
 // kinds from catalogs and normalised compiled SQL, reach from the manifest
@@ -48,90 +16,33 @@ type Inputs struct {
 // engine to treat fail-safe. It also returns warnings worth showing a user.
 // It stops early with ctx's error when ctx ends.
 func Build(ctx context.Context, in Inputs) (*policy.Changeset, []string, error) {
-	if in.Base == nil || in.Head == nil {
-		return nil, nil, errors.New("the changeset builder needs both a base and a head manifest")
+	b, warnings, err := newBuilder(in)
+	if err != nil {
+		return nil, nil, err
 	}
-	b := &builder{
-		base:       newSide(in.Base, in.BaseCatalog),
-		head:       newSide(in.Head, in.HeadCatalog),
-		governance: in.Governance,
-		reach:      map[reachKey]*walked{},
+	cs, warning, err := b.changeset(ctx, modelLevel{b}, in.ReachBudget)
+	if err != nil {
+		return nil, nil, err
 	}
-	var warnings []string
-	warnings = append(warnings, in.Base.Warnings...)
-	warnings = append(warnings, in.Head.Warnings...)
-	b.nameNodes()
-	b.indexBaseTests()
-
-	cs := &policy.Changeset{
-		ChangesetVersion: 1,
-		Source:           "two-manifest",
-		Precision:        "model",
-		Models:           map[string]*policy.Model{},
-		Exposures:        map[string]*policy.Exposure{},
-		Changes:          []*policy.Change{},
+	if warning != "" {
+		warnings = append(warnings, warning)
 	}
-	spent := newReachBudget(in.ReachBudget)
-	for _, uid := range b.order {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		changes := b.diff(uid)
-		if len(changes) == 0 {
-			continue
-		}
-		model := b.addModel(cs, uid)
-		_, inHead := b.head.relations[uid]
-		for _, c := range changes {
-			change := &policy.Change{Model: b.names[uid], Column: c.column, Kind: c.kind}
-			if c.detail != "" {
-				detail := c.detail
-				change.Detail = &detail
-			}
-			if c.kind == policy.KindLogicChanged {
-				semantic := policy.SemanticIndeterminate
-				change.Semantic = &semantic
-			}
-			if c.kind == policy.KindRemoved {
-				change.BrokenTests = b.brokenTests(uid, c.column, inHead)
-				change.ProvableTestBreak = len(change.BrokenTests) > 0
-				if _, known := model.Columns[c.column]; inHead && !known {
-					// The policy judges a removed column by the meta it had (spec §8.6).
-					if meta := b.base.docColumn(uid, c.column).MergedMeta(); len(meta) > 0 {
-						model.Columns[c.column] = &policy.Column{Meta: meta}
-					}
-				}
-			}
-			cs.Changes = append(cs.Changes, change)
-			if !spent.allows() {
-				change.Reach = policy.Reach{Models: []policy.ReachedModel{}, Exposures: []policy.ReachedExposure{}}
-				continue
-			}
-			w := b.reachOf(uid, c.kind == policy.KindRemoved)
-			change.Reach = w.reach
-			spent.spend(&change.Reach)
-			for _, m := range w.models {
-				b.addModel(cs, m)
-			}
-			for _, e := range w.exposures {
-				b.addExposure(cs, e)
-			}
-		}
-	}
-	if w := spent.warning(); w != "" {
-		warnings = append(warnings, w)
-	}
-	sort.SliceStable(cs.Changes, func(i, j int) bool {
-		a, c := cs.Changes[i], cs.Changes[j]
-		if a.Model != c.Model {
-			return a.Model < c.Model
-		}
-		if a.Column != c.Column {
-			return a.Column < c.Column
-		}
-		return a.Kind < c.Kind
-	})
 	return cs, warnings, nil
+}
+
+// modelLevel is level 1: columns' kinds from catalogs and compiled SQL,
+// reach from the manifest graph.
+type modelLevel struct{ *builder }
+
+func (modelLevel) precision() string { return "model" }
+
+func (l modelLevel) changes(uid string) []columnChange { return l.diff(uid) }
+
+func (l modelLevel) reach(uid string, c columnChange, over bool) (*walked, error) {
+	if over {
+		return &walked{reach: policy.Reach{Models: []policy.ReachedModel{}, Exposures: []policy.ReachedExposure{}}}, nil
+	}
+	return l.reachOf(uid, c.kind == policy.KindRemoved), nil
 }
 
 // side is one manifest with its catalog and its relation nodes (models,
@@ -303,9 +214,9 @@ type builder struct {
 	names      map[string]string // relation uid → changeset name
 	order      []string          // relation uids of base ∪ head in name order
 	tests      []genericTest
-	testsOf    map[string][]int   // node uid → indexes of the tests on it or referencing it
-	byName     map[string][]*Node // lowercased name → base relations
-	reach      map[reachKey]*walked
+	testsOf    map[string][]int     // node uid → indexes of the tests on it or referencing it
+	byName     map[string][]*Node   // lowercased name → base relations
+	modelReach map[reachKey]*walked // level 1's reach of each relation
 }
 
 // nameNodes is spec §8.3: lowercased name, .v<version> for versions; names
@@ -356,89 +267,36 @@ func (b *builder) nameOf(uid string) string {
 	return uid
 }
 
-type columnChange struct {
-	column, kind, detail string
-}
-
-// kindPriority is upstream ChangeKind.priority: one column keeps its most
-// severe kind.
-var kindPriority = map[string]int{
-	policy.KindRemoved:      5,
-	policy.KindTypeChanged:  4,
-	policy.KindLogicChanged: 3,
-	policy.KindAdded:        1,
-}
-
 // diff is spec §8.4 for one relation.
 func (b *builder) diff(uid string) []columnChange {
 	baseNode, inBase := b.base.relations[uid]
 	headNode, inHead := b.head.relations[uid]
-	kinds := map[string]columnChange{}
-	set := func(col, kind, detail string) {
-		if prev, ok := kinds[col]; ok && kindPriority[prev.kind] >= kindPriority[kind] {
-			return
-		}
-		kinds[col] = columnChange{column: col, kind: kind, detail: detail}
-	}
-	whole := func(cols []column, kind string) {
-		if len(cols) == 0 {
-			set("*", kind, "")
-		}
-		for _, c := range cols {
-			set(c.name, kind, "")
-		}
-	}
+	cc := columnChanges{}
 	switch {
 	case !inHead:
-		cols, _ := b.base.columns(uid)
-		whole(cols, policy.KindRemoved)
+		cc.whole(b.base.columnsOf(uid).cols, policy.KindRemoved)
 	case !inBase:
-		cols, _ := b.head.columns(uid)
-		whole(cols, policy.KindAdded)
+		cc.whole(b.head.columnsOf(uid).cols, policy.KindAdded)
 	default:
-		baseCols, baseCat := b.base.columns(uid)
-		headCols, headCat := b.head.columns(uid)
-		structural := baseCat && headCat
-		baseTypes := map[string]string{}
-		for _, c := range baseCols {
-			baseTypes[c.name] = c.typ
-		}
+		baseSet, headSet := b.base.columnsOf(uid), b.head.columnsOf(uid)
+		structural := baseSet.backed && headSet.backed
 		if structural {
-			headSet := map[string]bool{}
-			for _, c := range headCols {
-				headSet[c.name] = true
-				bt, ok := baseTypes[c.name]
-				switch {
-				case !ok:
-					set(c.name, policy.KindAdded, "")
-				case bt != "" && c.typ != "" && !strings.EqualFold(bt, c.typ):
-					set(c.name, policy.KindTypeChanged, bt+" -> "+c.typ)
-				}
-			}
-			for _, c := range baseCols {
-				if !headSet[c.name] {
-					set(c.name, policy.KindRemoved, "")
-				}
-			}
+			cc.structural(baseSet.cols, headSet.cols)
 		}
-		if logicChanged(baseNode, headNode) {
-			if len(headCols) == 0 {
-				set("*", policy.KindLogicChanged, "")
-			}
-			for _, c := range headCols {
-				// A column new in head is added, not logic_changed (D-32).
-				if _, existed := baseTypes[c.name]; existed || !structural {
-					set(c.name, policy.KindLogicChanged, "")
-				}
+		if !logicChanged(baseNode, headNode) {
+			break
+		}
+		if len(headSet.cols) == 0 {
+			cc.set(columnChange{column: "*", kind: policy.KindLogicChanged})
+		}
+		for _, c := range headSet.cols {
+			// A column new in head is added, not logic_changed (D-32).
+			if baseSet.names[c.name] || !structural {
+				cc.set(columnChange{column: c.name, kind: policy.KindLogicChanged})
 			}
 		}
 	}
-	out := make([]columnChange, 0, len(kinds))
-	for _, c := range kinds {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].column < out[j].column })
-	return out
+	return cc.sorted()
 }
 
 // logicChanged compares compiled SQL as tokens (D-33), falling back to the
@@ -470,7 +328,7 @@ type walked struct {
 // column of a model shares its reach, so it is walked once per model.
 func (b *builder) reachOf(uid string, removed bool) *walked {
 	key := reachKey{uid, removed}
-	if w, ok := b.reach[key]; ok {
+	if w, ok := b.modelReach[key]; ok {
 		return w
 	}
 	sides := []*side{b.head}
@@ -504,7 +362,7 @@ func (b *builder) reachOf(uid string, removed bool) *walked {
 	sort.Strings(w.exposures)
 	sort.Slice(w.reach.Models, func(i, j int) bool { return w.reach.Models[i].Name < w.reach.Models[j].Name })
 	sort.Slice(w.reach.Exposures, func(i, j int) bool { return w.reach.Exposures[i].Name < w.reach.Exposures[j].Name })
-	b.reach[key] = w
+	b.modelReach[key] = w
 	return w
 }
 
@@ -517,28 +375,42 @@ func (s *side) walk(uid string, models, exposures map[string]bool) bool {
 			return false
 		}
 	}
-	seen := map[string]bool{uid: true}
-	queue := []string{uid}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, c := range s.children[cur] {
-			if seen[c] {
-				continue
-			}
-			seen[c] = true
-			switch resourcePrefix(c) {
-			case "test", "unit_test":
-				continue
-			case "model", "snapshot":
-				models[c] = true
-			case "exposure":
-				exposures[c] = true
-			}
-			queue = append(queue, c)
+	s.descend([]string{uid}, func(c string) bool {
+		switch resourcePrefix(c) {
+		case "test", "unit_test":
+			return false
+		case "model", "snapshot":
+			models[c] = true
+		case "exposure":
+			exposures[c] = true
+		}
+		return true
+	})
+	return true
+}
+
+// descend walks the side's graph breadth-first from starts, calling visit
+// once on every node below them (not on the starts themselves); visit
+// returns whether to go on below the node.
+func (s *side) descend(starts []string, visit func(uid string) bool) {
+	seen := make(map[string]bool, len(starts))
+	queue := make([]string, 0, len(starts))
+	for _, st := range starts {
+		if !seen[st] {
+			seen[st] = true
+			queue = append(queue, st)
 		}
 	}
-	return true
+	for i := 0; i < len(queue); i++ {
+		for _, c := range s.children[queue[i]] {
+			if !seen[c] {
+				seen[c] = true
+				if visit(c) {
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
 }
 
 func resourcePrefix(uid string) string {
@@ -620,50 +492,4 @@ func (b *builder) addExposure(cs *policy.Changeset, uid string) {
 		}
 	}
 	cs.Exposures[name] = out
-}
-
-// DefaultReachBudget is Inputs.ReachBudget when it is zero. A chain of
-// 3,000 changed models, each reaching every model below it by one column,
-// carries 9.0 million entries and fits: building that changeset and a
-// verdict on it allocates 774 MB (BenchmarkChainedModels), and a
-// changeset's reach costs memory in proportion.
-const DefaultReachBudget = 10_000_000
-
-// reachBudget bounds the reach a changeset carries: the entries (reached
-// models, columns and exposures) of every change's reach, summed. A change
-// near the top of a long chain reaches everything below it, so the sum
-// grows with the square of the chain; once it is spent, the changes left
-// carry an unresolved reach, which a policy treats fail-safe, and a warning
-// says how many.
-type reachBudget struct {
-	limit, left int
-	over        int // changes whose reach was not computed
-}
-
-func newReachBudget(limit int) *reachBudget {
-	if limit <= 0 {
-		limit = DefaultReachBudget
-	}
-	return &reachBudget{limit: limit, left: limit}
-}
-
-// allows reports whether the next change may have its reach computed.
-func (rb *reachBudget) allows() bool {
-	if rb.left > 0 {
-		return true
-	}
-	rb.over++
-	return false
-}
-
-func (rb *reachBudget) spend(r *policy.Reach) {
-	rb.left -= len(r.Models) + len(r.Columns) + len(r.Exposures)
-}
-
-// warning says which changes lost their reach, "" when none did.
-func (rb *reachBudget) warning() string {
-	if rb.over == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d changes have an unresolved reach: the changeset's reach is over its budget of %d reached entries (models, columns and exposures, summed over the changes)", rb.over, rb.limit)
 }

@@ -28,7 +28,7 @@ type Graph struct {
 // early with ctx's error when ctx ends.
 func NewGraph(ctx context.Context, m *Manifest, cat *Catalog, parallelism int) (*Graph, error) {
 	s := newSide(m, cat)
-	b := &builder{base: s, head: s, reach: map[reachKey]*walked{}}
+	b := &builder{base: s, head: s, modelReach: map[reachKey]*walked{}}
 	b.nameNodes()
 	ls := newLineageSide(s)
 	var uids []string

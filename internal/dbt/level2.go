@@ -2,7 +2,6 @@ package dbt
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,21 +35,38 @@ func BuildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, e
 
 // buildLevel2 is BuildLevel2 with the state it walked, for tests to count.
 func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *level2, error) {
-	if in.Base == nil || in.Head == nil {
-		return nil, nil, nil, errors.New("the changeset builder needs both a base and a head manifest")
+	b, warnings, err := newBuilder(in)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	b := &builder{
-		base:       newSide(in.Base, in.BaseCatalog),
-		head:       newSide(in.Head, in.HeadCatalog),
-		governance: in.Governance,
-		reach:      map[reachKey]*walked{},
-	}
-	var warnings []string
-	warnings = append(warnings, in.Base.Warnings...)
-	warnings = append(warnings, in.Head.Warnings...)
-	b.nameNodes()
-	b.indexBaseTests()
 	l2 := newLevel2(ctx, b, newLineageSide(b.base), newLineageSide(b.head))
+	more, err := l2.analyseCandidates(in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	warnings = append(warnings, more...)
+	l2.targets = l2.inferTargets(in.Rules != nil)
+	cs, warning, err := b.changeset(ctx, l2, in.ReachBudget)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
+	if in.Rules != nil {
+		if err := l2.attachInferred(ctx, cs, in.Rules, l2.targets.sides, in.Parallelism, in.LineageBudget); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return cs, warnings, l2, nil
+}
+
+// analyseCandidates reads the lineage level 2 needs: of every relation
+// with a candidate change (a level-1 change), on both sides, and of
+// everything below it. It returns the warnings of the models it could not
+// read.
+func (l2 *level2) analyseCandidates(in Inputs) ([]string, error) {
+	var warnings []string
 	for _, ls := range []*lineageSide{l2.head, l2.base} {
 		if !ls.dialectOK {
 			warnings = append(warnings, fmt.Sprintf("adapter %q has no SQL parser (known: %s): its models are compared at model level and reach every descendant with unknown mechanisms",
@@ -58,20 +74,16 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 			break
 		}
 	}
-
-	// Which models level 2 must read: every node with a candidate change,
-	// on both sides, and everything below it.
-	candidates := map[string]bool{}
-	for _, uid := range b.order {
-		if len(b.diff(uid)) > 0 {
-			candidates[uid] = true
+	for _, uid := range l2.order {
+		if len(l2.builder.diff(uid)) > 0 {
+			l2.candidates[uid] = true
 		}
 	}
-	work := map[*lineageSide][]string{}
-	starts := make([]string, 0, len(candidates))
-	for uid := range candidates {
+	starts := make([]string, 0, len(l2.candidates))
+	for uid := range l2.candidates {
 		starts = append(starts, uid)
 	}
+	work := map[*lineageSide][]string{}
 	for _, ls := range []*lineageSide{l2.base, l2.head} {
 		need := map[string]bool{}
 		for _, uid := range starts {
@@ -85,98 +97,37 @@ func buildLevel2(ctx context.Context, in Inputs) (*policy.Changeset, []string, *
 		}
 		sort.Strings(work[ls])
 	}
-	if err := analyse(ctx, work, in.Parallelism, in.LineageBudget); err != nil {
-		return nil, nil, nil, err
+	if err := analyse(l2.ctx, work, in.Parallelism, in.LineageBudget); err != nil {
+		return nil, err
 	}
-	warnings = append(warnings, l2.unanalysedWarnings(work)...)
+	return append(warnings, l2.unanalysedWarnings(work)...), nil
+}
 
-	cs := &policy.Changeset{
-		ChangesetVersion: 1,
-		Source:           "two-manifest",
-		Precision:        "column",
-		Models:           map[string]*policy.Model{},
-		Exposures:        map[string]*policy.Exposure{},
-		Changes:          []*policy.Change{},
+func (l2 *level2) precision() string { return "column" }
+
+func (l2 *level2) changes(uid string) []columnChange {
+	if !l2.candidates[uid] {
+		return nil
 	}
-	spent := newReachBudget(in.ReachBudget)
-	targets := l2.inferTargets(in.Rules != nil)
-	for _, uid := range b.order {
-		if !candidates[uid] {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, nil, nil, err
-		}
-		changes := l2.diff(uid)
-		if len(changes) == 0 {
-			continue
-		}
-		model := b.addModel(cs, uid)
-		_, inHead := b.head.relations[uid]
-		for _, c := range changes {
-			change := &policy.Change{Model: b.names[uid], Column: c.column, Kind: c.kind}
-			if c.detail != "" {
-				detail := c.detail
-				change.Detail = &detail
-			}
-			if c.kind == policy.KindLogicChanged {
-				semantic := c.semantic
-				if semantic == "" {
-					semantic = policy.SemanticIndeterminate
-				}
-				change.Semantic = &semantic
-			}
-			if c.kind == policy.KindRemoved {
-				change.BrokenTests = b.brokenTests(uid, c.column, inHead)
-				change.ProvableTestBreak = len(change.BrokenTests) > 0
-				if _, known := model.Columns[c.column]; inHead && !known {
-					if meta := b.base.docColumn(uid, c.column).MergedMeta(); len(meta) > 0 {
-						model.Columns[c.column] = &policy.Column{Meta: meta}
-					}
-				}
-			}
-			cs.Changes = append(cs.Changes, change)
-			targets.add(c.kind == policy.KindRemoved, uid, c.column)
-			if !spent.allows() {
-				change.Reach = policy.Reach{Models: []policy.ReachedModel{}, ColumnsComplete: boolPtr(false), Exposures: []policy.ReachedExposure{}}
-				continue
-			}
-			w := l2.reachOf(uid, c.column, c.kind == policy.KindRemoved, c.rowSet)
-			if l2.err != nil {
-				return nil, nil, nil, l2.err
-			}
-			change.Reach = w.reach
-			for _, rc := range w.reach.Columns {
-				targets.add(c.kind == policy.KindRemoved, targets.uidOf[rc.Model], rc.Column)
-			}
-			spent.spend(&change.Reach)
-			for _, m := range w.models {
-				b.addModel(cs, m)
-			}
-			for _, e := range w.exposures {
-				b.addExposure(cs, e)
-			}
-		}
+	return l2.diff(uid)
+}
+
+// reach is the column reach of a change; the changed column, and the
+// columns it reaches, are gathered for their inferred governance.
+func (l2 *level2) reach(uid string, c columnChange, over bool) (*walked, error) {
+	removed := c.kind == policy.KindRemoved
+	l2.targets.add(removed, uid, c.column)
+	if over {
+		return &walked{reach: policy.Reach{Models: []policy.ReachedModel{}, ColumnsComplete: boolPtr(false), Exposures: []policy.ReachedExposure{}}}, nil
 	}
-	if w := spent.warning(); w != "" {
-		warnings = append(warnings, w)
+	w := l2.reachOf(uid, c.column, removed, c.rowSet)
+	if l2.err != nil {
+		return nil, l2.err
 	}
-	if in.Rules != nil {
-		if err := l2.attachInferred(ctx, cs, in.Rules, targets.sides, in.Parallelism, in.LineageBudget); err != nil {
-			return nil, nil, nil, err
-		}
+	for _, rc := range w.reach.Columns {
+		l2.targets.add(removed, l2.targets.uidOf[rc.Model], rc.Column)
 	}
-	sort.SliceStable(cs.Changes, func(i, j int) bool {
-		a, c := cs.Changes[i], cs.Changes[j]
-		if a.Model != c.Model {
-			return a.Model < c.Model
-		}
-		if a.Column != c.Column {
-			return a.Column < c.Column
-		}
-		return a.Kind < c.Kind
-	})
-	return cs, warnings, l2, nil
+	return w, nil
 }
 
 func supportedAdapters() []string {
@@ -186,7 +137,13 @@ func supportedAdapters() []string {
 type level2 struct {
 	*builder
 	base, head *lineageSide
-	reached    map[l2ReachKey]*walked
+	// candidates are the relations with a level-1 change, whose lineage
+	// is read.
+	candidates map[string]bool
+	// targets gathers the columns the changeset names, for their
+	// inferred governance.
+	targets *changedColumns
+	reached map[l2ReachKey]*walked
 	// mechanismSets are the mechanism lists reached models share.
 	mechanismSets map[mechanismBits][]string
 	// walkSteps counts the items the walks took from their queues: the
@@ -199,7 +156,7 @@ type level2 struct {
 }
 
 func newLevel2(ctx context.Context, b *builder, base, head *lineageSide) *level2 {
-	return &level2{builder: b, base: base, head: head, reached: map[l2ReachKey]*walked{},
+	return &level2{builder: b, base: base, head: head, candidates: map[string]bool{}, reached: map[l2ReachKey]*walked{},
 		mechanismSets: map[mechanismBits][]string{}, ctx: ctx}
 }
 
@@ -226,112 +183,69 @@ func (l2 *level2) unanalysedWarnings(work map[*lineageSide][]string) []string {
 	return out
 }
 
-// l2Change is one column change with what level 2 knows of it.
-type l2Change struct {
-	columnChange
-	semantic string
-	rowSet   bool // the model's rows changed (D-36)
-}
-
 // diff is spec §8.4 with §8.8's logic diff: structural kinds as level 1;
 // a model whose compiled SQL changed has only the columns whose derivation
 // or row set changed marked logic_changed, each classified.
-func (l2 *level2) diff(uid string) []l2Change {
+func (l2 *level2) diff(uid string) []columnChange {
 	b := l2.builder
-	_, inBase := b.base.relations[uid]
+	baseNode, inBase := b.base.relations[uid]
 	headNode, inHead := b.head.relations[uid]
-	if !inBase || !inHead {
-		var out []l2Change
-		for _, c := range b.diff(uid) {
-			out = append(out, l2Change{columnChange: c})
-		}
-		return out
-	}
-	baseNode := b.base.relations[uid]
 	bml, hml := l2.base.models[uid], l2.head.models[uid]
-	if !logicChanged(baseNode, headNode) || !bml.analysed() || !hml.analysed() {
-		// Unchanged SQL, or SQL level 2 cannot read: the level-1 diff.
-		var out []l2Change
-		for _, c := range b.diff(uid) {
-			out = append(out, l2Change{columnChange: c})
-		}
-		return out
+	if !inBase || !inHead || !logicChanged(baseNode, headNode) || !bml.analysed() || !hml.analysed() {
+		// Added or removed whole, unchanged SQL, or SQL level 2 cannot
+		// read: the level-1 diff.
+		return b.diff(uid)
 	}
-	kinds := map[string]l2Change{}
-	set := func(c l2Change) {
-		if prev, ok := kinds[c.column]; ok && kindPriority[prev.kind] >= kindPriority[c.kind] {
-			return
-		}
-		kinds[c.column] = c
-	}
+	cc := columnChanges{}
 	baseCols, baseCat := b.base.columns(uid)
 	headCols, headCat := b.head.columns(uid)
 	structural := baseCat && headCat
-	baseTypes := map[string]string{}
-	for _, c := range baseCols {
-		baseTypes[c.name] = c.typ
-	}
 	if structural {
-		headSet := map[string]bool{}
-		for _, c := range headCols {
-			headSet[c.name] = true
-			bt, ok := baseTypes[c.name]
-			switch {
-			case !ok:
-				set(l2Change{columnChange: columnChange{column: c.name, kind: policy.KindAdded}})
-			case bt != "" && c.typ != "" && !strings.EqualFold(bt, c.typ):
-				set(l2Change{columnChange: columnChange{column: c.name, kind: policy.KindTypeChanged, detail: bt + " -> " + c.typ}})
-			}
-		}
-		for _, c := range baseCols {
-			if !headSet[c.name] {
-				set(l2Change{columnChange: columnChange{column: c.name, kind: policy.KindRemoved}})
-			}
-		}
+		cc.structural(baseCols, headCols)
 	} else {
 		headCols, _ = l2.head.columnSet(uid)
 		baseCols, _ = l2.base.columnSet(uid)
-		baseTypes = map[string]string{}
-		for _, c := range baseCols {
-			baseTypes[c.name] = c.typ
-		}
 	}
+	existed := columnNames(baseCols)
 	rowChanged := bml.res.RowSignature != hml.res.RowSignature
 	rowSemantic := policy.SemanticMeaningChanged
 	if !bml.res.RowCertain || !hml.res.RowCertain {
 		rowSemantic = policy.SemanticIndeterminate
 	}
 	for _, c := range headCols {
-		if _, existed := baseTypes[c.name]; !existed {
+		if !existed[c.name] {
 			if !structural {
-				set(l2Change{columnChange: columnChange{column: c.name, kind: policy.KindLogicChanged}, semantic: policy.SemanticIndeterminate})
+				cc.set(columnChange{column: c.name, kind: policy.KindLogicChanged, semantic: policy.SemanticIndeterminate})
 			}
 			continue // a column new in head is added, not logic_changed (D-32)
 		}
-		bc, hc := bml.res.Column(c.name), hml.res.Column(c.name)
-		valueChanged := signature(bc) != signature(hc)
-		if !valueChanged && !rowChanged {
-			continue
+		if ch, ok := logicChange(c.name, bml.res, hml.res, rowChanged, rowSemantic); ok {
+			cc.set(ch)
 		}
-		ch := l2Change{columnChange: columnChange{column: c.name, kind: policy.KindLogicChanged}, rowSet: rowChanged}
-		var parts []string
-		if valueChanged {
-			parts = append(parts, valueSemantic(bc, hc))
-		} else {
-			ch.detail = DetailRowSetChanged
-		}
-		if rowChanged {
-			parts = append(parts, rowSemantic)
-		}
-		ch.semantic = combineSemantics(parts)
-		set(ch)
 	}
-	out := make([]l2Change, 0, len(kinds))
-	for _, c := range kinds {
-		out = append(out, c)
+	return cc.sorted()
+}
+
+// logicChange is a column's logic change when its value changed or the
+// model's rows did (D-36), classified.
+func logicChange(column string, base, head *lineage.Result, rowChanged bool, rowSemantic string) (columnChange, bool) {
+	bc, hc := base.Column(column), head.Column(column)
+	valueChanged := signature(bc) != signature(hc)
+	if !valueChanged && !rowChanged {
+		return columnChange{}, false
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].column < out[j].column })
-	return out
+	ch := columnChange{column: column, kind: policy.KindLogicChanged, rowSet: rowChanged}
+	var parts []string
+	if valueChanged {
+		parts = append(parts, valueSemantic(bc, hc))
+	} else {
+		ch.detail = DetailRowSetChanged
+	}
+	if rowChanged {
+		parts = append(parts, rowSemantic)
+	}
+	ch.semantic = combineSemantics(parts)
+	return ch, true
 }
 
 func signature(c *lineage.Column) string {

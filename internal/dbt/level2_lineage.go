@@ -432,54 +432,31 @@ func (ls *lineageSide) indexReaders() {
 // many starts (tests and exposures are not walked into; other node kinds
 // are walked through).
 func (ls *lineageSide) below(starts []string, f func(uid string)) {
-	seen := make(map[string]bool, len(starts))
-	queue := make([]string, 0, len(starts))
-	for _, s := range starts {
-		if !seen[s] {
-			seen[s] = true
-			queue = append(queue, s)
+	ls.descend(starts, func(c string) bool {
+		switch resourcePrefix(c) {
+		case "test", "unit_test", "exposure":
+			return false
+		case "model", "snapshot":
+			f(c)
 		}
-	}
-	for i := 0; i < len(queue); i++ {
-		for _, c := range ls.children[queue[i]] {
-			if seen[c] {
-				continue
-			}
-			seen[c] = true
-			switch resourcePrefix(c) {
-			case "test", "unit_test", "exposure":
-				continue
-			case "model", "snapshot":
-				f(c)
-			}
-			queue = append(queue, c)
-		}
-	}
+		return true
+	})
 }
 
 // findExposures are the exposures that read uid directly or through nodes
 // that are not models (semantic models, metrics, saved queries).
 func (ls *lineageSide) findExposures(uid string) []string {
-	seen := map[string]bool{uid: true}
-	queue := []string{uid}
 	var out []string
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, c := range ls.children[cur] {
-			if seen[c] {
-				continue
-			}
-			seen[c] = true
-			switch resourcePrefix(c) {
-			case "exposure":
-				out = append(out, c)
-			case "test", "unit_test", "model", "snapshot", "seed":
-			default:
-				queue = append(queue, c)
-			}
+	ls.descend([]string{uid}, func(c string) bool {
+		switch resourcePrefix(c) {
+		case "exposure":
+			out = append(out, c)
+			return false
+		case "test", "unit_test", "model", "snapshot", "seed":
+			return false
 		}
-	}
+		return true
+	})
 	return out
 }
 
