@@ -152,16 +152,10 @@ func (p *planner) loadPlaceholders() bool {
 	if l == nil {
 		return false
 	}
-	m := make(map[string]string, len(l.root.Pairs))
-	for _, pr := range l.root.Pairs {
-		name := keyText(pr.Key)
-		if pr.Key.Kind != yaml11.String || pr.Value.Kind != yaml11.String {
-			t.add(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: pr.Key.Pos.Line, Column: pr.Key.Pos.Column,
-				Path: ptr(name), Subject: str(name),
-				Message: fmt.Sprintf("placeholder %s: %s must map a string name to a string owner id", yaml11.ShortRepr(pr.Key), yaml11.ShortRepr(pr.Value))})
-			continue
-		}
-		m[pr.Key.Str] = pr.Value.Str
+	m, errs := owners.ReadPlaceholders(l.root, disp)
+	for _, e := range errs {
+		t.add(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: e.Pos.Line, Column: e.Pos.Column,
+			Path: ptr(e.Path), Subject: str(e.Path), Message: e.Msg})
 	}
 	if !t.errors {
 		p.placeholders = m
