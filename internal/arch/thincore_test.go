@@ -27,6 +27,7 @@ var domainPackages = []string{
 	"internal/sqlparse",
 	"internal/keyindex",
 	"internal/sarif",
+	"internal/jsonvalue",
 	"internal/strindex",
 	"internal/memfs",
 	"internal/gitref",

@@ -1,6 +1,10 @@
 package policy
 
-import "context"
+import (
+	"context"
+
+	"github.com/celine-eu/governanced/internal/jsonvalue"
+)
 
 // truth is the three-valued result of spec §5.3, with the cause of an unknown
 // kept so the right knob resolves it.
@@ -399,9 +403,9 @@ func (p *predicate) apply(v any, present bool) truth {
 	}
 	switch p.op {
 	case opEq:
-		return boolTruth(valuesEqual(v, p.value))
+		return boolTruth(jsonvalue.Equal(v, p.value))
 	case opNe:
-		return boolTruth(!valuesEqual(v, p.value))
+		return boolTruth(!jsonvalue.Equal(v, p.value))
 	case opIn, opNotIn:
 		switch v.(type) {
 		case []any, map[string]any:

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/celine-eu/governanced/internal/jsonvalue"
 )
 
 // Values the engine compares are JSON values in one canonical Go form, whether
@@ -89,55 +91,6 @@ func compareNumbers(a, b any) int {
 	return 0
 }
 
-// valuesEqual is JSON deep equality (spec §5.2): numbers by value (1 == 1.0),
-// a boolean never equals a number, lists elementwise, objects by key set.
-func valuesEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case int64, float64:
-		if _, ok := asNumber(b); !ok {
-			return false
-		}
-		af, _ := asNumber(a)
-		bf, _ := asNumber(b)
-		if math.IsNaN(af) || math.IsNaN(bf) {
-			return false
-		}
-		return compareNumbers(a, b) == 0
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !valuesEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !valuesEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // truthy is D-20: null, false, 0, 0.0, "", [] and {} are falsy; the string
 // "false" is truthy.
 func truthy(v any) bool {
@@ -162,7 +115,7 @@ func truthy(v any) bool {
 
 func containsValue(list []any, v any) bool {
 	for _, x := range list {
-		if valuesEqual(x, v) {
+		if jsonvalue.Equal(x, v) {
 			return true
 		}
 	}

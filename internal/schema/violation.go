@@ -11,6 +11,7 @@ import (
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/celine-eu/governanced/internal/jsonvalue"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -204,63 +205,11 @@ func unexpected(m *yaml11.Node, props []string) ([]string, string) {
 // 1, null equals only null), numbers by value.
 func inEnum(v any, enum []any) bool {
 	for _, e := range enum {
-		if jsonEqual(v, e) {
+		if jsonvalue.Equal(v, e) {
 			return true
 		}
 	}
 	return false
-}
-
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	}
-	fa, okA := number(a)
-	fb, okB := number(b)
-	return okA && okB && fa == fb
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	case json.Number:
-		f, err := strconv.ParseFloat(string(n), 64)
-		return f, err == nil
-	}
-	return 0, false
 }
 
 // pyJSON renders a value decoded from a schema document as a Python literal:
