@@ -28,6 +28,7 @@ var domainPackages = []string{
 	"internal/keyindex",
 	"internal/sarif",
 	"internal/jsonvalue",
+	"internal/textpos",
 	"internal/strindex",
 	"internal/memfs",
 	"internal/gitref",

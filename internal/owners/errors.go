@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -45,14 +46,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := e.File
-	if e.Pos.Line > 0 {
-		s += fmt.Sprintf(":%d:%d", e.Pos.Line, e.Pos.Column)
-	}
+	s := textpos.Prefix(e.File, textpos.Pos(e.Pos))
 	if e.Path != "" {
-		s += ": " + e.Path
+		s += e.Path + ": "
 	}
-	return s + ": " + e.Msg
+	return s + e.Msg
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -1,8 +1,7 @@
 package owners
 
 import (
-	"fmt"
-
+	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -34,12 +33,5 @@ type Warning struct {
 
 // String is "file:line:col: message".
 func (w Warning) String() string {
-	s := w.File
-	if w.Pos.Line > 0 {
-		s += fmt.Sprintf(":%d:%d", w.Pos.Line, w.Pos.Column)
-	}
-	if s != "" {
-		s += ": "
-	}
-	return s + w.Msg
+	return textpos.Prefix(w.File, textpos.Pos(w.Pos)) + w.Msg
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/textpos"
 )
 
 // Changeset is the engine's input (spec §4): the changed columns of a pull
@@ -166,7 +168,7 @@ func ReadChangeset(data []byte, file string) (*Changeset, error) {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		line, col := lineCol(data, int(dec.InputOffset()))
-		return nil, &Error{Code: CodeChangesetInvalid, File: file, Line: line, Column: col, Msg: "unexpected data after the changeset document"}
+		return nil, &Error{Code: CodeChangesetInvalid, File: file, Pos: textpos.Pos{Line: line, Column: col}, Msg: "unexpected data after the changeset document"}
 	}
 	// "resolved" has no safe default: absent must not read as "reaches nothing".
 	var presence struct {

@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/textpos"
 )
 
 // Error codes of spec §2.4 (policy) and of the changeset reader. They are
@@ -39,37 +41,20 @@ const (
 	CodeChangesetInvalid = "changeset_invalid"
 )
 
-// Error is a policy or changeset the engine refuses. File, Line and Column say
-// where (Line 0 when unknown); Path says which element, in the policy's own
+// Error is a policy or changeset the engine refuses. File and Pos say where
+// (Line 0 when unknown); Path says which element, in the policy's own
 // terms (`rules[2] (pii-gate).predicate.all[1].meta.op`).
 type Error struct {
-	Code   string
-	File   string
-	Line   int
-	Column int
-	Path   string
-	Msg    string
+	Code string
+	File string
+	textpos.Pos
+	Path string
+	Msg  string
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-	}
-	if e.Line > 0 {
-		if e.File == "" {
-			b.WriteString("line ")
-		} else {
-			b.WriteByte(':')
-		}
-		fmt.Fprintf(&b, "%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
+	b.WriteString(textpos.Prefix(e.File, e.Pos))
 	if e.Path != "" {
 		b.WriteString(e.Path)
 		b.WriteString(": ")

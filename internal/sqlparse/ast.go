@@ -1,7 +1,9 @@
 package sqlparse
 
+import "github.com/celine-eu/governanced/internal/textpos"
+
 // Pos is the 1-based line and column a node starts at.
-type Pos struct{ Line, Col int }
+type Pos = textpos.Pos
 
 // Ident is an identifier. Name is its lookup form: lowercased, whether it
 // was quoted or not, because dbt catalogs and the warehouses dbt targets

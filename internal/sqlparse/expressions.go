@@ -366,7 +366,7 @@ func (p *parser) subscript(x Expr, pos Pos) (Expr, error) {
 
 func (p *parser) primary() (Expr, error) {
 	t := p.at()
-	pos := Pos{t.line, t.col}
+	pos := t.pos()
 	switch t.kind {
 	case tNumber:
 		p.i++

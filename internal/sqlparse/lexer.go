@@ -36,11 +36,14 @@ const MaxTokens = 1 << 20
 // Error is a statement this package cannot read, with the 1-based position
 // of the offending token.
 type Error struct {
-	Line, Col int
-	Msg       string
+	Pos
+	Msg string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg) }
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// pos is where the token starts.
+func (t token) pos() Pos { return Pos{Line: t.line, Column: t.col} }
 
 type lexer struct {
 	src  string
@@ -71,7 +74,7 @@ func lex(src string, d Dialect) ([]token, error) {
 }
 
 func (lx *lexer) errorf(format string, args ...any) error {
-	return &Error{Line: lx.line, Col: lx.col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: Pos{Line: lx.line, Column: lx.col}, Msg: fmt.Sprintf(format, args...)}
 }
 
 // advance moves over n bytes, keeping line and column.
@@ -109,7 +112,7 @@ func (lx *lexer) skipSpace() error {
 			depth := 0
 			for {
 				if lx.pos >= len(lx.src) {
-					return &Error{Line: line, Col: col, Msg: "unterminated /* comment"}
+					return &Error{Pos: Pos{Line: line, Column: col}, Msg: "unterminated /* comment"}
 				}
 				if lx.src[lx.pos] == '/' && lx.peekByte(1) == '*' && (depth == 0 || lx.d.nestedComments) {
 					depth++
@@ -230,7 +233,7 @@ func (lx *lexer) quotedToken(q byte, line, col int) error {
 	}
 	for i, part := range parts {
 		if part == "" {
-			return &Error{Line: line, Col: col, Msg: "zero-length quoted identifier"}
+			return &Error{Pos: Pos{Line: line, Column: col}, Msg: "zero-length quoted identifier"}
 		}
 		if i > 0 {
 			lx.emit(tOp, ".", line, col)
@@ -303,7 +306,7 @@ func (lx *lexer) quoted(q byte, line, col int) (string, error) {
 	start := lx.pos
 	for {
 		if lx.pos >= len(lx.src) {
-			return "", &Error{Line: line, Col: col, Msg: fmt.Sprintf("unterminated %c-quoted text", q)}
+			return "", &Error{Pos: Pos{Line: line, Column: col}, Msg: fmt.Sprintf("unterminated %c-quoted text", q)}
 		}
 		c := lx.src[lx.pos]
 		if c == q {
@@ -335,7 +338,7 @@ func (lx *lexer) quotedPrefixed(q byte, prefix string, line, col int) (string, e
 	start := lx.pos
 	for {
 		if lx.pos >= len(lx.src) {
-			return "", &Error{Line: line, Col: col, Msg: fmt.Sprintf("unterminated %c-quoted text", q)}
+			return "", &Error{Pos: Pos{Line: line, Column: col}, Msg: fmt.Sprintf("unterminated %c-quoted text", q)}
 		}
 		c := lx.src[lx.pos]
 		if c == '\\' && !strings.Contains(prefix, "R") {
@@ -375,7 +378,7 @@ func (lx *lexer) dollarString(line, col int) error {
 	lx.advance(len(tag))
 	end := strings.Index(lx.src[lx.pos:], tag)
 	if end < 0 {
-		return &Error{Line: line, Col: col, Msg: "unterminated " + tag + "-quoted string"}
+		return &Error{Pos: Pos{Line: line, Column: col}, Msg: "unterminated " + tag + "-quoted string"}
 	}
 	s := lx.src[lx.pos : lx.pos+end]
 	lx.advance(end + len(tag))

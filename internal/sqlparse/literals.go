@@ -206,7 +206,7 @@ func (p *parser) interval() (Expr, error) {
 	p.i++ // INTERVAL
 	iv := &Interval{Pos: pos}
 	t := p.at()
-	at := Pos{t.line, t.col}
+	at := t.pos()
 	switch {
 	case t.kind == tString:
 		p.i++

@@ -56,7 +56,7 @@ func (p *parser) peek(n int) token {
 	return p.toks[len(p.toks)-1]
 }
 
-func (p *parser) pos() Pos { t := p.at(); return Pos{t.line, t.col} }
+func (p *parser) pos() Pos { return p.at().pos() }
 
 func (p *parser) advance() token {
 	t := p.toks[p.i]
@@ -86,7 +86,7 @@ func describe(t token) string {
 
 func (p *parser) errorf(format string, args ...any) error {
 	t := p.at()
-	return &Error{Line: t.line, Col: t.col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: Pos{Line: t.line, Column: t.col}, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *parser) unexpected(want string) error {
@@ -270,7 +270,7 @@ func (p *parser) ident(what string) (Ident, error) {
 func (p *parser) anyIdent(what string) (Ident, error) {
 	if t := p.at(); identToken(t) {
 		p.i++
-		return Ident{Name: strings.ToLower(t.text), Quoted: t.kind == tQuoted, Pos: Pos{t.line, t.col}}, nil
+		return Ident{Name: strings.ToLower(t.text), Quoted: t.kind == tQuoted, Pos: t.pos()}, nil
 	}
 	return Ident{}, p.unexpected(what)
 }

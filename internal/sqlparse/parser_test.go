@@ -139,7 +139,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want an *Error", tc.name, err)
 			continue
 		}
-		if pe.Line != tc.line || pe.Col != tc.col || !strings.Contains(pe.Msg, tc.msg) {
+		if pe.Line != tc.line || pe.Column != tc.col || !strings.Contains(pe.Msg, tc.msg) {
 			t.Errorf("%s: got %v, want line %d column %d with %q", tc.name, pe, tc.line, tc.col, tc.msg)
 		}
 	}

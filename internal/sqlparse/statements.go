@@ -412,7 +412,7 @@ func (p *parser) optAlias() (*Ident, error) {
 				return nil, p.errorf("zero-length alias")
 			}
 			p.i++
-			return &Ident{Name: strings.ToLower(t.text), Quoted: true, Pos: Pos{t.line, t.col}}, nil
+			return &Ident{Name: strings.ToLower(t.text), Quoted: true, Pos: t.pos()}, nil
 		}
 	} else if !nameToken(p.at()) {
 		return nil, nil
