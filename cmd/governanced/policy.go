@@ -229,9 +229,6 @@ func runPolicyCheck(ctx context.Context, o *policyCheckOptions, stdout, stderr i
 
 	var lookup treeGovernance
 	if len(o.governance) > 0 {
-		if governanceFromTrees == nil {
-			return failed(errors.New("--governance: this build cannot load governance trees yet"))
-		}
 		if lookup, err = governanceFromTrees(ctx, o.governance); err != nil {
 			return failed(err)
 		}

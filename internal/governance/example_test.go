@@ -3,7 +3,6 @@ package governance_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/yaml11"
@@ -85,49 +84,4 @@ func ExampleNormalizeAccessLevel() {
 	// restricted
 	// open
 	// error: 'public' is not a valid GovernanceAccessLevel
-}
-
-// policyExt is a consumer's own typed field: an ODRL policy reference that
-// merges by override when stated.
-type policyExt struct {
-	Policy    string
-	PolicySet bool
-}
-
-func (policyExt) Keys() []string { return []string{"policy"} }
-
-func (policyExt) Decode(stated map[string]*yaml11.Node) (policyExt, error) {
-	n, ok := stated["policy"]
-	if !ok {
-		return policyExt{}, nil
-	}
-	if n.Kind != yaml11.String {
-		return policyExt{}, fmt.Errorf("policy must be a string, got %s", yaml11.PyRepr(n))
-	}
-	return policyExt{Policy: n.Str, PolicySet: true}, nil
-}
-
-func (b policyExt) Merge(o policyExt) policyExt {
-	if o.PolicySet {
-		return o
-	}
-	return b
-}
-
-func ExampleMergeExtended() {
-	parse := func(text string) *governance.Extended[policyExt] {
-		n, _ := yaml11.Parse([]byte(text))
-		r, err := governance.ParseExtended[policyExt](n, "block.yaml")
-		if err != nil {
-			fmt.Println(err)
-			os.Exit(1)
-		}
-		return r
-	}
-	base := parse("{access_level: internal, policy: odrl:base, note: kept}")
-	override := parse("{access_level: restricted}")
-	merged := governance.MergeExtended(base, override)
-	body, _ := json.Marshal(merged.Rule)
-	fmt.Println(merged.Ext.Policy, string(body))
-	// Output: odrl:base {"access_level":"restricted","extra":{"note":"kept"}}
 }

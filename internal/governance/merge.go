@@ -221,18 +221,11 @@ func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, [
 	return &d, out
 }
 
-// MergeDataspace combines two dataspace blocks: purpose is a sorted union,
-// consent_required and contract_required are OR-ed (an overlay cannot loosen
-// them), expose, medallion and odrl_action follow the override when stated. A
-// nil (none) side yields the other side as is.
-func MergeDataspace(base, override *Dataspace) *Dataspace {
-	d, _ := mergeDataspace(base, override, nil, nil)
-	return d
-}
-
-// mergeDataspace is MergeDataspace, p deciding the provenance of the paths
-// with each value (nil: values only). The OR-ed flags and purpose take every
-// layer's statement.
+// mergeDataspace combines two dataspace blocks, p deciding the provenance
+// of the paths with each value: purpose is a sorted union, consent_required
+// and contract_required are OR-ed (an overlay cannot loosen them) and take
+// every layer's statement, expose, medallion and odrl_action follow the
+// override when stated. A nil (none) side yields the other side as is.
 func mergeDataspace(base, override *Dataspace, p *provMerge, out []pathPosition) (*Dataspace, []pathPosition) {
 	if base == nil || override == nil {
 		out, _ = p.pick(out, pathDSMedallion, pathDSExpose, override != nil)

@@ -218,9 +218,8 @@ func (p *provMerge) addAs(out, es []pathPosition, c pathCode, fromOverride bool)
 // pick takes the entries of the paths lo…hi from the override when
 // fromOverride, else from the base, and returns fromOverride: a value's
 // decision reads `if p.pick(…, override states it) { take the value }`.
-// A nil p (MergeDataspace, merging values alone) only decides.
 func (p *provMerge) pick(out []pathPosition, lo, hi pathCode, fromOverride bool) ([]pathPosition, bool) {
-	if p == nil || len(p.b) == 0 && len(p.o) == 0 {
+	if len(p.b) == 0 && len(p.o) == 0 {
 		return out, fromOverride
 	}
 	b, o := spanRange(&p.b, lo, hi), spanRange(&p.o, lo, hi)
@@ -259,9 +258,6 @@ func (p *provMerge) combined(out, bMain, oMain []pathPosition, main, from pathCo
 
 // tags is combined for tags, whose statements are the top-level positions.
 func (p *provMerge) tags(out []pathPosition) []pathPosition {
-	if p == nil {
-		return out
-	}
 	var bOne, oOne [1]pathPosition
 	bMain, oMain := tagsStatement(bOne[:0], p.base), tagsStatement(oOne[:0], p.override)
 	return p.combined(out, bMain, oMain, pathTagsFrom, pathTagsFrom)
@@ -278,7 +274,7 @@ func tagsStatement(es []pathPosition, r *Rule) []pathPosition {
 // dataspaceFlag is combined for a dataspace field whose value every layer's
 // mapping contributes to.
 func (p *provMerge) dataspaceFlag(out []pathPosition, main pathCode) []pathPosition {
-	if p == nil || len(p.b) == 0 && len(p.o) == 0 {
+	if len(p.b) == 0 && len(p.o) == 0 {
 		return out
 	}
 	return p.combined(out, span(&p.b, main), span(&p.o, main), main, pathInfo[main].from)
@@ -291,7 +287,7 @@ func (p *provMerge) dataspaceFlag(out []pathPosition, main pathCode) []pathPosit
 // states when the override's last layer holds a mapping; provenance follows
 // the layers' order.)
 func (p *provMerge) temporalBounds(out []pathPosition) []pathPosition {
-	if p == nil || len(p.b) == 0 && len(p.o) == 0 {
+	if len(p.b) == 0 && len(p.o) == 0 {
 		return out
 	}
 	bReset, oReset := span(&p.b, pathDcatTemporalReset), span(&p.o, pathDcatTemporalReset)
@@ -313,9 +309,6 @@ func (p *provMerge) temporalBounds(out []pathPosition) []pathPosition {
 // extraKept starts the extra keys of a merge that keeps the base's keys in
 // place: their entries, before the override's are laid over them.
 func (p *provMerge) extraKept(out []pathPosition) ([]pathPosition, []pathPosition) {
-	if p == nil {
-		return out, nil
-	}
 	return p.add(out, span(&p.b, pathExtra), false), span(&p.o, pathExtra)
 }
 
@@ -323,9 +316,6 @@ func (p *provMerge) extraKept(out []pathPosition) ([]pathPosition, []pathPositio
 // entry for its key at place j; start is where the extra entries begin in
 // out, o the override's extra entries.
 func (p *provMerge) extraKey(out []pathPosition, start int, o []pathPosition, i, j int) []pathPosition {
-	if p == nil {
-		return out
-	}
 	k := slices.IndexFunc(o, func(e pathPosition) bool { return e.index == uint32(j) })
 	if k < 0 {
 		return out

@@ -121,31 +121,6 @@ func TestOriginOfEmptyLists(t *testing.T) {
 	}
 }
 
-// TestProvenanceOfExtensionKeys: keys an extension takes out of Extra take
-// their provenance with them; the other keys keep theirs.
-func TestProvenanceOfExtensionKeys(t *testing.T) {
-	r := parseRuleText(t, "r.yaml", "a: 1\nodrl: {x: 1}\nb: 2\n")
-	ext, err := Extend[odrlExt](r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"extra.a":` + origin(LayerSource, "r.yaml", 1, 4) + `,"extra.b":` + origin(LayerSource, "r.yaml", 3, 4) + "}"
-	if got := string(ext.AppendProvenanceJSON(nil)); got != want {
-		t.Errorf("provenance:\n got %s\nwant %s", got, want)
-	}
-	if got := string(r.AppendProvenanceJSON(nil)); !strings.Contains(got, `"extra.odrl"`) {
-		t.Errorf("Extend changed the rule it extended: %s", got)
-	}
-}
-
-type odrlExt struct{ set bool }
-
-func (odrlExt) Keys() []string { return []string{"odrl"} }
-func (odrlExt) Decode(stated map[string]*yaml11.Node) (odrlExt, error) {
-	return odrlExt{set: stated["odrl"] != nil}, nil
-}
-func (e odrlExt) Merge(o odrlExt) odrlExt { return odrlExt{set: e.set || o.set} }
-
 // TestMergeSharesUnchangedProvenance: a merge whose override states nothing
 // with provenance of its own below the top level keeps the base's entries
 // without copying them, and a merge of rules stating no nested path, no
