@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/celine-eu/governanced/internal/governance"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
 )
 
@@ -333,7 +333,7 @@ func (p *planner) add(f Finding) { p.findings = append(p.findings, f) }
 func (p *planner) expand() {
 	for _, arg := range p.opts.Paths {
 		contributed := false
-		if hasMeta(arg) {
+		if governance.HasMeta(arg) { // a pattern (check.md §3.1)
 			for _, m := range p.tree.glob(arg) {
 				if p.contribute(m.display, true) {
 					contributed = true

@@ -48,9 +48,6 @@ func joinDisplay(dir, name string) string {
 	return dir + "/" + name
 }
 
-// hasMeta reports whether an argument is a pattern (check.md §3.1).
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
-
 // overlayName returns NAME for a file called governance.<NAME>.yaml, or "".
 func overlayName(base string) string {
 	const pre, suf = "governance.", ".yaml"
@@ -379,7 +376,7 @@ func (t tree) glob(pattern string) []globMatch {
 			for _, m := range t.descend(at) {
 				walk(m, rest)
 			}
-		case !hasMeta(seg):
+		case !governance.HasMeta(seg):
 			next := globMatch{display: joinDisplay(at.display, seg), name: path.Join(at.name, seg)}
 			if t.mounts != nil && !strings.HasPrefix(next.display, "/") {
 				// A literal segment may step into a mount.

@@ -256,9 +256,6 @@ func realSegments(abs string) []string {
 	return append([]string{root}, pathParts(abs)...)
 }
 
-// hasMagic is glob.has_magic.
-func hasMagic(s string) bool { return strings.ContainsAny(s, "*?[") }
-
 // pyGlob returns what sorted(glob.glob(pattern, recursive=True)) returns: the
 // raw hit texts (a trailing slash kept), sorted by code point. Hidden entries
 // are matched only by a segment that starts with a dot; "**" alone in a
@@ -276,7 +273,7 @@ func (f fsys) pyGlob(pattern string) []string {
 
 func (f fsys) iglob(pathname string, dirOnly bool) []string {
 	dirname, basename := pySplit(pathname)
-	if !hasMagic(pathname) {
+	if !governance.HasMeta(pathname) {
 		if basename != "" {
 			if f.lexists(pathname) {
 				return []string{pathname}
@@ -293,7 +290,7 @@ func (f fsys) iglob(pathname string, dirOnly bool) []string {
 		return f.glob1("", basename, dirOnly)
 	}
 	dirs := []string{dirname}
-	if dirname != pathname && hasMagic(dirname) {
+	if dirname != pathname && governance.HasMeta(dirname) {
 		dirs = f.iglob(dirname, true)
 	}
 	var out []string
@@ -302,7 +299,7 @@ func (f fsys) iglob(pathname string, dirOnly bool) []string {
 		switch {
 		case basename == "**":
 			names = f.glob2(d, dirOnly)
-		case hasMagic(basename):
+		case governance.HasMeta(basename):
 			names = f.glob1(d, basename, dirOnly)
 		default:
 			names = f.glob0(d, basename)
