@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/textpos"
 )
 
 // Manifest schema versions this package reads (spec §8: dbt 1.6 → v10,
@@ -337,29 +338,14 @@ func decodeJSON(data []byte, v any) error {
 func artifactError(name string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	p, _ := textpos.OfJSONError(data, err)
 	switch {
 	case errors.As(err, &syn):
-		line, col := lineCol(data, syn.Offset-1) // Offset counts the offending byte
-		return fmt.Errorf("%s:%d:%d: not valid JSON: %w", name, line, col, err)
+		return fmt.Errorf("%s: not valid JSON: %w", textpos.Where(name, p), err)
 	case errors.As(err, &typ):
-		line, col := lineCol(data, typ.Offset)
-		return fmt.Errorf("%s:%d:%d: %s: expected %s, found JSON %s", name, line, col, typ.Field, typ.Type, typ.Value)
+		return fmt.Errorf("%s: %s: expected %s, found JSON %s", textpos.Where(name, p), typ.Field, typ.Type, typ.Value)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: empty or truncated JSON", name)
 	}
 	return fmt.Errorf("%s: %w", name, err)
-}
-
-func lineCol(data []byte, offset int64) (int, int) {
-	offset = max(0, min(offset, int64(len(data))))
-	line, col := 1, 1
-	for _, b := range data[:offset] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }

@@ -167,8 +167,7 @@ func ReadChangeset(data []byte, file string) (*Changeset, error) {
 		return nil, jsonError(data, file, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		line, col := lineCol(data, int(dec.InputOffset()))
-		return nil, &Error{Code: CodeChangesetInvalid, File: file, Pos: textpos.Pos{Line: line, Column: col}, Msg: "unexpected data after the changeset document"}
+		return nil, &Error{Code: CodeChangesetInvalid, File: file, Pos: textpos.OfOffset(data, dec.InputOffset()), Msg: "unexpected data after the changeset document"}
 	}
 	// "resolved" has no safe default: absent must not read as "reaches nothing".
 	var presence struct {
@@ -288,31 +287,15 @@ func jsonError(data []byte, file string, err error) error {
 	e := &Error{Code: CodeChangesetInvalid, File: file, Msg: err.Error()}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	e.Pos, _ = textpos.OfJSONError(data, err)
 	switch {
 	case errors.As(err, &syn):
-		// Offset counts the offending byte as read; point at it.
-		e.Line, e.Column = lineCol(data, int(syn.Offset)-1)
 		e.Msg = "not valid JSON: " + syn.Error()
 	case errors.As(err, &typ):
-		e.Line, e.Column = lineCol(data, int(typ.Offset))
 		e.Path = typ.Field
 		e.Msg = fmt.Sprintf("expected %s, found JSON %s", typ.Type, typ.Value)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		e.Msg = "empty or truncated document"
 	}
 	return e
-}
-
-func lineCol(data []byte, offset int) (int, int) {
-	offset = max(0, min(offset, len(data)))
-	line, col := 1, 1
-	for _, b := range data[:offset] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }

@@ -3,7 +3,11 @@
 // registries), and the one way they print it.
 package textpos
 
-import "strconv"
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+)
 
 // Pos is a 1-based line and column; zero where unknown. A Pos without a
 // line says nothing; one without a column names only its line.
@@ -47,4 +51,37 @@ func Prefix(file string, p Pos) string {
 		return w + ": "
 	}
 	return ""
+}
+
+// OfOffset is the position of the byte at offset in data; an offset out of
+// range is clamped to the text.
+func OfOffset(data []byte, offset int64) Pos {
+	offset = max(0, min(offset, int64(len(data))))
+	p := Pos{Line: 1, Column: 1}
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			p.Line++
+			p.Column = 1
+		} else {
+			p.Column++
+		}
+	}
+	return p
+}
+
+// OfJSONError is where in data, the document being decoded, a JSON decoding
+// error is: a syntax error's offending byte, where a type error stopped
+// the decoder (after the value). ok is
+// false for any other error, which has no place (an empty or truncated
+// document).
+func OfJSONError(data []byte, err error) (p Pos, ok bool) {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return OfOffset(data, syn.Offset-1), true // Offset counts the offending byte as read
+	case errors.As(err, &typ):
+		return OfOffset(data, typ.Offset), true
+	}
+	return Pos{}, false
 }

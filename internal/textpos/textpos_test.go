@@ -1,6 +1,10 @@
 package textpos
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 func TestWhere(t *testing.T) {
 	tests := []struct {
@@ -28,5 +32,33 @@ func TestWhere(t *testing.T) {
 		if got := Prefix(tc.file, tc.pos); got != want {
 			t.Errorf("Prefix(%q, %v) = %q, want %q", tc.file, tc.pos, got, want)
 		}
+	}
+}
+
+// TestOfJSONError: a syntax error is placed at its offending byte, a type
+// error where the decoder stopped, after the value; an empty document has
+// no place.
+func TestOfJSONError(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want Pos
+		ok   bool
+	}{
+		{"{\n  \"a\": 1,\n  \"b\" 2\n}", Pos{3, 7}, true},
+		{"{\"n\": \"x\"}", Pos{1, 10}, true},
+		{"", Pos{}, false},
+	}
+	for _, tc := range tests {
+		var v struct{ N int }
+		err := json.NewDecoder(strings.NewReader(tc.doc)).Decode(&v)
+		if err == nil {
+			t.Fatalf("%q decodes", tc.doc)
+		}
+		if got, ok := OfJSONError([]byte(tc.doc), err); got != tc.want || ok != tc.ok {
+			t.Errorf("%q (%v): %v, %v; want %v, %v", tc.doc, err, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got := OfOffset([]byte("ab\ncd"), 99); got != (Pos{2, 3}) {
+		t.Errorf("past the end: %v", got)
 	}
 }
