@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/textpos"
@@ -237,10 +238,10 @@ func ReadChangeset(data []byte, file string) (*Changeset, error) {
 		if presence.Changes[i].Reach.Resolved == nil {
 			return nil, bad(path+".reach.resolved", "is required (true, or false when the reach could not be computed)")
 		}
-		if !oneOf(c.Kind, changeKinds) {
+		if !slices.Contains(changeKinds, c.Kind) {
 			return nil, bad(path+".kind", "%q is not one of %s", c.Kind, strings.Join(changeKinds, ", "))
 		}
-		if c.Semantic != nil && !oneOf(*c.Semantic, semantics) {
+		if c.Semantic != nil && !slices.Contains(semantics, *c.Semantic) {
 			return nil, bad(path+".semantic", "%q is not one of %s", *c.Semantic, strings.Join(semantics, ", "))
 		}
 		for j, m := range c.Reach.Models {
@@ -270,15 +271,6 @@ func normalizeObject(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return normalize(m).(map[string]any)
-}
-
-func oneOf(s string, list []string) bool {
-	for _, x := range list {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // jsonError turns a decoding error into an *Error with the line and column the

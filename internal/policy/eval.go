@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"slices"
 
 	"github.com/celine-eu/governanced/internal/jsonvalue"
 )
@@ -350,9 +351,9 @@ func (p *predicate) mechanismTest(objMechanisms []string) truth {
 	r := tFalse
 	for _, m := range objMechanisms {
 		switch {
-		case oneOf(m, p.mechanisms):
+		case slices.Contains(p.mechanisms, m):
 			return tTrue
-		case !oneOf(m, mechanisms):
+		case !slices.Contains(mechanisms, m):
 			r = tMissing
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,7 +99,7 @@ func describe(n *yaml11.Node) string {
 func (l *loader) checkKeys(n *yaml11.Node, path string, allowed ...string) error {
 	for _, p := range n.Pairs {
 		k := p.Key
-		if k.Kind == yaml11.String && oneOf(k.Str, allowed) {
+		if k.Kind == yaml11.String && slices.Contains(allowed, k.Str) {
 			continue
 		}
 		hint := ""
@@ -322,7 +323,7 @@ func (l *loader) predicate(n *yaml11.Node, path string, inWhere bool) (*predicat
 		return nil, l.fail(CodePredicateMalformed, n, path, "an empty predicate node; it needs exactly one of %s", strings.Join(axes, ", "))
 	}
 	for _, p := range n.Pairs {
-		if p.Key.Kind != yaml11.String || !oneOf(p.Key.Str, axes) {
+		if p.Key.Kind != yaml11.String || !slices.Contains(axes, p.Key.Str) {
 			return nil, l.fail(CodeUnknownAxis, p.Key, joinPath(path, yaml11.KeyJSON(p.Key)), "%q is not a predicate axis; use one of %s", yaml11.KeyJSON(p.Key), strings.Join(axes, ", "))
 		}
 	}
@@ -379,20 +380,32 @@ func (l *loader) predicate(n *yaml11.Node, path string, inWhere bool) (*predicat
 	return l.reachLeaf(body, path)
 }
 
+// choice reads body's key, a string naming one of choices: missing, the
+// error says what the leaf needs; anything else, what the value is not
+// ("%s is not " + not).
+func choice[V any](l *loader, body *yaml11.Node, path, key string, choices map[string]V, code, needs, not string) (V, error) {
+	var zero V
+	n := body.Get(key)
+	if n == nil {
+		return zero, l.fail(code, body, path+"."+key, "%s", needs)
+	}
+	v, ok := choices[n.Str]
+	if n.Kind != yaml11.String || !ok {
+		return zero, l.fail(code, n, path+"."+key, "%s is not %s", describe(n), not)
+	}
+	return v, nil
+}
+
 func (l *loader) changeLeaf(body *yaml11.Node, path string) (*predicate, error) {
 	if err := l.checkKeys(body, path, "field", "op", "value"); err != nil {
 		return nil, err
 	}
-	f := body.Get("field")
-	p := &predicate{node: nodeChange}
-	if f == nil {
-		return nil, l.fail(CodeUnknownField, body, path+".field", "a change leaf needs field: kind, semantic, breaking, model or column")
+	field, err := choice(l, body, path, "field", changeFields, CodeUnknownField,
+		"a change leaf needs field: kind, semantic, breaking, model or column", "a change field; use kind, semantic, breaking, model or column")
+	if err != nil {
+		return nil, err
 	}
-	field, ok := changeFields[f.Str]
-	if f.Kind != yaml11.String || !ok {
-		return nil, l.fail(CodeUnknownField, f, path+".field", "%s is not a change field; use kind, semantic, breaking, model or column", describe(f))
-	}
-	p.field = field
+	p := &predicate{node: nodeChange, field: field}
 	var enum []string
 	switch field {
 	case fieldKind:
@@ -434,13 +447,10 @@ func (l *loader) structuralLeaf(body *yaml11.Node, path string) (*predicate, err
 	if err := l.checkKeys(body, path, "fact"); err != nil {
 		return nil, err
 	}
-	f := body.Get("fact")
-	if f == nil {
-		return nil, l.fail(CodeUnknownFact, body, path+".fact", "a structural leaf needs fact: provable_test_break, touches_exposure or reaches_anything")
-	}
-	v, ok := facts[f.Str]
-	if f.Kind != yaml11.String || !ok {
-		return nil, l.fail(CodeUnknownFact, f, path+".fact", "%s is not a structural fact; use provable_test_break, touches_exposure or reaches_anything", describe(f))
+	v, err := choice(l, body, path, "fact", facts, CodeUnknownFact,
+		"a structural leaf needs fact: provable_test_break, touches_exposure or reaches_anything", "a structural fact; use provable_test_break, touches_exposure or reaches_anything")
+	if err != nil {
+		return nil, err
 	}
 	return &predicate{node: nodeStructural, fact: v}, nil
 }
@@ -449,27 +459,21 @@ func (l *loader) reachLeaf(body *yaml11.Node, path string) (*predicate, error) {
 	if err := l.checkKeys(body, path, "kind", "mechanism", "where", "min_count"); err != nil {
 		return nil, err
 	}
-	p := &predicate{node: nodeReach, minCount: 1}
-	k := body.Get("kind")
-	if k == nil {
-		return nil, l.fail(CodeUnknownReachKind, body, path+".kind", "reach needs kind: model, column or exposure")
+	kind, err := choice(l, body, path, "kind", reachKinds, CodeUnknownReachKind,
+		"reach needs kind: model, column or exposure", "a reach kind; use model, column or exposure")
+	if err != nil {
+		return nil, err
 	}
-	kind, ok := reachKinds[k.Str]
-	if k.Kind != yaml11.String || !ok {
-		return nil, l.fail(CodeUnknownReachKind, k, path+".kind", "%s is not a reach kind; use model, column or exposure", describe(k))
-	}
-	p.reachKind = kind
+	p := &predicate{node: nodeReach, minCount: 1, reachKind: kind}
 	if m := body.Get("mechanism"); m != nil {
 		if kind == reachExposure {
 			return nil, l.fail(CodeMechanismInvalid, m, path+".mechanism", "exposures carry no mechanism; drop the mechanism filter or scan kind: model/column")
 		}
-		var err error
 		if p.mechanisms, err = l.mechanismList(m, path+".mechanism"); err != nil {
 			return nil, err
 		}
 	}
 	if w := body.Get("where"); w != nil {
-		var err error
 		if p.where, err = l.predicate(w, path+".where", true); err != nil {
 			return nil, err
 		}
@@ -489,7 +493,7 @@ func (l *loader) mechanismList(n *yaml11.Node, path string) ([]string, error) {
 	}
 	out := make([]string, 0, len(n.Items))
 	for i, it := range n.Items {
-		if it.Kind != yaml11.String || !oneOf(it.Str, mechanisms) {
+		if it.Kind != yaml11.String || !slices.Contains(mechanisms, it.Str) {
 			return nil, l.fail(CodeUnknownMechanism, it, fmt.Sprintf("%s[%d]", path, i), "%s is not a mechanism; use %s", describe(it), strings.Join(mechanisms, ", "))
 		}
 		out = append(out, it.Str)
@@ -571,7 +575,7 @@ func (l *loader) operatorValue(body *yaml11.Node, path string, p *predicate, enu
 		}
 		for _, c := range check {
 			s, ok := c.(string)
-			if !ok || !oneOf(s, enum) {
+			if !ok || !slices.Contains(enum, s) {
 				return l.fail(CodeValueInvalid, v, vpath, "%v is not one of %s", c, strings.Join(enum, ", "))
 			}
 		}

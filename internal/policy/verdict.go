@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,7 +230,7 @@ func mechanismMayMatch(have, filter []string) bool {
 		return true
 	}
 	for _, m := range have {
-		if oneOf(m, filter) || !oneOf(m, mechanisms) {
+		if slices.Contains(filter, m) || !slices.Contains(mechanisms, m) {
 			return true
 		}
 	}
