@@ -3,7 +3,7 @@ package dbt
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/lineage"
@@ -95,7 +95,7 @@ func (l2 *level2) analyseCandidates(in Inputs) ([]string, error) {
 		for uid := range need {
 			work[ls] = append(work[ls], uid)
 		}
-		sort.Strings(work[ls])
+		slices.Sort(work[ls])
 	}
 	if err := analyse(l2.ctx, work, in.Parallelism, in.LineageBudget); err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (l2 *level2) unanalysedWarnings(work map[*lineageSide][]string) []string {
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

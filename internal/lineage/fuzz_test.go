@@ -1,9 +1,7 @@
 package lineage
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,18 +16,8 @@ import (
 // every source with a column, filter columns among the predicate columns,
 // functions (Through) only for sources — and never panics or hangs.
 func FuzzAnalyze(f *testing.F) {
-	files := testcorpus.Glob(f, testcorpus.Path(f, "lineage-cases"), "sql/*.json", 82)
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var c struct {
-			SQL string `json:"sql"`
-		}
-		if json.Unmarshal(data, &c) == nil {
-			f.Add(c.SQL)
-		}
+	for _, c := range testcorpus.LineageSQL(f) {
+		f.Add(c.SQL)
 	}
 	f.Add("with recursive r as (select 1 as n union all select n + 1 from r) select * from r")
 	f.Add("select sum(x) over w from t window w as (w)")

@@ -1,8 +1,6 @@
 package sqlparse
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/testcorpus"
@@ -12,18 +10,8 @@ import (
 // panic or a hang (depth and size are bounded) — and a tree it returns
 // prints to SQL that parses back to the same print.
 func FuzzParse(f *testing.F) {
-	files := testcorpus.Glob(f, testcorpus.Path(f, "lineage-cases"), "sql/*.json", 82)
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var c struct {
-			SQL string `json:"sql"`
-		}
-		if json.Unmarshal(data, &c) == nil {
-			f.Add(c.SQL, uint8(0))
-		}
+	for _, c := range testcorpus.LineageSQL(f) {
+		f.Add(c.SQL, uint8(0))
 	}
 	for _, s := range []string{
 		"select ((((((1))))))", "select 'unterminated", "select \"x", "select $$x", "select /* x",

@@ -1,9 +1,7 @@
 package sqlparse
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,36 +14,17 @@ import (
 // that printing is a fixed point: Format(Parse(Format(Parse(sql)))) equals
 // Format(Parse(sql)). The one statement with unrendered Jinja must fail.
 func TestParseCorpus(t *testing.T) {
-	files := testcorpus.Glob(t, testcorpus.Path(t, "lineage-cases"), "sql/*.json", 82)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct {
-			ID       string  `json:"id"`
-			SQL      string  `json:"sql"`
-			Dialect  *string `json:"dialect"`
-			Expected struct {
-				ParseOK bool `json:"parse_ok"`
-			} `json:"expected"`
-		}
-		if err := json.Unmarshal(data, &c); err != nil {
-			t.Fatal(err)
-		}
-		d := Generic
-		if c.Dialect != nil {
-			d, _ = DialectFor(*c.Dialect)
-		}
+	for _, c := range testcorpus.LineageSQL(t) {
+		d, _ := DialectFor(c.Dialect)
 		q, err := Parse(c.SQL, d)
-		if (err == nil) != c.Expected.ParseOK {
-			t.Errorf("%s: parse error %v, expected parse_ok %v", c.ID, err, c.Expected.ParseOK)
+		if (err == nil) != c.ParseOK {
+			t.Errorf("%s: parse error %v, expected parse_ok %v", c.ID, err, c.ParseOK)
 			continue
 		}
 		if err != nil {
 			continue
 		}
-		checkRoundTrip(t, filepath.Base(f), q, d)
+		checkRoundTrip(t, filepath.Base(c.File), q, d)
 	}
 }
 
@@ -178,36 +157,14 @@ func TestHostileInput(t *testing.T) {
 // BenchmarkParseCorpus parses every statement of the lineage corpus;
 // ns/stmt is the time per statement.
 func BenchmarkParseCorpus(b *testing.B) {
-	files := testcorpus.Glob(b, testcorpus.Path(b, "lineage-cases"), "sql/*.json", 82)
-	type stmt struct {
-		sql string
-		d   Dialect
-	}
-	var stmts []stmt
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var c struct {
-			SQL     string  `json:"sql"`
-			Dialect *string `json:"dialect"`
-		}
-		if err := json.Unmarshal(data, &c); err != nil {
-			b.Fatal(err)
-		}
-		d := Generic
-		if c.Dialect != nil {
-			d, _ = DialectFor(*c.Dialect)
-		}
-		stmts = append(stmts, stmt{c.SQL, d})
-	}
+	cases := testcorpus.LineageSQL(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		for _, s := range stmts {
-			Parse(s.sql, s.d)
+		for _, c := range cases {
+			d, _ := DialectFor(c.Dialect)
+			Parse(c.SQL, d)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(stmts)), "ns/stmt")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(cases)), "ns/stmt")
 }

@@ -1,9 +1,7 @@
 package sqlparse
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +10,26 @@ import (
 
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
+
+func ExampleInspect() {
+	q, err := Parse("select upper(name) as n, (select max(id) from t) as m from customers where active", Postgres)
+	if err != nil {
+		panic(err)
+	}
+	// The columns the outer query reads, not those of its subquery.
+	Inspect(q, func(n Node) bool {
+		switch x := n.(type) {
+		case *ColumnRef:
+			fmt.Println(Format(x))
+		case *Query:
+			return x == q
+		}
+		return true
+	})
+	// Output:
+	// name
+	// active
+}
 
 // TestWalkOrder: Inspect meets the nodes in the order they are written,
 // goes into every nested query, and skips the children of a node f
@@ -107,18 +125,7 @@ func TestWalkReachesEveryNode(t *testing.T) {
 			t.Fatalf("%s: %v", tc.sql, err)
 		}
 	}
-	files := testcorpus.Glob(t, testcorpus.Path(t, "lineage-cases"), "sql/*.json", 82)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct {
-			SQL string `json:"sql"`
-		}
-		if err := json.Unmarshal(data, &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range testcorpus.LineageSQL(t) {
 		stmts = append(stmts, stmt{c.SQL, DuckDB})
 	}
 	for _, tc := range stmts {
@@ -179,24 +186,4 @@ func describeNode(n Node) string {
 		return Format(e)
 	}
 	return fmt.Sprintf("%+v", n)
-}
-
-func ExampleInspect() {
-	q, err := Parse("select upper(name) as n, (select max(id) from t) as m from customers where active", Postgres)
-	if err != nil {
-		panic(err)
-	}
-	// The columns the outer query reads, not those of its subquery.
-	Inspect(q, func(n Node) bool {
-		switch x := n.(type) {
-		case *ColumnRef:
-			fmt.Println(Format(x))
-		case *Query:
-			return x == q
-		}
-		return true
-	})
-	// Output:
-	// name
-	// active
 }

@@ -8,6 +8,7 @@
 package testcorpus
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -114,4 +115,42 @@ func (c Corpus) Check(tb testing.TB, got int) {
 		min = 1
 	}
 	AtLeast(tb, c.Dir(tb), got, min)
+}
+
+// SQLCase is a statement of the column-lineage corpus
+// (testdata/lineage-cases/sql): its file, id and SQL, the dialect it is
+// written in ("" for none), and whether the reference tool parsed it.
+type SQLCase struct {
+	File, ID, SQL, Dialect string
+	ParseOK                bool
+}
+
+// LineageSQL reads every statement of the lineage corpus, failing the test
+// when the corpus holds fewer than its 82 or one cannot be read.
+func LineageSQL(tb testing.TB) []SQLCase {
+	tb.Helper()
+	var out []SQLCase
+	for _, f := range Glob(tb, Path(tb, "lineage-cases"), "sql/*.json", 82) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var c struct {
+			ID       string  `json:"id"`
+			SQL      string  `json:"sql"`
+			Dialect  *string `json:"dialect"`
+			Expected struct {
+				ParseOK bool `json:"parse_ok"`
+			} `json:"expected"`
+		}
+		if err := json.Unmarshal(data, &c); err != nil {
+			tb.Fatalf("%s: %v", f, err)
+		}
+		sc := SQLCase{File: f, ID: c.ID, SQL: c.SQL, ParseOK: c.Expected.ParseOK}
+		if c.Dialect != nil {
+			sc.Dialect = *c.Dialect
+		}
+		out = append(out, sc)
+	}
+	return out
 }
