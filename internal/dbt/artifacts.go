@@ -286,6 +286,21 @@ type CatalogNode struct {
 	Columns map[string]*CatalogColumn `json:"columns"`
 }
 
+// eachColumn calls f with each column and its lowercased name (its key when
+// the column names none), in no order.
+func (cn *CatalogNode) eachColumn(f func(name string, c *CatalogColumn)) {
+	for key, c := range cn.Columns {
+		if c == nil {
+			continue
+		}
+		name := c.Name
+		if name == "" {
+			name = key
+		}
+		f(strings.ToLower(name), c)
+	}
+}
+
 // CatalogColumn is one warehouse column.
 type CatalogColumn struct {
 	Name  string `json:"name"`

@@ -143,16 +143,7 @@ func (s *side) readColumns(uid string) ([]column, bool) {
 	}
 	if s.cat != nil {
 		if cn := s.cat.Nodes[uid]; cn != nil {
-			for key, c := range cn.Columns {
-				if c == nil {
-					continue
-				}
-				name := c.Name
-				if name == "" {
-					name = key
-				}
-				add(name, c.Type)
-			}
+			cn.eachColumn(func(name string, c *CatalogColumn) { add(name, c.Type) })
 			sortColumns(out)
 			return out, true
 		}

@@ -1,6 +1,7 @@
 package dbt
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/lineage"
+	"github.com/celine-eu/governanced/internal/policy"
 	"github.com/celine-eu/governanced/internal/sqlparse"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
@@ -183,44 +185,26 @@ func TestGeneratedProject(t *testing.T) {
 
 // BenchmarkBuildLevel2Generated is the level-2 changeset of a 500-model
 // generated project on one core (docs/lineage.md).
-func BenchmarkBuildLevel2Generated(b *testing.B) {
-	base, baseCat := genProject(500, false)
-	head, headCat := genProject(500, true)
-	in := Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat, Parallelism: 1}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, _, err := BuildLevel2(b.Context(), in); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkBuildLevel2Generated(b *testing.B) { benchGenerated(b, BuildLevel2, 1) }
 
 // BenchmarkBuildLevel2GeneratedParallel is the same on every core
 // (Parallelism 0 = GOMAXPROCS).
-func BenchmarkBuildLevel2GeneratedParallel(b *testing.B) {
-	base, baseCat := genProject(500, false)
-	head, headCat := genProject(500, true)
-	in := Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, _, err := BuildLevel2(b.Context(), in); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkBuildLevel2GeneratedParallel(b *testing.B) { benchGenerated(b, BuildLevel2, 0) }
 
 // BenchmarkBuildLevel1Generated is the level-1 changeset of the same
 // project, for comparison.
-func BenchmarkBuildLevel1Generated(b *testing.B) {
+func BenchmarkBuildLevel1Generated(b *testing.B) { benchGenerated(b, Build, 0) }
+
+// benchGenerated builds the changeset of the generated 500-model project's
+// edit with build, parallelism models at once.
+func benchGenerated(b *testing.B, build func(context.Context, Inputs) (*policy.Changeset, []string, error), parallelism int) {
 	base, baseCat := genProject(500, false)
 	head, headCat := genProject(500, true)
-	in := Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat}
+	in := Inputs{Base: base, Head: head, BaseCatalog: baseCat, HeadCatalog: headCat, Parallelism: parallelism}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := Build(b.Context(), in); err != nil {
+		if _, _, err := build(b.Context(), in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -213,16 +213,7 @@ func (ls *lineageSide) readCatalogColumns(uid string) ([]string, bool) {
 		index int
 	}
 	var cols []ic
-	for key, c := range cn.Columns {
-		if c == nil {
-			continue
-		}
-		name := c.Name
-		if name == "" {
-			name = key
-		}
-		cols = append(cols, ic{strings.ToLower(name), c.Index})
-	}
+	cn.eachColumn(func(name string, c *CatalogColumn) { cols = append(cols, ic{name, c.Index}) })
 	sort.Slice(cols, func(i, j int) bool {
 		if cols[i].index != cols[j].index {
 			return cols[i].index < cols[j].index
