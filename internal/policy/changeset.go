@@ -158,6 +158,40 @@ type ReachedExposure struct {
 // listed twice, a reach without "resolved" — is an *Error with code
 // changeset_invalid naming file and position.
 func ReadChangeset(data []byte, file string) (*Changeset, error) {
+	cs, version, resolved, err := decodeChangeset(data, file)
+	if err != nil {
+		return nil, err
+	}
+	bad := func(path, format string, args ...any) error {
+		return &Error{Code: CodeChangesetInvalid, File: file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	if v := normalize(version); v != int64(1) {
+		if version == nil {
+			return nil, bad("changeset_version", "missing; this engine reads changeset_version 1")
+		}
+		return nil, bad("changeset_version", "is %v; this engine reads changeset_version 1", version)
+	}
+	cs.ChangesetVersion = 1
+	if cs.Precision != "" && cs.Precision != "model" && cs.Precision != "column" {
+		return nil, bad("precision", "%q is not model or column", cs.Precision)
+	}
+	cs.normalizeEntries()
+	seen := make(map[[2]string]int, len(cs.Changes))
+	for i, c := range cs.Changes {
+		if err := checkChange(c, i, seen, resolved[i], bad); err != nil {
+			return nil, err
+		}
+	}
+	if cs.Changes == nil {
+		cs.Changes = []*Change{}
+	}
+	return cs, nil
+}
+
+// decodeChangeset decodes a changeset document whole, with its version as
+// written and whether each change's reach states "resolved", which has no
+// safe default: absent must not read as "reaches nothing".
+func decodeChangeset(data []byte, file string) (cs *Changeset, version any, resolved []*bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var wire struct {
@@ -165,12 +199,11 @@ func ReadChangeset(data []byte, file string) (*Changeset, error) {
 		ChangesetVersion any `json:"changeset_version"`
 	}
 	if err := dec.Decode(&wire); err != nil {
-		return nil, jsonError(data, file, err)
+		return nil, nil, nil, jsonError(data, file, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &Error{Code: CodeChangesetInvalid, File: file, Pos: textpos.OfOffset(data, dec.InputOffset()), Msg: "unexpected data after the changeset document"}
+		return nil, nil, nil, &Error{Code: CodeChangesetInvalid, File: file, Pos: textpos.OfOffset(data, dec.InputOffset()), Msg: "unexpected data after the changeset document"}
 	}
-	// "resolved" has no safe default: absent must not read as "reaches nothing".
 	var presence struct {
 		Changes []struct {
 			Reach struct {
@@ -179,22 +212,17 @@ func ReadChangeset(data []byte, file string) (*Changeset, error) {
 		} `json:"changes"`
 	}
 	if err := json.Unmarshal(data, &presence); err != nil {
-		return nil, jsonError(data, file, err)
+		return nil, nil, nil, jsonError(data, file, err)
 	}
-	cs := wire.Changeset
-	bad := func(path, format string, args ...any) error {
-		return &Error{Code: CodeChangesetInvalid, File: file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	for _, c := range presence.Changes {
+		resolved = append(resolved, c.Reach.Resolved)
 	}
-	if v := normalize(wire.ChangesetVersion); v != int64(1) {
-		if wire.ChangesetVersion == nil {
-			return nil, bad("changeset_version", "missing; this engine reads changeset_version 1")
-		}
-		return nil, bad("changeset_version", "is %v; this engine reads changeset_version 1", wire.ChangesetVersion)
-	}
-	cs.ChangesetVersion = 1
-	if cs.Precision != "" && cs.Precision != "model" && cs.Precision != "column" {
-		return nil, bad("precision", "%q is not model or column", cs.Precision)
-	}
+	return &wire.Changeset, wire.ChangesetVersion, resolved, nil
+}
+
+// normalizeEntries gives every model, column and exposure an entry and its
+// values their canonical form.
+func (cs *Changeset) normalizeEntries() {
 	for name, m := range cs.Models {
 		if m == nil {
 			m = &Model{}
@@ -221,49 +249,49 @@ func ReadChangeset(data []byte, file string) (*Changeset, error) {
 		e.Type = normalize(e.Type)
 		e.Owner = normalize(e.Owner)
 	}
-	seen := make(map[[2]string]int, len(cs.Changes))
-	for i, c := range cs.Changes {
-		path := fmt.Sprintf("changes[%d]", i)
-		if c == nil {
-			return nil, bad(path, "a change must be an object")
-		}
-		if c.Model == "" || c.Column == "" {
-			return nil, bad(path, "model and column are required")
-		}
-		key := [2]string{c.Model, c.Column}
-		if first, dup := seen[key]; dup {
-			return nil, bad(path, "%s.%s is already changes[%d]; a subject may appear once", c.Model, c.Column, first)
-		}
-		seen[key] = i
-		if presence.Changes[i].Reach.Resolved == nil {
-			return nil, bad(path+".reach.resolved", "is required (true, or false when the reach could not be computed)")
-		}
-		if !slices.Contains(changeKinds, c.Kind) {
-			return nil, bad(path+".kind", "%q is not one of %s", c.Kind, strings.Join(changeKinds, ", "))
-		}
-		if c.Semantic != nil && !slices.Contains(semantics, *c.Semantic) {
-			return nil, bad(path+".semantic", "%q is not one of %s", *c.Semantic, strings.Join(semantics, ", "))
-		}
-		for j, m := range c.Reach.Models {
-			if m.Name == "" {
-				return nil, bad(fmt.Sprintf("%s.reach.models[%d]", path, j), "name is required")
-			}
-		}
-		for j, col := range c.Reach.Columns {
-			if col.Model == "" || col.Column == "" {
-				return nil, bad(fmt.Sprintf("%s.reach.columns[%d]", path, j), "model and column are required")
-			}
-		}
-		for j, e := range c.Reach.Exposures {
-			if e.Name == "" {
-				return nil, bad(fmt.Sprintf("%s.reach.exposures[%d]", path, j), "name is required")
-			}
+}
+
+// checkChange refuses change i when the engine would misread it: no
+// subject, a subject already in seen, no "resolved" in its reach, an
+// unknown kind or semantic, a reached entry without its name.
+func checkChange(c *Change, i int, seen map[[2]string]int, resolved *bool, bad func(path, format string, args ...any) error) error {
+	path := fmt.Sprintf("changes[%d]", i)
+	if c == nil {
+		return bad(path, "a change must be an object")
+	}
+	if c.Model == "" || c.Column == "" {
+		return bad(path, "model and column are required")
+	}
+	key := [2]string{c.Model, c.Column}
+	if first, dup := seen[key]; dup {
+		return bad(path, "%s.%s is already changes[%d]; a subject may appear once", c.Model, c.Column, first)
+	}
+	seen[key] = i
+	if resolved == nil {
+		return bad(path+".reach.resolved", "is required (true, or false when the reach could not be computed)")
+	}
+	if !slices.Contains(changeKinds, c.Kind) {
+		return bad(path+".kind", "%q is not one of %s", c.Kind, strings.Join(changeKinds, ", "))
+	}
+	if c.Semantic != nil && !slices.Contains(semantics, *c.Semantic) {
+		return bad(path+".semantic", "%q is not one of %s", *c.Semantic, strings.Join(semantics, ", "))
+	}
+	for j, m := range c.Reach.Models {
+		if m.Name == "" {
+			return bad(fmt.Sprintf("%s.reach.models[%d]", path, j), "name is required")
 		}
 	}
-	if cs.Changes == nil {
-		cs.Changes = []*Change{}
+	for j, col := range c.Reach.Columns {
+		if col.Model == "" || col.Column == "" {
+			return bad(fmt.Sprintf("%s.reach.columns[%d]", path, j), "model and column are required")
+		}
 	}
-	return &cs, nil
+	for j, e := range c.Reach.Exposures {
+		if e.Name == "" {
+			return bad(fmt.Sprintf("%s.reach.exposures[%d]", path, j), "name is required")
+		}
+	}
+	return nil
 }
 
 func normalizeObject(m map[string]any) map[string]any {
