@@ -335,7 +335,7 @@ func (p *planner) expand() {
 		contributed := false
 		if governance.HasMeta(arg) { // a pattern (check.md §3.1)
 			for _, m := range p.tree.glob(arg) {
-				if p.contribute(m.display, true) {
+				if p.contribute(m, true) {
 					contributed = true
 				}
 			}
@@ -403,7 +403,7 @@ func (p *planner) contributeTree(disp string) bool {
 	matches := p.tree.glob(joinDisplay(apps, "*"))
 	holds := false
 	for _, m := range matches {
-		if p.tree.isRegular(joinDisplay(m.display, "governance.yaml")) {
+		if p.tree.isRegular(joinDisplay(m, "governance.yaml")) {
 			holds = true
 			break
 		}
@@ -412,7 +412,7 @@ func (p *planner) contributeTree(disp string) bool {
 		return false
 	}
 	for _, m := range matches {
-		p.contribute(m.display, true)
+		p.contribute(m, true)
 	}
 	return true
 }

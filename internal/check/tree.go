@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/pyglob"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -333,110 +334,69 @@ func (t tree) resolveLast(name string, hops int) (string, bool) {
 	return t.resolveHops(path.Clean(path.Join(rdir, target)), hops)
 }
 
-// globMatch is one path a pattern matched.
-type globMatch struct {
-	display string
-	name    string // in the file system; "" when the tree cannot reach it
-}
-
 // glob expands a pattern with the semantics of Python's glob(recursive=True)
-// (check.md §3.1): per segment, fnmatch against directory entries; "**" for
-// zero or more directory levels; hidden entries only for a segment that itself
-// starts with "."; matches in code-point order of their display paths.
-func (t tree) glob(pattern string) []globMatch {
-	var start globMatch
-	if strings.HasPrefix(pattern, "/") {
-		if !t.rooted {
-			return nil
+// (check.md §3.1) and returns the display paths it matched in code-point
+// order. A pattern starting with "**" matches "." too, and a hit that ends
+// in a slash is a directory: "x/**" under a file or nothing matches nothing.
+func (t tree) glob(pattern string) []string {
+	g := globFS{t}
+	var out []string
+	for _, hit := range pyglob.Glob(g, pattern) {
+		if strings.HasSuffix(hit, "/") && !g.IsDir(hit) {
+			continue
 		}
-		start = globMatch{display: "/", name: "."}
-	} else {
-		start = globMatch{display: ".", name: t.dir}
-		if t.mounts != nil {
-			start.name, _ = t.name(".") // "" when nothing is mounted there: it lists nothing
-		}
+		out = append(out, displayPath(hit))
 	}
-	segs := strings.Split(pattern, "/")
-	dirOnly := strings.HasSuffix(pattern, "/")
-	var out []globMatch
-	var walk func(at globMatch, segs []string)
-	walk = func(at globMatch, segs []string) {
-		for len(segs) > 0 && (segs[0] == "" || segs[0] == ".") {
-			segs = segs[1:]
-		}
-		if len(segs) == 0 {
-			if !dirOnly || t.isDirNamed(at.name) {
-				out = append(out, at)
-			}
-			return
-		}
-		seg, rest := segs[0], segs[1:]
-		switch {
-		case seg == "**":
-			for _, m := range t.descend(at) {
-				walk(m, rest)
-			}
-		case !governance.HasMeta(seg):
-			next := globMatch{display: joinDisplay(at.display, seg), name: path.Join(at.name, seg)}
-			if t.mounts != nil && !strings.HasPrefix(next.display, "/") {
-				// A literal segment may step into a mount.
-				next.name, _ = t.name(next.display)
-			}
-			if next.name != "" && fs.ValidPath(next.name) && t.lexists(next.name) {
-				walk(next, rest)
-			}
-		default:
-			g := governance.CompileGlob(seg)
-			for _, e := range t.readDirNamed(at.name) {
-				name := e.Name()
-				if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
-					continue
-				}
-				if g.Match(name) {
-					walk(globMatch{display: joinDisplay(at.display, name), name: path.Join(at.name, name)}, rest)
-				}
-			}
-		}
-	}
-	walk(start, segs)
-	for i := range out {
-		out[i].display = displayPath(out[i].display)
-	}
-	slices.SortStableFunc(out, func(a, b globMatch) int { return strings.Compare(a.display, b.display) })
+	slices.Sort(out)
 	return out
 }
 
-// descend lists what "**" stands for at a directory: the directory itself and
-// every non-hidden entry below it, directories entered only when not hidden.
-// Python yields files too when "**" ends the pattern; a later segment simply
-// finds nothing under a file. Directories already visited (a symlink loop)
-// are not entered twice.
-func (t tree) descend(at globMatch) []globMatch {
-	if !t.isDirNamed(at.name) {
-		return nil
-	}
-	out := []globMatch{at}
-	seen := map[string]bool{t.resolve(at.name): true}
-	var rec func(d globMatch)
-	rec = func(d globMatch) {
-		for _, e := range t.readDirNamed(d.name) {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") {
+// globFS answers the glob's questions about path text as the tree's
+// display paths: lexically, as check.md §3.4 has them, except that ".."
+// after a name that does not exist names nothing, as in the operating
+// system.
+type globFS struct{ t tree }
+
+func (g globFS) name(p string) (string, bool) {
+	d := displayPath(p)
+	if strings.Contains(d, "..") {
+		segs := strings.Split(d, "/")
+		for i, s := range segs {
+			if s != ".." || i == 0 || segs[i-1] == ".." || segs[i-1] == "" {
 				continue
 			}
-			m := globMatch{display: joinDisplay(d.display, name), name: path.Join(d.name, name)}
-			out = append(out, m)
-			if t.isDirNamed(m.name) {
-				id := t.resolve(m.name)
-				if !seen[id] {
-					seen[id] = true
-					rec(m)
-				}
+			if n, ok := g.t.name(strings.Join(segs[:i], "/")); !ok || !g.t.lexists(n) {
+				return "", false
 			}
 		}
 	}
-	rec(at)
-	return out
+	return g.t.name(d)
+}
+
+func (g globFS) Lexists(p string) bool {
+	n, ok := g.name(p)
+	return ok && g.t.lexists(n)
+}
+
+func (g globFS) IsDir(p string) bool {
+	n, ok := g.name(p)
+	return ok && g.t.isDirNamed(n)
+}
+
+func (g globFS) ReadDir(p string) []fs.DirEntry {
+	n, ok := g.name(p)
+	if !ok {
+		return nil
+	}
+	return g.t.readDirNamed(n)
+}
+
+func (g globFS) Identity(p string) string {
+	n, ok := g.name(p)
+	if !ok {
+		return p
+	}
+	return g.t.resolve(n)
 }
 
 // overlaysIn lists the overlay-named regular files directly inside a

@@ -55,7 +55,7 @@ func Discover(dir string, patterns []string) (*Discovery, error) {
 	for _, pattern := range patterns {
 		for _, hit := range f.pyGlob(pattern) {
 			switch name := pathName(hit); {
-			case f.isDir(hit):
+			case f.IsDir(hit):
 				candidate := pathJoin(hit, FileName)
 				if f.isRegular(candidate) {
 					d.addFile(f, candidate, seenFiles)

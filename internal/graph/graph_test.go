@@ -116,13 +116,6 @@ func TestPathText(t *testing.T) {
 			t.Errorf("pathStr(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string][2]string{
-		"apps/*/": {"apps/*", ""}, "apps//*": {"apps", "*"}, "/x": {"/", "x"}, "x": {"", "x"}, "//": {"//", ""},
-	} {
-		if h, tl := pySplit(in); h != want[0] || tl != want[1] {
-			t.Errorf("pySplit(%q) = %q, %q, want %q", in, h, tl, want)
-		}
-	}
 }
 
 // TestGlobOrder is §12.1 C3 and the "**" and hidden-entry rules of check.md

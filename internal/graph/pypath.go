@@ -4,11 +4,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 
-	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/pyglob"
 )
 
 // The reference discovers files with Python's glob.glob(recursive=True) and
@@ -33,12 +32,12 @@ func (f fsys) abs(p string) string {
 	return f.dir + "/" + p
 }
 
-func (f fsys) lexists(p string) bool {
+func (f fsys) Lexists(p string) bool {
 	_, err := os.Lstat(f.abs(p))
 	return err == nil
 }
 
-func (f fsys) isDir(p string) bool {
+func (f fsys) IsDir(p string) bool {
 	if p == "" {
 		return false // os.path.isdir("") is false
 	}
@@ -51,6 +50,19 @@ func (f fsys) isRegular(p string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
+// ReadDir lists a directory's entries; an unreadable directory lists
+// nothing, as Python's scandir loop swallows the error.
+func (f fsys) ReadDir(p string) []fs.DirEntry {
+	entries, _ := os.ReadDir(f.abs(p))
+	return entries
+}
+
+// Identity is the directory's real path, which "**" enters once on a path.
+func (f fsys) Identity(p string) string { return f.realPath(f.abs(p)) }
+
+// pyGlob is sorted(glob.glob(pattern, recursive=True)).
+func (f fsys) pyGlob(pattern string) []string { return pyglob.Sorted(f, pattern) }
+
 // exists is pathlib's exists(): false for a path that is missing, under a
 // non-directory or in a symlink loop.
 func (f fsys) exists(p string) (bool, error) {
@@ -62,60 +74,6 @@ func (f fsys) exists(p string) (bool, error) {
 		return false, nil
 	}
 	return false, err
-}
-
-// listDir lists a directory's entry names (only directories, following
-// symlinks, when dirOnly); an unreadable directory lists nothing, as
-// Python's scandir loop swallows the error.
-func (f fsys) listDir(p string, dirOnly bool) []string {
-	entries, err := os.ReadDir(f.abs(p))
-	if err != nil {
-		return nil
-	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		if dirOnly {
-			if e.IsDir() {
-				names = append(names, e.Name())
-				continue
-			}
-			if e.Type()&fs.ModeSymlink == 0 || !f.isDir(pyJoin(p, e.Name())) {
-				continue
-			}
-		}
-		names = append(names, e.Name())
-	}
-	return names
-}
-
-// pySplit is posixpath.split: the text after the last slash, and the text
-// before it with trailing slashes dropped unless it is only slashes.
-func pySplit(p string) (head, tail string) {
-	i := strings.LastIndexByte(p, '/') + 1
-	head, tail = p[:i], p[i:]
-	if head != "" && strings.Trim(head, "/") != "" {
-		head = strings.TrimRight(head, "/")
-	}
-	return head, tail
-}
-
-// pyJoin is posixpath.join of two parts.
-func pyJoin(a, b string) string {
-	switch {
-	case strings.HasPrefix(b, "/"):
-		return b
-	case a == "" || strings.HasSuffix(a, "/"):
-		return a + b
-	}
-	return a + "/" + b
-}
-
-// globJoin is glob's _join: either part alone when the other is empty.
-func globJoin(a, b string) string {
-	if a == "" || b == "" {
-		return a + b
-	}
-	return pyJoin(a, b)
 }
 
 // pathStr is str(pathlib.PurePosixPath(p)): empty and "." segments dropped,
@@ -210,13 +168,13 @@ func joinRealPath(path, rest string, seen map[string]*string) (string, bool) {
 		case "", ".":
 			continue
 		case "..":
-			path, _ = pySplit(path)
+			path, _ = pyglob.Split(path)
 			if path == "" {
 				path = "/"
 			}
 			continue
 		}
-		next := pyJoin(path, name)
+		next := pyglob.Join(path, name)
 		info, err := os.Lstat(next)
 		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 			path = next
@@ -227,7 +185,7 @@ func joinRealPath(path, rest string, seen map[string]*string) (string, bool) {
 				path = *r
 				continue
 			}
-			return pyJoin(next, rest), false // a loop
+			return pyglob.Join(next, rest), false // a loop
 		}
 		seen[next] = nil
 		target, err := os.Readlink(next)
@@ -238,7 +196,7 @@ func joinRealPath(path, rest string, seen map[string]*string) (string, bool) {
 		var ok bool
 		path, ok = joinRealPath(path, target, seen)
 		if !ok {
-			return pyJoin(path, rest), false
+			return pyglob.Join(path, rest), false
 		}
 		resolved := path
 		seen[next] = &resolved
@@ -254,118 +212,6 @@ func realSegments(abs string) []string {
 		root = "//"
 	}
 	return append([]string{root}, pathParts(abs)...)
-}
-
-// pyGlob returns what sorted(glob.glob(pattern, recursive=True)) returns: the
-// raw hit texts (a trailing slash kept), sorted by code point. Hidden entries
-// are matched only by a segment that starts with a dot; "**" alone in a
-// segment is zero or more directory levels. Unlike Python, "**" does not
-// enter a directory already on the path it is descending (a symlink loop),
-// where Python goes on until the operating system refuses the path.
-func (f fsys) pyGlob(pattern string) []string {
-	hits := f.iglob(pattern, false)
-	if strings.HasPrefix(pattern, "**") && len(hits) > 0 && hits[0] == "" {
-		hits = hits[1:]
-	}
-	slices.Sort(hits)
-	return hits
-}
-
-func (f fsys) iglob(pathname string, dirOnly bool) []string {
-	dirname, basename := pySplit(pathname)
-	if !governance.HasMeta(pathname) {
-		if basename != "" {
-			if f.lexists(pathname) {
-				return []string{pathname}
-			}
-		} else if f.isDir(dirname) {
-			return []string{pathname}
-		}
-		return nil
-	}
-	if dirname == "" {
-		if basename == "**" {
-			return f.glob2("", dirOnly)
-		}
-		return f.glob1("", basename, dirOnly)
-	}
-	dirs := []string{dirname}
-	if dirname != pathname && governance.HasMeta(dirname) {
-		dirs = f.iglob(dirname, true)
-	}
-	var out []string
-	for _, d := range dirs {
-		var names []string
-		switch {
-		case basename == "**":
-			names = f.glob2(d, dirOnly)
-		case governance.HasMeta(basename):
-			names = f.glob1(d, basename, dirOnly)
-		default:
-			names = f.glob0(d, basename)
-		}
-		for _, n := range names {
-			out = append(out, pyJoin(d, n))
-		}
-	}
-	return out
-}
-
-// glob0 is a literal segment: itself when it exists (as a link or not).
-func (f fsys) glob0(dirname, basename string) []string {
-	if basename != "" {
-		if f.lexists(globJoin(dirname, basename)) {
-			return []string{basename}
-		}
-	} else if f.isDir(dirname) {
-		return []string{basename}
-	}
-	return nil
-}
-
-// glob1 is a pattern segment: the entries it matches, hidden ones only for a
-// pattern that starts with a dot.
-func (f fsys) glob1(dirname, pattern string, dirOnly bool) []string {
-	g := governance.CompileGlob(pattern)
-	hidden := strings.HasPrefix(pattern, ".")
-	var out []string
-	for _, n := range f.listDir(dirname, dirOnly) {
-		if !hidden && strings.HasPrefix(n, ".") {
-			continue
-		}
-		if g.Match(n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// glob2 is "**": "" (this directory) and every non-hidden entry below it.
-func (f fsys) glob2(dirname string, dirOnly bool) []string {
-	out := []string{""}
-	onPath := map[string]bool{f.realPath(f.abs(dirname)): true}
-	var rec func(dir, prefix string)
-	rec = func(dir, prefix string) {
-		for _, n := range f.listDir(dir, dirOnly) {
-			if strings.HasPrefix(n, ".") {
-				continue
-			}
-			out = append(out, globJoin(prefix, n))
-			path := globJoin(dir, n)
-			if !f.isDir(path) {
-				continue
-			}
-			real := f.realPath(f.abs(path))
-			if onPath[real] {
-				continue
-			}
-			onPath[real] = true
-			rec(path, globJoin(prefix, n))
-			delete(onPath, real)
-		}
-	}
-	rec(dirname, "")
-	return out
 }
 
 func isNotDirOrLoop(err error) bool {
