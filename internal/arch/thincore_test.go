@@ -29,6 +29,7 @@ var domainPackages = []string{
 	"internal/sarif",
 	"internal/jsonvalue",
 	"internal/textpos",
+	"internal/pyglob",
 	"internal/strindex",
 	"internal/memfs",
 	"internal/gitref",
