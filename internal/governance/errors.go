@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -22,27 +23,20 @@ const (
 // Error is a governance document that cannot be loaded, located as precisely as
 // the input allows.
 type Error struct {
-	Class  Class
-	File   string // "" when the document did not come from a file
-	Line   int    // 0 when unknown
-	Column int
-	Path   string // the field path, such as sources/datasets.a/retention_days
-	Msg    string
-	Err    error // the underlying error, if any
+	Class       Class
+	File        string // "" when the document did not come from a file
+	textpos.Pos        // zero when unknown
+	Path        string // the field path, such as sources/datasets.a/retention_days
+	Msg         string
+	Err         error // the underlying error, if any
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-			if e.Column > 0 {
-				fmt.Fprintf(&b, ":%d", e.Column)
-			}
-		}
-		b.WriteString(": ")
-	} else if e.Line > 0 {
+	switch {
+	case e.File != "":
+		b.WriteString(textpos.Prefix(e.File, e.Pos))
+	case e.Line > 0:
 		fmt.Fprintf(&b, "line %d: ", e.Line)
 	}
 	if e.Path != "" {
@@ -79,7 +73,7 @@ func withFile(err error, file string) error {
 	}
 	var ye *yaml11.Error
 	if errors.As(err, &ye) {
-		return &Error{Class: ClassYAML, File: file, Line: ye.Line, Column: ye.Column, Msg: ye.Msg, Err: ye}
+		return &Error{Class: ClassYAML, File: file, Pos: textpos.Pos{Line: ye.Line, Column: ye.Column}, Msg: ye.Msg, Err: ye}
 	}
 	return err
 }

@@ -14,10 +14,9 @@ import (
 // Warning is something a file says that loads but probably is not what its
 // author meant: a key written twice, keys beside a governance: key.
 type Warning struct {
-	File   string
-	Line   int
-	Column int
-	Msg    string
+	File string
+	yaml11.Pos
+	Msg string
 }
 
 func (w Warning) String() string {
@@ -40,7 +39,7 @@ func parseFile(data []byte, file string, overlay bool) (*Config, error) {
 		return nil, withFile(err, file)
 	}
 	for _, w := range ywarn {
-		cfg.Warnings = append(cfg.Warnings, Warning{File: file, Line: w.Pos.Line, Column: w.Pos.Column, Msg: w.Msg})
+		cfg.Warnings = append(cfg.Warnings, Warning{File: file, Pos: w.Pos, Msg: w.Msg})
 	}
 	return cfg, nil
 }
@@ -168,7 +167,7 @@ func (p *parser) block(v *yaml11.Node, path string) (*Rule, error) {
 			}
 		}
 		if len(ignored) > 0 {
-			p.warnings = append(p.warnings, Warning{File: p.file, Line: v.Pos.Line, Column: v.Pos.Column,
+			p.warnings = append(p.warnings, Warning{File: p.file, Pos: v.Pos,
 				Msg: fmt.Sprintf("%s: keys beside governance: are ignored: %s", path, strings.Join(ignored, ", "))})
 		}
 		if inner.Falsy() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/keyindex"
+	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -79,25 +80,14 @@ func FromConfig(name, path string, cfg *governance.Config) Pipeline {
 // LoadError is a governance file the graph cannot be built from: the command
 // stops with it (graph.md §2 step 2).
 type LoadError struct {
-	File   string // as printed
-	Line   int    // 0 when unknown
-	Column int
-	Msg    string
-	Err    error // the underlying error, if any
+	File        string // as printed
+	textpos.Pos        // zero when unknown
+	Msg         string
+	Err         error // the underlying error, if any
 }
 
 func (e *LoadError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
+	return textpos.Prefix(e.File, e.Pos) + e.Msg
 }
 
 func (e *LoadError) Unwrap() error { return e.Err }
@@ -249,7 +239,7 @@ func parseInto(p *Pipeline, data []byte, file string) error {
 	if err != nil {
 		var ye *yaml11.Error
 		if errors.As(err, &ye) {
-			return &LoadError{File: file, Line: ye.Line, Column: ye.Column, Msg: "YAML error: " + ye.Msg, Err: err}
+			return &LoadError{File: file, Pos: textpos.Pos{Line: ye.Line, Column: ye.Column}, Msg: "YAML error: " + ye.Msg, Err: err}
 		}
 		return &LoadError{File: file, Msg: "YAML error: " + err.Error(), Err: err}
 	}
@@ -302,7 +292,7 @@ func errAt(file string, n *yaml11.Node, path, format string, args ...any) *LoadE
 	if path != "" {
 		msg = path + ": " + msg
 	}
-	return &LoadError{File: file, Line: n.Pos.Line, Column: n.Pos.Column, Msg: msg}
+	return &LoadError{File: file, Pos: n.Pos, Msg: msg}
 }
 
 func fromGovernance(file string, err error) error {
@@ -312,7 +302,7 @@ func fromGovernance(file string, err error) error {
 		if ge.Path != "" {
 			msg = ge.Path + ": " + msg
 		}
-		return &LoadError{File: file, Line: ge.Line, Column: ge.Column, Msg: msg, Err: err}
+		return &LoadError{File: file, Pos: ge.Pos, Msg: msg, Err: err}
 	}
 	return &LoadError{File: file, Msg: err.Error(), Err: err}
 }

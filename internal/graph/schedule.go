@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -54,7 +55,7 @@ func ParseFlows(data []byte, file string) ([]Flow, error) {
 	if err != nil {
 		var ye *yaml11.Error
 		if errors.As(err, &ye) {
-			return nil, &LoadError{File: file, Line: ye.Line, Column: ye.Column, Msg: "YAML error: " + ye.Msg, Err: err}
+			return nil, &LoadError{File: file, Pos: textpos.Pos{Line: ye.Line, Column: ye.Column}, Msg: "YAML error: " + ye.Msg, Err: err}
 		}
 		return nil, &LoadError{File: file, Msg: "YAML error: " + err.Error(), Err: err}
 	}

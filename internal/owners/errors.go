@@ -46,7 +46,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := textpos.Prefix(e.File, textpos.Pos(e.Pos))
+	s := textpos.Prefix(e.File, e.Pos)
 	if e.Path != "" {
 		s += e.Path + ": "
 	}

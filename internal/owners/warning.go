@@ -33,5 +33,5 @@ type Warning struct {
 
 // String is "file:line:col: message".
 func (w Warning) String() string {
-	return textpos.Prefix(w.File, textpos.Pos(w.Pos)) + w.Msg
+	return textpos.Prefix(w.File, w.Pos) + w.Msg
 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -37,7 +36,7 @@ func Load(data []byte, file string) (*Policy, error) {
 		// A key written twice silently drops one of its values; in a gate that
 		// could be the rule someone relies on.
 		w := warnings[0]
-		return nil, &Error{Code: CodePolicyYAMLInvalid, File: file, Pos: textpos.Pos(w.Pos), Msg: w.Msg}
+		return nil, &Error{Code: CodePolicyYAMLInvalid, File: file, Pos: w.Pos, Msg: w.Msg}
 	}
 	return l.policy(root)
 }
@@ -56,7 +55,7 @@ func (l *loader) fail(code string, n *yaml11.Node, path, format string, args ...
 	}
 	e := &Error{Code: code, File: l.file, Path: path, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		e.Pos = textpos.Pos(n.Pos)
+		e.Pos = n.Pos
 	}
 	return e
 }
@@ -65,7 +64,7 @@ func (l *loader) fail(code string, n *yaml11.Node, path, format string, args ...
 // carries dates as strings, so an unquoted date could never compare equal.
 func (l *loader) quoteDates(n *yaml11.Node, path string) *Error {
 	return &Error{
-		Code: CodeValueInvalid, File: l.file, Pos: textpos.Pos(n.Pos), Path: path,
+		Code: CodeValueInvalid, File: l.file, Pos: n.Pos, Path: path,
 		Msg: fmt.Sprintf("%s is a YAML date; quote it (%q) to use it as a string", n.Str, n.Str),
 	}
 }
@@ -131,7 +130,7 @@ func (l *loader) policy(root *yaml11.Node) (*Policy, error) {
 		// Root shape comes first in the validation order, even for a date.
 		e := &Error{Code: CodePolicyNotMapping, File: l.file, Msg: "a policy is a mapping with version and rules; this document is " + what}
 		if root != nil {
-			e.Pos = textpos.Pos(root.Pos)
+			e.Pos = root.Pos
 		}
 		return nil, e
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/textpos"
 	"github.com/celine-eu/governanced/internal/yaml11"
 	"github.com/celine-eu/governanced/schemas"
 )
@@ -50,7 +51,7 @@ func CheckFile(path string, strict bool) ([]governance.UnknownKey, error) {
 	if err != nil {
 		var ye *yaml11.Error
 		if errors.As(err, &ye) {
-			return nil, &governance.Error{Class: governance.ClassYAML, File: path, Line: ye.Line, Column: ye.Column, Msg: ye.Msg, Err: ye}
+			return nil, &governance.Error{Class: governance.ClassYAML, File: path, Pos: textpos.Pos{Line: ye.Line, Column: ye.Column}, Msg: ye.Msg, Err: ye}
 		}
 		return nil, err
 	}

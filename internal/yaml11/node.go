@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/celine-eu/governanced/internal/textpos"
 )
 
 // Kind is the type a YAML value resolved to.
@@ -29,10 +31,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
-// Pos is a 1-based line and column in the source text.
-type Pos struct {
-	Line, Column int
-}
+// Pos is a 1-based line and column in the source text: the domain's one
+// position type.
+type Pos = textpos.Pos
 
 // Node is one loaded YAML value. Exactly the fields for its Kind are meaningful.
 // Aliases share the anchor's Node, so a Node must be treated as read-only.

@@ -132,7 +132,7 @@ func ParseDocumentIn(data []byte, limits Limits, a *Arena) (Document, error) {
 	doc := new(yaml.Node)
 	if err := dec.Decode(doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return Document{Root: &Node{Kind: Null, Pos: Pos{1, 1}}, Values: 1}, nil
+			return Document{Root: &Node{Kind: Null, Pos: Pos{Line: 1, Column: 1}}, Values: 1}, nil
 		}
 		return Document{}, syntaxError(err)
 	}
@@ -147,7 +147,7 @@ func ParseDocumentIn(data []byte, limits Limits, a *Arena) (Document, error) {
 	root := doc
 	if doc.Kind == yaml.DocumentNode {
 		if len(doc.Content) == 0 {
-			return Document{Root: &Node{Kind: Null, Pos: Pos{1, 1}}, Values: 1}, nil
+			return Document{Root: &Node{Kind: Null, Pos: Pos{Line: 1, Column: 1}}, Values: 1}, nil
 		}
 		root = doc.Content[0]
 	}
