@@ -77,6 +77,40 @@ func (l2 *level2) walk(ls *lineageSide, uid, column string, rowSet bool) *walked
 // ""); from column "*" stands for "the rows of from's model".
 func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, edge func(from, to colKey, mech string)) *walked {
 	g := ls.walkGraph(l2.nameOf)
+	rw := &reachWalk{g: g, stamp: g.nextWalk()}
+	if !l2.spread(rw, uid, column, rowSet, edge) {
+		return &walked{}
+	}
+	start, ok := g.nodeOf[uid]
+	rw.markUnknown(ls, uid, start, ok)
+	w := l2.walkResult(rw)
+	w.models = make([]string, len(rw.reached))
+	slices.Sort(rw.reached) // node order is unique_id order
+	for i, node := range rw.reached {
+		w.models[i] = g.uids[node]
+	}
+	exposures := map[string]bool{}
+	if ok {
+		for _, e := range g.exposuresOf(ls, start) {
+			exposures[e] = true
+		}
+	}
+	for _, node := range rw.reached {
+		for _, e := range g.exposuresOf(ls, node) {
+			exposures[e] = true
+		}
+	}
+	for e := range exposures {
+		w.exposures = append(w.exposures, e)
+		w.reach.Exposures = append(w.reach.Exposures, policy.ReachedExposure{Name: l2.exposureName(e)})
+	}
+	slices.Sort(w.exposures)
+	slices.SortFunc(w.reach.Exposures, func(a, b policy.ReachedExposure) int { return strings.Compare(a.Name, b.Name) })
+	return w
+}
+
+// nextWalk starts a walk: its stamp marks what this walk has seen.
+func (g *walkGraph) nextWalk() uint32 {
 	if g.walk++; g.walk == 0 { // wrapped: forget every mark
 		clear(g.slotSeen)
 		clear(g.slotListed)
@@ -84,19 +118,36 @@ func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, ed
 		clear(g.nodeReached)
 		g.walk = 1
 	}
-	stamp := g.walk
-	var reached []int32 // nodes reached, with their mechanisms in nodeMechs
-	addMech := func(node int32, bit mechanismBits) {
-		if g.nodeReached[node] != stamp {
-			g.nodeReached[node] = stamp
-			g.nodeMechs[node] = 0
-			reached = append(reached, node)
-		}
-		g.nodeMechs[node] |= bit
-	}
-	var listed []int32 // columns reached by value
-	rowset := mechanismBit(policy.MechanismRowsetFilter)
+	return g.walk
+}
 
+// reachWalk is one walk's state over a side's walkGraph.
+type reachWalk struct {
+	g       *walkGraph
+	stamp   uint32
+	reached []int32 // nodes reached, with their mechanisms in nodeMechs
+	listed  []int32 // columns reached by value
+	unknown map[int32]bool
+}
+
+func (rw *reachWalk) reach(node int32) {
+	if rw.g.nodeReached[node] != rw.stamp {
+		rw.g.nodeReached[node] = rw.stamp
+		rw.g.nodeMechs[node] = 0
+		rw.reached = append(rw.reached, node)
+	}
+}
+
+func (rw *reachWalk) addMech(node int32, bit mechanismBits) {
+	rw.reach(node)
+	rw.g.nodeMechs[node] |= bit
+}
+
+// spread follows every edge from the subject breadth-first, and reports
+// false when the walk's context ended (l2.err says why).
+func (l2 *level2) spread(rw *reachWalk, uid, column string, rowSet bool, edge func(from, to colKey, mech string)) bool {
+	g, stamp := rw.g, rw.stamp
+	rowset := mechanismBit(policy.MechanismRowsetFilter)
 	// The queue holds a column's slot, or -1-node for a model whose rows
 	// changed. Its array is the last walk's.
 	queue := g.queue[:0]
@@ -113,7 +164,7 @@ func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, ed
 		l2.walkSteps++
 		if i%4096 == 4095 && l2.ctx.Err() != nil {
 			l2.err = l2.ctx.Err()
-			return &walked{}
+			return false
 		}
 		if it := queue[i]; it < 0 {
 			node := -1 - it
@@ -126,7 +177,7 @@ func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, ed
 				if edge != nil {
 					edge(colKey{g.uids[node], "*"}, colKey{g.uids[r], ""}, policy.MechanismRowsetFilter)
 				}
-				addMech(r, rowset)
+				rw.addMech(r, rowset)
 				queue = append(queue, -1-r)
 			}
 			continue
@@ -144,8 +195,8 @@ func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, ed
 				if g.slotListed[f.slot] != stamp {
 					g.slotListed[f.slot] = stamp
 					g.slotMech[f.slot] = f.mech
-					listed = append(listed, f.slot)
-					addMech(r, mechanismBit(f.mech.String()))
+					rw.listed = append(rw.listed, f.slot)
+					rw.addMech(r, mechanismBit(f.mech.String()))
 				}
 				queue = append(queue, f.slot)
 			}
@@ -153,79 +204,65 @@ func (l2 *level2) walkEdges(ls *lineageSide, uid, column string, rowSet bool, ed
 				if edge != nil {
 					edge(g.slotKey(s), colKey{g.uids[r], ""}, policy.MechanismRowsetFilter)
 				}
-				addMech(r, rowset)
+				rw.addMech(r, rowset)
 				queue = append(queue, -1-r)
 			}
 		}
 	}
+	return true
+}
 
-	// Unknown: whatever lies below a model under the subject that could not
-	// be analysed (M-9), and below a child that lineage says reads nothing
-	// of a reached model although the graph says it depends on it (its SQL
-	// names the parent in a way that could not be mapped, so its reach is
-	// unknown, not empty). One walk from all of them.
+// markUnknown reaches, as unknown, whatever lies below a model under the
+// subject that could not be analysed (M-9), and below a child that lineage
+// says reads nothing of a reached model although the graph says it depends
+// on it (its SQL names the parent in a way that could not be mapped, so its
+// reach is unknown, not empty). One walk from all of them.
+func (rw *reachWalk) markUnknown(ls *lineageSide, uid string, start int32, ok bool) {
+	g := rw.g
 	taint := append([]string(nil), ls.unanalysedUnder(uid)...)
-	start, ok := g.nodeOf[uid]
 	if ok {
 		taint = append(taint, g.unmapped[start]...)
 	}
-	for _, node := range reached {
+	for _, node := range rw.reached {
 		taint = append(taint, g.unmapped[node]...)
 	}
-	unknown := make(map[int32]bool, len(taint))
-	markUnknown := func(m string) {
+	rw.unknown = make(map[int32]bool, len(taint))
+	mark := func(m string) {
 		node := g.nodeOf[m] // every model is a node
-		unknown[node] = true
-		if g.nodeReached[node] != stamp {
-			g.nodeReached[node] = stamp
-			reached = append(reached, node)
+		rw.unknown[node] = true
+		if g.nodeReached[node] != rw.stamp {
+			g.nodeReached[node] = rw.stamp
+			rw.reached = append(rw.reached, node)
 		}
 	}
 	for _, t := range taint {
-		markUnknown(t)
+		mark(t)
 	}
 	if len(taint) > 0 {
-		ls.below(taint, markUnknown)
+		ls.below(taint, mark)
 	}
+}
 
-	w := &walked{reach: policy.Reach{Resolved: true, Models: make([]policy.ReachedModel, 0, len(reached)),
-		Columns: make([]policy.ReachedColumn, 0, len(listed)), ColumnsComplete: boolPtr(len(unknown) == 0),
+// walkResult is the walk's reach: the models by name, each with its
+// mechanisms unless its reach is unknown, and the columns reached by value.
+func (l2 *level2) walkResult(rw *reachWalk) *walked {
+	g := rw.g
+	w := &walked{reach: policy.Reach{Resolved: true, Models: make([]policy.ReachedModel, 0, len(rw.reached)),
+		Columns: make([]policy.ReachedColumn, 0, len(rw.listed)), ColumnsComplete: boolPtr(len(rw.unknown) == 0),
 		Exposures: []policy.ReachedExposure{}}}
-	slices.SortFunc(reached, func(a, b int32) int { return cmp.Compare(g.nodeRank[a], g.nodeRank[b]) })
-	for _, node := range reached {
+	slices.SortFunc(rw.reached, func(a, b int32) int { return cmp.Compare(g.nodeRank[a], g.nodeRank[b]) })
+	for _, node := range rw.reached {
 		rm := policy.ReachedModel{Name: g.names[node]}
-		if !unknown[node] {
+		if !rw.unknown[node] {
 			rm.Mechanisms = l2.mechanismSet(g.nodeMechs[node])
 		}
 		w.reach.Models = append(w.reach.Models, rm)
 	}
-	slices.SortFunc(listed, func(a, b int32) int { return cmp.Compare(g.slotRank[a], g.slotRank[b]) })
-	for _, s := range listed {
+	slices.SortFunc(rw.listed, func(a, b int32) int { return cmp.Compare(g.slotRank[a], g.slotRank[b]) })
+	for _, s := range rw.listed {
 		w.reach.Columns = append(w.reach.Columns, policy.ReachedColumn{Model: g.names[g.slotNode[s]],
 			Column: g.slotCol[s], Mechanism: mechanismName(g.slotMech[s].String())})
 	}
-	slices.Sort(reached) // node order is unique_id order
-	w.models = make([]string, len(reached))
-	for i, node := range reached {
-		w.models[i] = g.uids[node]
-	}
-	exposures := map[string]bool{}
-	if ok {
-		for _, e := range g.exposuresOf(ls, start) {
-			exposures[e] = true
-		}
-	}
-	for _, node := range reached {
-		for _, e := range g.exposuresOf(ls, node) {
-			exposures[e] = true
-		}
-	}
-	for e := range exposures {
-		w.exposures = append(w.exposures, e)
-		w.reach.Exposures = append(w.reach.Exposures, policy.ReachedExposure{Name: l2.exposureName(e)})
-	}
-	slices.Sort(w.exposures)
-	slices.SortFunc(w.reach.Exposures, func(a, b policy.ReachedExposure) int { return strings.Compare(a.Name, b.Name) })
 	return w
 }
 

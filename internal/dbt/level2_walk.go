@@ -68,6 +68,23 @@ func (ls *lineageSide) walkGraph(name func(uid string) string) *walkGraph {
 		return ls.graph
 	}
 	g := &walkGraph{nodeOf: map[string]int32{}, slotOf: map[colKey]int32{}}
+	g.numberNodes(ls, name)
+	g.linkModels(ls)
+	g.rankSlots()
+	g.findUnmapped(ls)
+	n := len(g.uids)
+	g.exposures, g.exposuresDone = make([][]string, n), make([]bool, n)
+	g.slotSeen, g.slotListed = make([]uint32, len(g.slotNode)), make([]uint32, len(g.slotNode))
+	g.slotMech = make([]lineage.Mechanism, len(g.slotNode))
+	g.nodeRowDone, g.nodeReached = make([]uint32, n), make([]uint32, n)
+	g.nodeMechs = make([]mechanismBits, n)
+	ls.graph = g
+	return g
+}
+
+// numberNodes numbers every node the side's lineage names, in unique_id
+// order, and ranks them by changeset name.
+func (g *walkGraph) numberNodes(ls *lineageSide, name func(uid string) string) {
 	seen := map[string]bool{}
 	addUID := func(uid string) {
 		if !seen[uid] {
@@ -117,17 +134,24 @@ func (ls *lineageSide) walkGraph(name func(uid string) string) *walkGraph {
 	for rank, node := range byName {
 		g.nodeRank[node] = int32(rank)
 	}
+}
 
-	slot := func(k colKey) int32 {
-		if s, ok := g.slotOf[k]; ok {
-			return s
-		}
-		s := int32(len(g.slotNode))
-		g.slotOf[k] = s
-		g.slotNode = append(g.slotNode, g.nodeOf[k.uid])
-		g.slotCol = append(g.slotCol, k.col)
+// slot numbers a column the first time it is met.
+func (g *walkGraph) slot(k colKey) int32 {
+	if s, ok := g.slotOf[k]; ok {
 		return s
 	}
+	s := int32(len(g.slotNode))
+	g.slotOf[k] = s
+	g.slotNode = append(g.slotNode, g.nodeOf[k.uid])
+	g.slotCol = append(g.slotCol, k.col)
+	return s
+}
+
+// linkModels turns each analysed model's columns, feeds and filters, and
+// each node's readers, into numbered edges.
+func (g *walkGraph) linkModels(ls *lineageSide) {
+	n := len(g.uids)
 	g.analysed = make([]bool, n)
 	g.readers, g.rowReaders = make([][]int32, n), make([][]int32, n)
 	g.columns = make([][]int32, n)
@@ -139,19 +163,19 @@ func (ls *lineageSide) walkGraph(name func(uid string) string) *walkGraph {
 		}
 		g.analysed[node] = true
 		for _, c := range ml.order {
-			g.columns[node] = append(g.columns[node], slot(colKey{uid, c}))
+			g.columns[node] = append(g.columns[node], g.slot(colKey{uid, c}))
 		}
 		feeds := make(map[int32][]feedEdge, len(ml.feeds))
 		for src, fs := range ml.feeds {
-			s := slot(src)
+			s := g.slot(src)
 			for _, f := range fs {
-				feeds[s] = append(feeds[s], feedEdge{slot(colKey{uid, f.out}), f.mech})
+				feeds[s] = append(feeds[s], feedEdge{g.slot(colKey{uid, f.out}), f.mech})
 			}
 		}
 		g.feeds[node] = feeds
 		filters := make(map[int32]bool, len(ml.filter))
 		for k := range ml.filter {
-			filters[slot(k)] = true
+			filters[g.slot(k)] = true
 		}
 		g.filters[node] = filters
 	}
@@ -164,6 +188,10 @@ func (ls *lineageSide) walkGraph(name func(uid string) string) *walkGraph {
 			}
 		}
 	}
+}
+
+// rankSlots ranks the columns by their node's name, then their own.
+func (g *walkGraph) rankSlots() {
 	bySlot := make([]int32, len(g.slotNode))
 	for i := range bySlot {
 		bySlot[i] = int32(i)
@@ -178,7 +206,12 @@ func (ls *lineageSide) walkGraph(name func(uid string) string) *walkGraph {
 	for rank, s := range bySlot {
 		g.slotRank[s] = int32(rank)
 	}
-	g.unmapped = make([][]string, n)
+}
+
+// findUnmapped lists, for each node that is not ephemeral, the analysed
+// models and snapshots below it whose SQL never reads it.
+func (g *walkGraph) findUnmapped(ls *lineageSide) {
+	g.unmapped = make([][]string, len(g.uids))
 	for node, m := range g.uids {
 		if r := ls.relations[m]; r != nil && r.Config.Materialized == "ephemeral" {
 			continue
@@ -192,13 +225,6 @@ func (ls *lineageSide) walkGraph(name func(uid string) string) *walkGraph {
 			}
 		}
 	}
-	g.exposures, g.exposuresDone = make([][]string, n), make([]bool, n)
-	g.slotSeen, g.slotListed = make([]uint32, len(g.slotNode)), make([]uint32, len(g.slotNode))
-	g.slotMech = make([]lineage.Mechanism, len(g.slotNode))
-	g.nodeRowDone, g.nodeReached = make([]uint32, n), make([]uint32, n)
-	g.nodeMechs = make([]mechanismBits, n)
-	ls.graph = g
-	return g
 }
 
 // exposuresOf is findExposures for a node, worked out once.
