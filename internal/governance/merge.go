@@ -31,49 +31,7 @@ func MergeRules(base, override *Rule) *Rule {
 	var buf [32]pathPosition
 	out := buf[:0]
 	p := &provMerge{r: r, base: base, override: override, b: base.prov, o: override.prov}
-	takeIfSet := func(f Field) bool {
-		if override.Set.Has(f) {
-			r.takeOrigin(f, override)
-			return true
-		}
-		return false
-	}
-	if takeIfSet(FieldTitle) {
-		r.Title = override.Title
-	}
-	if takeIfSet(FieldDescription) {
-		r.Description = override.Description
-	}
-	if takeIfSet(FieldExpose) {
-		r.Expose = override.Expose
-	}
-	if takeIfSet(FieldLicense) {
-		r.License = override.License
-	}
-	if takeIfSet(FieldAttribution) {
-		r.Attribution = override.Attribution
-	}
-	if takeIfSet(FieldAccessLevel) {
-		r.AccessLevel = override.AccessLevel
-	}
-	if takeIfSet(FieldAccessRequirements) {
-		r.AccessRequirements = override.AccessRequirements
-	}
-	if takeIfSet(FieldClassification) {
-		r.Classification = override.Classification
-	}
-	if takeIfSet(FieldRetentionDays) {
-		r.RetentionDays = override.RetentionDays
-	}
-	if takeIfSet(FieldDocumentationURL) {
-		r.DocumentationURL = override.DocumentationURL
-	}
-	if takeIfSet(FieldSourceSystem) {
-		r.SourceSystem = override.SourceSystem
-	}
-	if takeIfSet(FieldUserFilterColumn) {
-		r.UserFilterColumn = override.UserFilterColumn
-	}
+	r.takeScalars(override)
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.
@@ -121,6 +79,54 @@ func MergeRules(base, override *Rule) *Rule {
 	}
 	r.prov = p.finish(out)
 	return r
+}
+
+// takeScalars takes each single-valued field the override stated, with its
+// origin: the override wins even when its value is false, null or empty.
+func (r *Rule) takeScalars(override *Rule) {
+	takeIfSet := func(f Field) bool {
+		if override.Set.Has(f) {
+			r.takeOrigin(f, override)
+			return true
+		}
+		return false
+	}
+	if takeIfSet(FieldTitle) {
+		r.Title = override.Title
+	}
+	if takeIfSet(FieldDescription) {
+		r.Description = override.Description
+	}
+	if takeIfSet(FieldExpose) {
+		r.Expose = override.Expose
+	}
+	if takeIfSet(FieldLicense) {
+		r.License = override.License
+	}
+	if takeIfSet(FieldAttribution) {
+		r.Attribution = override.Attribution
+	}
+	if takeIfSet(FieldAccessLevel) {
+		r.AccessLevel = override.AccessLevel
+	}
+	if takeIfSet(FieldAccessRequirements) {
+		r.AccessRequirements = override.AccessRequirements
+	}
+	if takeIfSet(FieldClassification) {
+		r.Classification = override.Classification
+	}
+	if takeIfSet(FieldRetentionDays) {
+		r.RetentionDays = override.RetentionDays
+	}
+	if takeIfSet(FieldDocumentationURL) {
+		r.DocumentationURL = override.DocumentationURL
+	}
+	if takeIfSet(FieldSourceSystem) {
+		r.SourceSystem = override.SourceSystem
+	}
+	if takeIfSet(FieldUserFilterColumn) {
+		r.UserFilterColumn = override.UserFilterColumn
+	}
 }
 
 // mergedRule is a merge's result with room for what it owns.
