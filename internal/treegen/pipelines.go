@@ -200,24 +200,9 @@ func plSource(rng *rand.Rand, app, layer, table string, ownerKeys []string, glob
 	if rng.Float64() < 0.5 {
 		expose, hasExpose = rng.Float64() < 0.6, true
 	}
-	var dataspace yamlMap
-	consent := false
-	if rng.Float64() < 0.7 {
-		offered := rng.Float64() < 0.25
-		dataspace = yamlMap{{"expose", offered}, {"medallion", plMedallion[layer]}}
-		if rng.Float64() < 0.4 {
-			dataspace = append(dataspace, kv{"purpose", plPurpose(rng, 1+rng.IntN(2))})
-		}
-		if rng.Float64() < 0.15 {
-			dataspace = append(dataspace, kv{"consent_required", true})
-			consent = true
-		}
-		if rng.Float64() < 0.15 {
-			dataspace = append(dataspace, kv{"contract_required", true})
-		}
-		if offered {
-			expose, hasExpose = true, true // an offered dataset is listed (exposure-conflict)
-		}
+	dataspace, offered, consent := plDataspace(rng, layer)
+	if offered {
+		expose, hasExpose = true, true // an offered dataset is listed (exposure-conflict)
 	}
 	if hasExpose {
 		b = append(b, kv{"expose", expose})
@@ -228,21 +213,7 @@ func plSource(rng *rand.Rand, app, layer, table string, ownerKeys []string, glob
 	if rng.Float64() < 0.3 {
 		b = append(b, kv{"dcat", plDcat(rng, false)})
 	}
-	var filters []any
-	subject := false
-	if rng.Float64() < 0.15 {
-		for range 1 + rng.IntN(2) {
-			h := pick(rng, plHandlers)
-			subject = subject || h == "direct_user_match" || h == "rec_registry"
-			filters = append(filters, plRowFilter(h))
-		}
-	}
-	if consent && !subject {
-		// Consent needs a filter that serves a delegated request
-		// (consent-without-subject-filter).
-		filters = append(filters, plRowFilter("direct_user_match"))
-	}
-	if filters != nil {
+	if filters := plRowFilters(rng, consent); filters != nil {
 		b = append(b, kv{"row_filters", filters})
 	}
 	if rng.Float64() < 0.1 {
@@ -259,6 +230,45 @@ func plSource(rng *rand.Rand, app, layer, table string, ownerKeys []string, glob
 		return yamlMap{{"governance", b}} // the nested spelling
 	}
 	return b
+}
+
+// plDataspace is a source's dataspace block (nil for none), whether it
+// offers the dataset, and whether it asks for consent.
+func plDataspace(rng *rand.Rand, layer string) (dataspace yamlMap, offered, consent bool) {
+	if rng.Float64() >= 0.7 {
+		return nil, false, false
+	}
+	offered = rng.Float64() < 0.25
+	dataspace = yamlMap{{"expose", offered}, {"medallion", plMedallion[layer]}}
+	if rng.Float64() < 0.4 {
+		dataspace = append(dataspace, kv{"purpose", plPurpose(rng, 1+rng.IntN(2))})
+	}
+	if rng.Float64() < 0.15 {
+		dataspace = append(dataspace, kv{"consent_required", true})
+		consent = true
+	}
+	if rng.Float64() < 0.15 {
+		dataspace = append(dataspace, kv{"contract_required", true})
+	}
+	return dataspace, offered, consent
+}
+
+// plRowFilters are a source's row filters, nil for none; consent needs one
+// that serves a delegated request (consent-without-subject-filter).
+func plRowFilters(rng *rand.Rand, consent bool) []any {
+	var filters []any
+	subject := false
+	if rng.Float64() < 0.15 {
+		for range 1 + rng.IntN(2) {
+			h := pick(rng, plHandlers)
+			subject = subject || h == "direct_user_match" || h == "rec_registry"
+			filters = append(filters, plRowFilter(h))
+		}
+	}
+	if consent && !subject {
+		filters = append(filters, plRowFilter("direct_user_match"))
+	}
+	return filters
 }
 
 // plGlob is a glob of one of the kinds platforms write, by i: a trailing
