@@ -59,14 +59,7 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 	str("sourceSystem", r.SourceSystem)
 	if len(r.RowFilters) > 0 {
 		w.key("rowFilters")
-		buf.WriteByte('[')
-		for i, rf := range r.RowFilters {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.WriteString(rf.JSON)
-		}
-		buf.WriteByte(']')
+		writeRowFilters(&buf, r.RowFilters)
 	}
 	if d := r.Dataspace; includeDataspace && d != nil {
 		str("medallion", d.Medallion)

@@ -59,6 +59,19 @@ func writeStrings(buf *bytes.Buffer, ss []string) {
 	buf.WriteByte(']')
 }
 
+// writeRowFilters writes row filters as the JSON array of their own
+// encodings.
+func writeRowFilters(buf *bytes.Buffer, rfs []RowFilter) {
+	buf.WriteByte('[')
+	for i, rf := range rfs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(rf.JSON)
+	}
+	buf.WriteByte(']')
+}
+
 // MarshalJSON renders the set-field view (governance-format.md §13): only the
 // fields a file stated, an explicit null as null, sub-blocks likewise, in the
 // canonical key order.
@@ -130,14 +143,7 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 		case FieldSourceSystem:
 			writeOptString(buf, r.SourceSystem)
 		case FieldRowFilters:
-			buf.WriteByte('[')
-			for i, rf := range r.RowFilters {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				buf.WriteString(rf.JSON)
-			}
-			buf.WriteByte(']')
+			writeRowFilters(buf, r.RowFilters)
 		case FieldUserFilterColumn:
 			writeOptString(buf, r.UserFilterColumn)
 		case FieldDcat:
