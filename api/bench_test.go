@@ -89,3 +89,18 @@ func BenchmarkRuleHandlerNotModified(b *testing.B) {
 		h.ServeHTTP(w, req)
 	}
 }
+
+// BenchmarkRuleHandlerAcceptsGzip is BenchmarkRuleHandler for a client that
+// accepts gzip, as Go's and most HTTP clients say they do: what routing the
+// dataset reads through compress would cost them (ADR-0014).
+func BenchmarkRuleHandlerAcceptsGzip(b *testing.B) {
+	h := realServer(b)
+	req := httptest.NewRequest("GET", "/datasets/datasets.ds_dev_gold.meters_data_15m/rule", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	w := &discard{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		w.h = http.Header{}
+		h.ServeHTTP(w, req)
+	}
+}

@@ -29,9 +29,9 @@ var gzipWriters = sync.Pool{New: func() any {
 // a textual type, reaches compressMin: the first compressMin bytes are held
 // to decide. A body a handler flushes before that (an event stream), a
 // body the handler encoded itself (GET /metrics), a HEAD and a bodiless
-// status pass as they are. The dataset reads ServeHTTP routes ahead of chi
-// never come here: their bodies are small, and their throughput is the
-// service's (ADR-0010).
+// status pass as they are. The reads of one dataset are routed without it
+// (routes.go): their bodies are small, and their throughput is the
+// service's (ADR-0014).
 //
 // A compressed body is another representation of the resource: its ETag
 // becomes weak (W/"…"), which If-None-Match still matches (etagMatches),

@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -28,6 +27,9 @@ type requestInfo struct {
 	// that the header needs no slice of its own.
 	id  [1]string
 	log *zerolog.Logger
+	// route is the pattern chi routed the request to, "" for none: what
+	// the request is counted and logged under (routePattern sets it).
+	route string
 }
 
 func requestID(ctx context.Context) string {
@@ -51,47 +53,37 @@ func logAt(ctx context.Context, level zerolog.Level) *zerolog.Event {
 }
 
 // requestContext is everything a request carries through the server, in one
-// allocation: its id and logger, chi's route context, and the recorder of
-// what was answered. chi adds its route context with a copy of the request
-// and a context value unless one is already there, and a middleware per
-// concern would take a copy, a value or a wrapper each: at tens of thousands of
-// requests a second on a large heap, every allocation is GC work.
+// allocation: its id and logger, and the recorder of what was answered. A
+// middleware per concern would take a context value or a wrapper each: at
+// tens of thousands of requests a second on a large heap, every allocation
+// is GC work.
 type requestContext struct {
 	context.Context
-	route *chi.Context
-	info  requestInfo
-	rec   recorder
+	info requestInfo
+	rec  recorder
 }
 
 func (c *requestContext) Value(key any) any {
-	switch key {
-	case chi.RouteCtxKey:
-		return c.route
-	case keyRequest:
+	if key == keyRequest {
 		return &c.info
 	}
 	return c.Context.Value(key)
 }
 
-// routeContexts are chi's route contexts, pooled as chi pools its own.
-var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
-
 // ServeHTTP gives every request an id, the caller's X-Request-Id when it is a
 // sane token (so one id follows a request through a proxy chain), else a
-// fresh one, echoed in the response and in every log line and problem; routes
-// it; then logs one line for it and counts it by route pattern (never by raw
-// path: dataset names would explode the label set). A handler's panic becomes
-// a 500 problem instead of a dropped connection.
+// fresh one, echoed in the response and in every log line and problem; hands
+// it to chi, which routes every request; then logs one line for it and
+// counts it by route pattern (never by raw path: dataset names would explode
+// the label set). A handler's panic becomes a 500 problem instead of a
+// dropped connection.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := headerValue(r.Header, requestIDHeader)
 	if !saneID(id) {
 		id = newRequestID()
 	}
-	route := routeContexts.Get().(*chi.Context)
-	route.Reset()
-	route.Routes = s.mux
-	ctx := &requestContext{Context: r.Context(), route: route, info: requestInfo{id: [1]string{id}, log: &s.log}}
+	ctx := &requestContext{Context: r.Context(), info: requestInfo{id: [1]string{id}, log: &s.log}}
 	ctx.rec.ResponseWriter = w
 	w.Header()[requestIDHeader] = ctx.info.id[:]
 	r = r.WithContext(ctx)
@@ -99,15 +91,21 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.conns != nil && reservedConn(r) && s.answerReserved(&ctx.rec, r) {
 		return
 	}
-	if h, dataset := matchHot(s.hot, r); h != nil {
-		// What chi's routing leaves for a handler and for observe.
-		route.URLParams.Add(hotParam, dataset)
-		route.RoutePatterns = append(route.RoutePatterns, h.pattern)
-		r.Pattern = h.pattern
-		h.handler(&ctx.rec, r)
-		return
-	}
 	s.mux.ServeHTTP(&ctx.rec, r)
+}
+
+// routePattern, the first of chi's middlewares, notes the pattern chi
+// routed a request to once the request is answered, for observe: chi
+// composes it in its route context, which it takes back when it returns.
+func routePattern(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if ri, ok := r.Context().Value(keyRequest).(*requestInfo); ok {
+				ri.route = chi.RouteContext(r.Context()).RoutePattern()
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // newRequestID is 12 random bytes in hex. Request ids need to be unique, not
@@ -201,8 +199,7 @@ func (r *recorder) delivered(ctx context.Context) int {
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // observe runs when a request is done, deferred by ServeHTTP: it recovers a
-// handler's panic, then counts and logs the request, and returns chi's route
-// context to the pool.
+// handler's panic, then counts and logs the request.
 func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) {
 	rec := &ctx.rec
 	if v := recover(); v != nil {
@@ -216,8 +213,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 	}
 	status := rec.delivered(ctx.Context)
 	elapsed := time.Since(start)
-	// chi set the pattern on r when it routed it.
-	route := r.Pattern
+	route := ctx.info.route
 	if route == "" {
 		route = "unmatched"
 	}
@@ -234,7 +230,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		level = zerolog.WarnLevel
 	case route == "/healthz" || route == "/readyz" || route == "/metrics":
 		level = zerolog.DebugLevel // probes every few seconds would drown the rest
-	case status < 400 && s.isDatasetRead(route):
+	case status < 400 && isDatasetRead(route):
 		// Services read one dataset's answers at thousands a second: a line
 		// each would cost the server more than the answer does and fill a
 		// disk within hours, while /metrics counts them by route and status.
@@ -260,15 +256,11 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		}
 	}
 	ev.Msg("request")
-	routeContexts.Put(ctx.route) // reset when next taken, as chi does
-	ctx.route = nil
 }
 
 // isDatasetRead reports whether route is one of the reads of one dataset
-// (its rule, exposure or facet): the routes ServeHTTP matches ahead of chi.
-func (s *server) isDatasetRead(route string) bool {
-	return slices.ContainsFunc(s.hot, func(h hotRoute) bool { return h.pattern == route })
-}
+// (its rule, exposure or facet).
+func isDatasetRead(route string) bool { return slices.Contains(datasetReads[:], route) }
 
 // withTimeout bounds a request's work: its context ends
 // Limits.RequestTimeout after the request started, before the server's

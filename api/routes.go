@@ -12,16 +12,19 @@ import (
 	"github.com/celine-eu/governanced/api/ui"
 )
 
+// datasetReads are the reads of one dataset: nearly all of a server's
+// traffic, and small answers.
+var datasetReads = [...]string{"/datasets/{id}/rule", "/datasets/{id}/exposure", "/datasets/{id}/facet"}
+
 // routes is every route the server answers; openapi.yaml describes exactly
 // these (a test walks both).
 func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
-	r := chi.NewRouter()
+	root := chi.NewRouter()
+	// Every request is observed (logged, counted) by ServeHTTP, around
+	// this, under the pattern chi routed it to.
+	root.Use(routePattern)
 	// HEAD answers like GET without a body (load balancers probe with it).
-	// Every request is observed (logged, counted) by ServeHTTP, around this.
-	r.Use(middleware.GetHead)
-	// Large answers are gzipped for clients that ask (compress.go); the
-	// dataset reads routed ahead of chi are not.
-	r.Use(compress)
+	root.Use(middleware.GetHead)
 
 	// Every route reads its query strictly, against the parameters
 	// openapi.yaml declares for it (query.go), before anything else reads
@@ -34,6 +37,17 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	post := func(mw chi.Router, pattern string, h http.HandlerFunc) {
 		mw.Post(pattern, strictQuery(http.MethodPost, pattern, h))
 	}
+	// The reads of one dataset go without compress: their answers are a
+	// few hundred bytes to a few kilobytes, mostly under compressMin, and
+	// holding them to decide costs every read (ADR-0014 has the figures).
+	reads := []http.HandlerFunc{s.datasetRule, s.datasetExposure, s.datasetFacet}
+	for i, pattern := range datasetReads {
+		get(root, pattern, s.waitable(reads[i]))
+	}
+
+	// Everything else: large answers are gzipped for clients that ask
+	// (compress.go).
+	r := root.With(compress)
 	// The served tree: every answer may wait for the next revision (?wait).
 	tree := func(pattern string, h http.HandlerFunc) http.HandlerFunc { return get(r, pattern, s.waitable(h)) }
 
@@ -49,14 +63,6 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	tree("/apps/{app}", s.getApp)
 	tree("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
 	tree("/datasets", s.listDatasets)
-	// The reads of one dataset: ServeHTTP matches a GET of these itself
-	// (hotroute.go) and calls the handler chi has, which answers HEAD.
-	hot := func(pattern string, h http.HandlerFunc) {
-		s.hot = append(s.hot, newHotRoute(pattern, tree(pattern, h)))
-	}
-	hot("/datasets/{id}/rule", s.datasetRule)
-	hot("/datasets/{id}/exposure", s.datasetExposure)
-	hot("/datasets/{id}/facet", s.datasetFacet)
 	tree("/datasets/{id}/producers", s.datasetProducers)
 	tree("/datasets/{id}/consumers", s.datasetConsumers)
 	tree("/graph", s.graphDoc)
@@ -91,12 +97,12 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 			path = req.URL.Path
 		}
 		for _, m := range []string{http.MethodGet, http.MethodPost} {
-			if r.Match(chi.NewRouteContext(), m, path) {
+			if root.Match(chi.NewRouteContext(), m, path) {
 				allowed = append(allowed, m)
 			}
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		writeProblem(w, req, http.StatusMethodNotAllowed, "method-not-allowed", cut(req.Method, 20)+" is not allowed on "+cut(req.URL.Path, 200)+"; use "+strings.Join(allowed, " or "))
 	})
-	return r
+	return root
 }

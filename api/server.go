@@ -181,7 +181,6 @@ type server struct {
 	auth               *Tokens    // nil: authentication is off
 	pages              *ui.Pages  // the web page under /ui
 	mux                *chi.Mux   // every route; ServeHTTP prepares a request for it
-	hot                []hotRoute // the routes ServeHTTP matches ahead of mux
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.
