@@ -244,17 +244,20 @@ func TestRouteParamsFromOpenAPI(t *testing.T) {
 }
 
 // TestEveryErrorIsAProblem: the router's own answers (no route, wrong
-// method) and the answers net/http writes before any handler runs (a path
-// with an invalid percent-escape, no Host, headers too large, an unknown
-// transfer encoding) are problem details, through ProblemListener.
+// method) are problem details like every handler's. A request net/http
+// refuses before any handler runs (a path with an invalid percent-escape,
+// no Host, headers too large, an unknown transfer encoding) gets net/http's
+// own plain-text answer, with the status it chose: the server does not
+// rewrite bytes on the connection (README.md, "What a request may cost").
 func TestEveryErrorIsAProblem(t *testing.T) {
 	h, _ := testServer(t)
 	srv := httptest.NewUnstartedServer(h)
-	srv.Listener = ProblemListener(srv.Listener)
 	srv.Config.MaxHeaderBytes = 4 << 10
 	srv.Start()
 	defer srv.Close()
-	raw := func(t *testing.T, request string) *http.Response {
+	// exchange sends requests on one connection and reads an answer for
+	// each.
+	exchange := func(t *testing.T, requests string, answers int) []*http.Response {
 		t.Helper()
 		c, err := net.Dial("tcp", srv.Listener.Addr().String())
 		if err != nil {
@@ -262,27 +265,32 @@ func TestEveryErrorIsAProblem(t *testing.T) {
 		}
 		defer c.Close()
 		c.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := io.WriteString(c, request); err != nil {
+		if _, err := io.WriteString(c, requests); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
+		br := bufio.NewReader(c)
+		var out []*http.Response
+		for range answers {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			out = append(out, resp)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		return resp
+		return out
 	}
 	tests := []struct {
 		name, request string
 		status        int
-		kind, detail  string
+		kind, detail  string // kind "": net/http's own answer, detail in its text
 	}{
-		{"%zz in the path", "GET /datasets/%zz/rule HTTP/1.1\r\nHost: x\r\n\r\n", 400, "unreadable-request", "an invalid percent-escape in the path"},
-		{"a lone % in the path", "GET /datasets/a% HTTP/1.1\r\nHost: x\r\n\r\n", 400, "unreadable-request", "does not parse"},
-		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "unreadable-request", "missing required Host header"},
-		{"headers too large", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 8<<10) + "\r\n\r\n", 431, "unreadable-request", "headers are larger"},
-		{"an unknown transfer encoding", "POST /merge HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, "unreadable-request", "transfer encoding"},
+		{"%zz in the path", "GET /datasets/%zz/rule HTTP/1.1\r\nHost: x\r\n\r\n", 400, "", "400 Bad Request"},
+		{"a lone % in the path", "GET /datasets/a% HTTP/1.1\r\nHost: x\r\n\r\n", 400, "", "400 Bad Request"},
+		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "", "missing required Host header"},
+		{"headers too large", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 8<<10) + "\r\n\r\n", 431, "", "431 Request Header Fields Too Large"},
+		{"an unknown transfer encoding", "POST /merge HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, "", "Unsupported transfer encoding"},
 		{"no route", "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not-found", "no route /nope"},
 		{"a long path is cut", "GET /" + strings.Repeat("n", 3000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not-found", "nnn…"},
 		{"a wrong method", "DELETE /datasets HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method-not-allowed", "use GET"},
@@ -290,8 +298,14 @@ func TestEveryErrorIsAProblem(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := raw(t, tt.request)
+			resp := exchange(t, tt.request, 1)[0]
 			body, _ := io.ReadAll(resp.Body)
+			if tt.kind == "" {
+				if resp.StatusCode != tt.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") || !strings.Contains(string(body), tt.detail) {
+					t.Errorf("%d %s %q, want net/http's own %d saying %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.detail)
+				}
+				return
+			}
 			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/problem+json" {
 				t.Fatalf("%d %s, want %d problem+json:\n%.500s", resp.StatusCode, resp.Header.Get("Content-Type"), tt.status, body)
 			}
@@ -308,27 +322,15 @@ func TestEveryErrorIsAProblem(t *testing.T) {
 		})
 	}
 	t.Run("a keep-alive connection", func(t *testing.T) {
-		// A handler's answer on the connection passes unchanged; the
-		// refusal of the next request is rewritten.
-		c, err := net.Dial("tcp", srv.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /x%zz HTTP/1.1\r\nHost: x\r\n\r\n")
-		br := bufio.NewReader(c)
+		// A handler's answer, then net/http's refusal of the next request
+		// on the same connection, each as its writer wrote it.
+		got := exchange(t, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /x%zz HTTP/1.1\r\nHost: x\r\n\r\n", 2)
 		for i, want := range []struct {
 			status int
 			ct     string
-		}{{200, "application/json; charset=utf-8"}, {400, "application/problem+json"}} {
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			if resp.StatusCode != want.status || resp.Header.Get("Content-Type") != want.ct {
-				t.Errorf("answer %d: %d %s, want %d %s", i, resp.StatusCode, resp.Header.Get("Content-Type"), want.status, want.ct)
+		}{{200, "application/json; charset=utf-8"}, {400, "text/plain; charset=utf-8"}} {
+			if got[i].StatusCode != want.status || got[i].Header.Get("Content-Type") != want.ct {
+				t.Errorf("answer %d: %d %s, want %d %s", i, got[i].StatusCode, got[i].Header.Get("Content-Type"), want.status, want.ct)
 			}
 		}
 	})

@@ -51,7 +51,6 @@ var problemTitles = map[string]string{
 	"unauthorized":           "Authentication required",
 	"timeout":                "The request took too long",
 	"request-timeout":        "The request body did not arrive in time",
-	"unreadable-request":     "The server could not read the request",
 	"internal":               "Internal server error",
 }
 

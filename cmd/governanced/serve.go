@@ -346,9 +346,9 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	}
 	srv.RegisterOnShutdown(endStreams)
 	served := make(chan error, 1)
-	// Requests net/http refuses before any handler (a bad escape in the
-	// path) are answered as problem+json like every other error.
-	go func() { served <- srv.Serve(conns.Listener(api.ProblemListener(ln))) }()
+	// A request net/http refuses before any handler runs (a bad escape in
+	// the path, headers too large) gets net/http's own plain-text answer.
+	go func() { served <- srv.Serve(conns.Listener(ln)) }()
 	log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")
 	if onListen != nil {
 		onListen(ln.Addr())

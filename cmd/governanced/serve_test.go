@@ -776,10 +776,10 @@ func TestWaitReleasedByFileEdit(t *testing.T) {
 	}
 }
 
-// TestServeAnswersUnreadableRequestsAsProblems: a request net/http refuses
-// before any handler (a bad escape in the path) gets problem+json from the
-// running server too.
-func TestServeAnswersUnreadableRequestsAsProblems(t *testing.T) {
+// TestServeAnswersUnreadableRequests: a request net/http refuses before any
+// handler (a bad escape in the path) gets net/http's own 400 from the
+// running server, which serves the next request as usual.
+func TestServeAnswersUnreadableRequests(t *testing.T) {
 	s := startServe(t, nil)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
 	if err != nil {
@@ -788,7 +788,12 @@ func TestServeAnswersUnreadableRequestsAsProblems(t *testing.T) {
 	defer conn.Close()
 	fmt.Fprint(conn, "GET /datasets/%zz/rule HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	reply, _ := io.ReadAll(conn)
-	if !strings.HasPrefix(string(reply), "HTTP/1.1 400") || !strings.Contains(string(reply), "application/problem+json") {
+	if !strings.HasPrefix(string(reply), "HTTP/1.1 400") || !strings.Contains(string(reply), "text/plain") {
 		t.Errorf("reply:\n%s", reply)
+	}
+	if resp, err := http.Get(s.base + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the next request: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 }
