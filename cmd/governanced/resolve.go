@@ -11,8 +11,8 @@ import (
 
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/jsonstring"
 	"github.com/celine-eu/governanced/internal/snapshot"
-	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // resolveOptions are resolve's command line.
@@ -132,7 +132,7 @@ func writeEmptyRule(dataset string, stdout io.Writer) error {
 	rule := governance.Empty().Defaults
 	var buf bytes.Buffer
 	buf.WriteString(`{"revision":null,"dataset":`)
-	buf.Write(yaml11.AppendJSONString(nil, dataset))
+	buf.Write(jsonstring.Append(nil, dataset))
 	buf.WriteString(`,"app":null,"match":`)
 	buf.Write(governance.Match{Kind: governance.MatchDefaults}.AppendJSON(nil))
 	buf.WriteString(`,"rule":`)

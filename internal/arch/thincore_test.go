@@ -14,6 +14,7 @@ const module = "github.com/celine-eu/governanced"
 // test holds the line instead of review.
 var domainPackages = []string{
 	"internal/yaml11",
+	"internal/jsonstring",
 	"internal/governance",
 	"internal/owners",
 	"internal/schema",

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 func TestMatchJSON(t *testing.T) {
@@ -24,7 +24,7 @@ func TestMatchJSON(t *testing.T) {
 		if diff := cmp.Diff("x"+tt.want, got); diff != "" {
 			t.Errorf("%+v: AppendJSON (-want +got):\n%s", tt.m, diff)
 		}
-		pattern := yaml11.AppendJSONString(nil, tt.m.Pattern)
+		pattern := jsonstring.Append(nil, tt.m.Pattern)
 		if got := string(tt.m.AppendJSONPatternAs([]byte("x"), pattern)); got != "x"+tt.want {
 			t.Errorf("%+v: AppendJSONPatternAs = %s, want x%s", tt.m, got, tt.want)
 		}

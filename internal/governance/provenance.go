@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/celine-eu/governanced/internal/jsonstring"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -440,13 +441,13 @@ func (r *Rule) AppendProvenanceJSON(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		if path != "" {
-			dst = yaml11.AppendJSONString(dst, path)
+			dst = jsonstring.Append(dst, path)
 		} else {
 			// "extra." and the key escaped as the key alone is: write the
 			// key's JSON string, then drop its opening quote.
 			dst = append(dst, `"extra.`...)
 			at := len(dst)
-			dst = yaml11.AppendJSONString(dst, extraKey)
+			dst = jsonstring.Append(dst, extraKey)
 			dst = append(dst[:at], dst[at+1:]...)
 		}
 		dst = append(dst, ':')
@@ -478,9 +479,9 @@ func (r *Rule) appendEntry(dst []byte, e pathPosition, from []pathPosition) []by
 func (r *Rule) appendOrigin(dst []byte, e pathPosition) []byte {
 	l := r.layerAt(e.layer)
 	dst = append(dst, `{"layer":`...)
-	dst = yaml11.AppendJSONString(dst, l.Name)
+	dst = jsonstring.Append(dst, l.Name)
 	dst = append(dst, `,"file":`...)
-	dst = yaml11.AppendJSONString(dst, l.File)
+	dst = jsonstring.Append(dst, l.File)
 	dst = append(dst, `,"line":`...)
 	dst = strconv.AppendInt(dst, int64(e.Line), 10)
 	dst = append(dst, `,"column":`...)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 func marshalNoEscape(v any) ([]byte, error) {
@@ -37,7 +37,7 @@ func (w *jsonWriter) key(k string) {
 }
 
 func writeString(buf *bytes.Buffer, s string) {
-	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), s))
+	buf.Write(jsonstring.Append(buf.AvailableBuffer(), s))
 }
 
 func writeOptString(buf *bytes.Buffer, s *string) {

@@ -1,6 +1,6 @@
 package governance
 
-import "github.com/celine-eu/governanced/internal/yaml11"
+import "github.com/celine-eu/governanced/internal/jsonstring"
 
 // MatchKind says how a dataset name found its rule.
 type MatchKind uint8
@@ -36,7 +36,7 @@ func (m Match) AppendJSON(dst []byte) []byte {
 	if m.Kind == MatchDefaults {
 		return append(dst, defaultsMatchJSON...)
 	}
-	return append(yaml11.AppendJSONString(m.appendHead(dst), m.Pattern), '}')
+	return append(jsonstring.Append(m.appendHead(dst), m.Pattern), '}')
 }
 
 // AppendJSONPatternAs is AppendJSON for a caller that has already encoded

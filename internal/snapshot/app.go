@@ -5,7 +5,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 // newApp is one served app, from a unit the check materialised: a dataset
@@ -16,7 +16,7 @@ func newApp(u *check.Unit, res *check.UnitResult) (*App, error) {
 	cfg := res.Config
 	name := appNameOf(u)
 	a := &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg,
-		nameJSON: yaml11.AppendJSONString(nil, name)}
+		nameJSON: jsonstring.Append(nil, name)}
 	// Resolution builds the config's index lazily; build it now, while the
 	// snapshot is still private, so concurrent readers never write.
 	cfg.Source("")

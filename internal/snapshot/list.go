@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/yaml11"
+	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 // Filter selects datasets for the /datasets listing. Zero fields select all.
@@ -145,7 +145,7 @@ func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page, withRule bool) {
 	if p.Next == "" {
 		buf.WriteString("null")
 	} else {
-		buf.Write(yaml11.AppendJSONString(nil, p.Next))
+		buf.Write(jsonstring.Append(nil, p.Next))
 	}
 	buf.WriteByte('}')
 }

@@ -14,9 +14,9 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/jsonstring"
 	"github.com/celine-eu/governanced/internal/keyindex"
 	"github.com/celine-eu/governanced/internal/owners"
-	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // Snapshot is one revision of the served tree. It is never modified after Build
@@ -156,7 +156,7 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	if s.Owners == nil {
 		s.Owners = owners.Build(nil)
 	}
-	s.revJSON = yaml11.AppendJSONString(nil, revision)
+	s.revJSON = jsonstring.Append(nil, revision)
 	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
 	s.revisionValues, s.etagValues = []string{revision}, []string{s.etag}
 	total := 0
@@ -312,7 +312,7 @@ func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
 	buf.WriteString(strconv.FormatBool(governance.DataspaceExpose(rule)))
 	buf.WriteString(`,"conflict":`)
 	if c := governance.ExposureConflict(rule); c != "" {
-		buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), c))
+		buf.Write(jsonstring.Append(buf.AvailableBuffer(), c))
 	} else {
 		buf.WriteString("null")
 	}
@@ -322,9 +322,9 @@ func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
 // appendItem writes the /datasets list item.
 func (d *Dataset) appendItem(buf *bytes.Buffer) {
 	buf.WriteString(`{"id":`)
-	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), d.ID))
+	buf.Write(jsonstring.Append(buf.AvailableBuffer(), d.ID))
 	buf.WriteString(`,"app":`)
-	buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), d.App.Name))
+	buf.Write(jsonstring.Append(buf.AvailableBuffer(), d.App.Name))
 	buf.WriteString(`,"pattern":`)
 	buf.WriteString(strconv.FormatBool(d.Pattern))
 	buf.WriteString(`,"expose":`)
@@ -333,7 +333,7 @@ func (d *Dataset) appendItem(buf *bytes.Buffer) {
 	buf.WriteString(strconv.FormatBool(d.DataspaceExpose))
 	buf.WriteString(`,"conflict":`)
 	if d.Conflict != "" {
-		buf.Write(yaml11.AppendJSONString(buf.AvailableBuffer(), d.Conflict))
+		buf.Write(jsonstring.Append(buf.AvailableBuffer(), d.Conflict))
 	} else {
 		buf.WriteString("null")
 	}
@@ -425,7 +425,7 @@ func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, ex
 	buf.WriteString(`{"revision":`)
 	buf.Write(s.revJSON)
 	buf.WriteString(`,"dataset":`)
-	nameJSON := yaml11.AppendJSONString(buf.AvailableBuffer(), name)
+	nameJSON := jsonstring.Append(buf.AvailableBuffer(), name)
 	buf.Write(nameJSON)
 	buf.WriteString(`,"app":`)
 	buf.Write(d.App.nameJSON)
@@ -451,12 +451,12 @@ func (s *Snapshot) AppendExposureBody(buf *bytes.Buffer, name string, d *Dataset
 	buf.WriteString(`{"revision":`)
 	buf.Write(s.revJSON)
 	buf.WriteString(`,"dataset":`)
-	buf.Write(yaml11.AppendJSONString(nil, name))
+	buf.Write(jsonstring.Append(nil, name))
 	buf.WriteString(`,"app":`)
-	buf.Write(yaml11.AppendJSONString(nil, d.App.Name))
+	buf.Write(jsonstring.Append(nil, d.App.Name))
 	fmt.Fprintf(buf, `,"expose":%t,"dataspace_expose":%t,"conflict":`, d.Expose, d.DataspaceExpose)
 	if d.Conflict != "" {
-		buf.Write(yaml11.AppendJSONString(nil, d.Conflict))
+		buf.Write(jsonstring.Append(nil, d.Conflict))
 	} else {
 		buf.WriteString("null")
 	}
@@ -504,9 +504,9 @@ func (s *Snapshot) encodeApps() []byte {
 			buf.WriteByte(',')
 		}
 		buf.WriteString(`{"name":`)
-		buf.Write(yaml11.AppendJSONString(nil, a.Name))
+		buf.Write(jsonstring.Append(nil, a.Name))
 		buf.WriteString(`,"file":`)
-		buf.Write(yaml11.AppendJSONString(nil, a.File))
+		buf.Write(jsonstring.Append(nil, a.File))
 		buf.WriteString(`,"overlay_file":`)
 		appendOptString(&buf, a.OverlayFile)
 		fmt.Fprintf(&buf, `,"active":%t,"sources":%d}`, a.Config.Active, len(a.Datasets))
@@ -522,7 +522,7 @@ func (a *App) encode(revJSON []byte) []byte {
 	buf.WriteString(`,"name":`)
 	buf.Write(a.nameJSON)
 	buf.WriteString(`,"file":`)
-	buf.Write(yaml11.AppendJSONString(nil, a.File))
+	buf.Write(jsonstring.Append(nil, a.File))
 	buf.WriteString(`,"overlay_file":`)
 	appendOptString(&buf, a.OverlayFile)
 	fmt.Fprintf(&buf, `,"active":%t,"defaults":`, a.Config.Active)
@@ -537,12 +537,12 @@ func (a *App) encode(revJSON []byte) []byte {
 				buf.WriteByte(',')
 			}
 			buf.WriteString(`{"dataset":`)
-			buf.Write(yaml11.AppendJSONString(nil, dep.Dataset))
+			buf.Write(jsonstring.Append(nil, dep.Dataset))
 			fmt.Fprintf(&buf, `,"external":%t,"optional":%t,"description":`, dep.External, dep.Optional)
 			if dep.Description == nil {
 				buf.WriteString("null")
 			} else {
-				buf.Write(yaml11.AppendJSONString(nil, *dep.Description))
+				buf.Write(jsonstring.Append(nil, *dep.Description))
 			}
 			buf.WriteByte('}')
 		}
@@ -553,7 +553,7 @@ func (a *App) encode(revJSON []byte) []byte {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(yaml11.AppendJSONString(nil, src.Key))
+		buf.Write(jsonstring.Append(nil, src.Key))
 		buf.WriteByte(':')
 		src.Rule.AppendJSON(&buf)
 	}
@@ -566,7 +566,7 @@ func appendOptString(buf *bytes.Buffer, s string) {
 		buf.WriteString("null")
 		return
 	}
-	buf.Write(yaml11.AppendJSONString(nil, s))
+	buf.Write(jsonstring.Append(nil, s))
 }
 
 // renderedReport is the report in one format, rendered once per revision.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+
+	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 // Get returns the value of the string key in a mapping, or nil.
@@ -157,5 +159,5 @@ func jsonFloat(f float64) string {
 }
 
 func writeJSONString(buf *bytes.Buffer, s string) {
-	buf.Write(AppendJSONString(buf.AvailableBuffer(), s))
+	buf.Write(jsonstring.Append(buf.AvailableBuffer(), s))
 }

@@ -1,4 +1,4 @@
-package yaml11
+package jsonstring
 
 import (
 	"bytes"
@@ -20,28 +20,28 @@ var jsonStringSeeds = []string{
 	"datasets.ds_dev_gold.meters_*", "tab\tin\tthe\tmiddle",
 }
 
-// TestAppendJSONStringMatchesEncodingJSON holds the fast writer to the bytes
+// TestAppendMatchesEncodingJSON holds the fast writer to the bytes
 // encoding/json writes, so that a body reads the same whichever wrote it.
-func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+func TestAppendMatchesEncodingJSON(t *testing.T) {
 	for _, s := range jsonStringSeeds {
-		if got, want := AppendJSONString(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
+		if got, want := Append(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}
 	}
 	for b := 0; b < 256; b++ {
 		s := "x" + string([]byte{byte(b)}) + "y"
-		if got, want := AppendJSONString(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
+		if got, want := Append(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
 			t.Errorf("byte %#x: got %s, want %s", b, got, want)
 		}
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppend(f *testing.F) {
 	for _, s := range jsonStringSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := AppendJSONString(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
+		if got, want := Append(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
 			t.Errorf("%q: got %s, want %s", s, got, want)
 		}
 	})

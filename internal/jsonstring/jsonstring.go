@@ -1,13 +1,15 @@
-package yaml11
+// Package jsonstring writes a Go string as a JSON string, byte for byte as
+// encoding/json writes it with HTML escaping off, without an encoder.
+package jsonstring
 
 import "unicode/utf8"
 
-// AppendJSONString appends s as a JSON string exactly as encoding/json writes it
+// Append appends s to dst as a JSON string exactly as encoding/json writes it
 // with HTML escaping off (\b and \f short forms, invalid UTF-8 as \ufffd,
 // U+2028 and U+2029 escaped). A json.Encoder per string costs an allocation and
 // a reflection round trip; rule bodies write tens of strings each, and a tree
 // of 100 000 sources serves millions.
-func AppendJSONString(dst []byte, s string) []byte {
+func Append(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
