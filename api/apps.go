@@ -1,36 +1,32 @@
 package api
 
 import (
+	"bytes"
 	"net/http"
 )
 
-func (s *server) listApps(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil || treeHeaders(w, r, snap) {
-		return
+func (s *server) listApps(*http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	write(w, http.StatusOK, jsonType, snap.AppsBody())
+	return result{snap: snap, tree: true, body: s.answers.of(s.store, snap).appsBody()}, nil
 }
 
-func (s *server) getApp(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+func (s *server) getApp(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	a := snap.App(pathParam(r, "app"))
 	if a == nil {
-		w.Header()[revisionHeader] = snap.RevisionValues()
-		writeProblem(w, r, http.StatusNotFound, "app-not-found", "no app called "+quote(pathParam(r, "app"))+" is served")
-		return
+		return result{snap: snap}, appNotFound(pathParam(r, "app"))
 	}
-	if treeHeaders(w, r, snap) {
-		return
-	}
-	write(w, http.StatusOK, jsonType, snap.AppBody(a))
+	return treeResult(snap, func(buf *bytes.Buffer) { appendAppBody(buf, snap, a) }), nil
 }
 
 // appDatasetRule is resolution inside one app: the library's semantics, with
 // the fall back to the defaults.
-func (s *server) appDatasetRule(w http.ResponseWriter, r *http.Request) {
-	s.rule(w, r, pathParam(r, "app"))
+func (s *server) appDatasetRule(r *http.Request) (result, error) {
+	return s.rule(r, pathParam(r, "app"))
 }

@@ -103,15 +103,14 @@ func (s *server) requireAuth(next http.Handler) http.Handler {
 		switch s.auth.cur.Load().check(r) {
 		case authOK:
 			next.ServeHTTP(w, r)
-			return
 		case authMissing:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="governanced"`)
-			writeProblem(w, r, http.StatusUnauthorized, "unauthorized",
-				"this operation needs a bearer token: send Authorization: Bearer <token>")
+			refuse(w, r, &requestError{status: http.StatusUnauthorized, kind: "unauthorized",
+				detail: "this operation needs a bearer token: send Authorization: Bearer <token>",
+				header: map[string]string{"WWW-Authenticate": `Bearer realm="governanced"`}})
 		default:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="governanced", error="invalid_token"`)
-			writeProblem(w, r, http.StatusUnauthorized, "unauthorized",
-				"the bearer token is not one this server accepts")
+			refuse(w, r, &requestError{status: http.StatusUnauthorized, kind: "unauthorized",
+				detail: "the bearer token is not one this server accepts",
+				header: map[string]string{"WWW-Authenticate": `Bearer realm="governanced", error="invalid_token"`}})
 		}
 	})
 }

@@ -191,8 +191,8 @@ func (s *server) answerReserved(w http.ResponseWriter, r *http.Request) bool {
 	case "/healthz", "/readyz", "/metrics":
 		return false
 	}
-	w.Header().Set("Retry-After", "1")
-	writeProblem(w, r, http.StatusServiceUnavailable, "connections-full",
-		"the server holds as many connections as it may (--max-connections) and keeps the last for its probes; retry, or reuse an open connection")
+	refuse(w, r, &requestError{status: http.StatusServiceUnavailable, kind: "connections-full",
+		detail: "the server holds as many connections as it may (--max-connections) and keeps the last for its probes; retry, or reuse an open connection",
+		header: map[string]string{"Retry-After": "1"}})
 	return true
 }

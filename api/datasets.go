@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,15 +18,13 @@ const (
 	maxPageSize     = 10000
 )
 
-func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+func (s *server) listDatasets(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	w.Header()[revisionHeader] = snap.RevisionValues()
 	q := r.URL.Query()
 	f := snapshot.Filter{App: q.Get("app"), Tags: q["tag"], Classification: q.Get("classification"), AccessLevel: q.Get("access_level")}
-	var err error
 	if f.Expose, err = boolParam(q, "expose"); err == nil {
 		if f.DataspaceExpose, err = boolParam(q, "dataspace_expose"); err == nil {
 			f.Conflict, err = boolParam(q, "conflict")
@@ -34,8 +34,7 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 		err = levelParams(f)
 	}
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{snap: snap}, err
 	}
 	withRule := false
 	switch inc := q.Get("include"); inc {
@@ -43,41 +42,31 @@ func (s *server) listDatasets(w http.ResponseWriter, r *http.Request) {
 	case "rule":
 		withRule = true
 	default:
-		writeError(w, r, badRequest("include must be rule, not %q", inc))
-		return
+		return result{snap: snap}, badRequest("include must be rule, not %q", inc)
 	}
 	if acceptsNDJSON(r) {
-		if treeHeaders(w, r, snap) {
-			return
-		}
-		streamDatasets(w, snap, f, withRule)
-		return
+		return result{snap: snap, tree: true, contentType: ndjsonType, stream: func(w io.Writer) error {
+			return streamDatasets(w, snap, f, withRule)
+		}}, nil
 	}
 	limit := defaultPageSize
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxPageSize {
-			writeError(w, r, badRequest("limit must be an integer from 1 to %d, not %q", maxPageSize, v))
-			return
+			return result{snap: snap}, badRequest("limit must be an integer from 1 to %d, not %q", maxPageSize, v)
 		}
 		limit = n
 	}
 	page, err := snap.List(f, limit, q.Get("cursor"))
 	switch {
 	case errors.Is(err, snapshot.ErrStaleCursor):
-		writeProblem(w, r, http.StatusConflict, "stale-cursor", "the tree was reloaded since this cursor was issued; start the listing again without a cursor")
-		return
+		return result{snap: snap}, &requestError{status: http.StatusConflict, kind: "stale-cursor",
+			detail: "the tree was reloaded since this cursor was issued; start the listing again without a cursor"}
 	case err != nil:
-		writeProblem(w, r, http.StatusBadRequest, "invalid-cursor", "the cursor is not one this server issued; pass the next value of a previous page unchanged")
-		return
+		return result{snap: snap}, &requestError{status: http.StatusBadRequest, kind: "invalid-cursor",
+			detail: "the cursor is not one this server issued; pass the next value of a previous page unchanged"}
 	}
-	if treeHeaders(w, r, snap) {
-		return
-	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	snap.AppendListBody(buf, page, withRule)
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	return treeResult(snap, func(buf *bytes.Buffer) { appendListBody(buf, snap, page, withRule) }), nil
 }
 
 // levelParams refuses an access_level or classification filter that names
@@ -118,28 +107,30 @@ func acceptsNDJSON(r *http.Request) bool {
 // without paging: what a consumer mirroring the whole tree reads in one
 // request. The revision is in the header; the lines are the items of the
 // paged listing.
-func streamDatasets(w http.ResponseWriter, snap *snapshot.Snapshot, f snapshot.Filter, withRule bool) {
-	w.Header().Set("Content-Type", ndjsonType)
-	w.WriteHeader(http.StatusOK)
+func streamDatasets(w io.Writer, snap *snapshot.Snapshot, f snapshot.Filter, withRule bool) error {
 	buf := getBuffer()
 	defer putBuffer(buf)
+	var err error
 	snap.Each(f, func(d *snapshot.Dataset) bool {
-		snap.AppendListItem(buf, d, withRule)
+		appendListItem(buf, snap, d, withRule)
 		buf.WriteByte('\n')
 		if buf.Len() < 64<<10 {
 			return true
 		}
-		_, err := w.Write(buf.Bytes())
+		_, err = w.Write(buf.Bytes())
 		buf.Reset()
 		return err == nil
 	})
-	_, _ = w.Write(buf.Bytes())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
 }
 
 // lookup resolves the {id} of a /datasets route: globally, or inside one app
 // when app is given (the app= query parameter, or the /apps/{app}/… route).
-// It answers the problem itself and returns nil when there is nothing to serve.
-func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, app string) *snapshot.Dataset {
+func lookup(r *http.Request, snap *snapshot.Snapshot, app string) (*snapshot.Dataset, error) {
 	id := pathParam(r, "id")
 	var d *snapshot.Dataset
 	var err error
@@ -149,30 +140,31 @@ func (s *server) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 		d, err = snap.Resolve(id)
 	}
 	if err == nil {
-		return d // the caller's treeHeaders marks the answer with the revision
+		return d, nil
 	}
-	// A problem about the tree says which revision it is about too.
-	w.Header()[revisionHeader] = snap.RevisionValues()
 	// Declared past the success path: errors.As takes its address, which
 	// moves it to the heap, and the success path is the hot one.
 	var amb *snapshot.AmbiguousError
 	switch {
 	case errors.Is(err, snapshot.ErrUnknownApp):
-		writeProblem(w, r, http.StatusNotFound, "app-not-found", "no app called "+quote(app)+" is served")
+		return nil, appNotFound(app)
 	case errors.Is(err, snapshot.ErrNoMatch):
-		writeProblem(w, r, http.StatusNotFound, "dataset-not-found",
-			"no app declares "+quote(id)+" and no glob matches it; add app=NAME to get that app's defaults", member{"dataset", id})
+		return nil, &requestError{status: http.StatusNotFound, kind: "dataset-not-found",
+			detail: "no app declares " + quote(id) + " and no glob matches it; add app=NAME to get that app's defaults", ext: []member{{"dataset", id}}}
 	case errors.As(err, &amb):
-		writeProblem(w, r, http.StatusConflict, "ambiguous-dataset",
-			amb.Error()+"; add app=NAME to choose one", member{"dataset", id}, member{"apps", amb.Apps})
-	default:
-		writeError(w, r, err)
+		return nil, &requestError{status: http.StatusConflict, kind: "ambiguous-dataset",
+			detail: amb.Error() + "; add app=NAME to choose one", ext: []member{{"dataset", id}, {"apps", amb.Apps}}}
 	}
-	return nil
+	return nil, err
 }
 
-func (s *server) datasetRule(w http.ResponseWriter, r *http.Request) {
-	s.rule(w, r, query(r).Get("app"))
+// appNotFound is the answer to an app the tree does not serve.
+func appNotFound(app string) error {
+	return &requestError{status: http.StatusNotFound, kind: "app-not-found", detail: "no app called " + quote(app) + " is served"}
+}
+
+func (s *server) datasetRule(r *http.Request) (result, error) {
+	return s.rule(r, query(r).Get("app"))
 }
 
 // query is the request's query; most rule requests have none, and parsing an
@@ -184,67 +176,67 @@ func query(r *http.Request) url.Values {
 	return r.URL.Query()
 }
 
-func (s *server) rule(w http.ResponseWriter, r *http.Request, app string) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+// rule answers a rule read. Its body is encoded at once into a pooled
+// buffer, not when respond sends it: the read is the service's most
+// frequent, and a deferred encoding would cost it an allocation, more than
+// encoding a body a conditional GET then drops (its rule part is kept with
+// the dataset).
+func (s *server) rule(r *http.Request, app string) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	explain, err := flag(query(r), "explain", false)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
-	d := s.lookup(w, r, snap, app)
-	if d == nil || treeHeaders(w, r, snap) {
-		return
+	d, err := lookup(r, snap, app)
+	if err != nil {
+		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	defer putBuffer(buf)
-	snap.AppendRuleBody(buf, pathParam(r, "id"), d, explain)
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	appendRuleBody(buf, snap, pathParam(r, "id"), d, explain)
+	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 
-func (s *server) datasetExposure(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+func (s *server) datasetExposure(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	d := s.lookup(w, r, snap, r.URL.Query().Get("app"))
-	if d == nil || treeHeaders(w, r, snap) {
-		return
+	d, err := lookup(r, snap, query(r).Get("app"))
+	if err != nil {
+		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	defer putBuffer(buf)
-	snap.AppendExposureBody(buf, pathParam(r, "id"), d)
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	appendExposureBody(buf, snap, pathParam(r, "id"), d)
+	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 
 // datasetFacet answers the bare facet object, as OpenLineage carries it; the
 // revision travels in the header only, because the facet schema is closed.
-func (s *server) datasetFacet(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+func (s *server) datasetFacet(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	q := r.URL.Query()
+	q := query(r)
 	include, err := flag(q, "include_dataspace", true)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
 	producer := governance.DefaultProducer
 	if p, ok := q["producer"]; ok {
 		if strings.TrimSpace(p[0]) == "" {
-			writeError(w, r, badRequest("producer must not be empty"))
-			return
+			return result{}, badRequest("producer must not be empty")
 		}
 		producer = p[0]
 	}
-	d := s.lookup(w, r, snap, q.Get("app"))
-	if d == nil || treeHeaders(w, r, snap) {
-		return
+	d, err := lookup(r, snap, q.Get("app"))
+	if err != nil {
+		return result{snap: snap}, err
 	}
-	write(w, http.StatusOK, jsonType, d.Facet(producer, include))
+	return result{snap: snap, tree: true, body: d.Facet(producer, include)}, nil
 }
 
 func quote(s string) string { return strconv.Quote(s) }

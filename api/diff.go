@@ -77,7 +77,7 @@ var buildDiff = func(ctx context.Context, store *snapshot.Store, req *diffReques
 // it finds. It takes a validation slot: a diff checks a tree as a
 // validation does (against the served tree, only the units that differ
 // from it).
-func (s *server) diff(w http.ResponseWriter, r *http.Request) {
+func (s *server) diff(r *http.Request) (result, error) {
 	format, err := diffFormat(r)
 	var window diffWindow
 	if err == nil {
@@ -85,23 +85,20 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
-	release, ok := takeSlot(w, r, s.validations, "validation", retryAfterSeconds)
-	if !ok {
+	release, err := takeSlot(s.validations, "validation", retryAfterSeconds)
+	if err != nil {
 		s.metrics.diffs.WithLabelValues("busy").Inc()
-		return
+		return result{}, err
 	}
 	mem := s.newAccount(r.Context(), "this diff")
-	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
-	req, err := s.readDiff(r, body, mem)
+	req, err := s.readDiff(r, bufio.NewReader(r.Body), mem)
 	if err != nil {
 		mem.release()
 		release()
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
 	req.format, req.window = format, window
 	// Each tree's check is bounded as a validation's, and the units it
@@ -110,21 +107,21 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	req.budget.Memory = kept(mem)
 	s.metrics.validating.Inc()
 	build := buildDiff
-	err = runBounded(w, r, mem, func() {
+	res, err := runBounded(r, mem, func() {
 		s.metrics.validating.Dec()
 		release()
-	}, func(ctx context.Context, mem *account) (*result, error) {
+	}, func(ctx context.Context, mem *account) (result, error) {
 		trees, err := build(ctx, s.store, req)
 		if err != nil {
-			return nil, diffError(err)
+			return result{}, diffError(err)
 		}
 		rep, err := diff.Compare(ctx, trees.base, trees.head)
 		if err != nil {
-			return nil, diffError(err)
+			return result{}, diffError(err)
 		}
 		var buf bytes.Buffer
 		if err := req.window.write(&buf, rep, req.format); err != nil {
-			return nil, err
+			return result{}, err
 		}
 		outcome := "no-change"
 		if !rep.Empty() {
@@ -136,6 +133,7 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	if refused(r, err) {
 		s.metrics.diffs.WithLabelValues("rejected").Inc()
 	}
+	return res, err
 }
 
 // A diff's answer is bounded however many datasets the trees change: it

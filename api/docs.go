@@ -24,27 +24,21 @@ func contentETag(b []byte) string {
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
-// static answers a document that only changes with the binary.
-func static(w http.ResponseWriter, r *http.Request, contentType, etag string, body []byte) {
-	w.Header().Set("ETag", etag)
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	if m := r.Header.Get("If-None-Match"); m != "" && etagMatches(m, etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	write(w, http.StatusOK, contentType, body)
+// static is a document that only changes with the binary: clients may keep
+// it five minutes, and revalidate it by its content's hash.
+func static(contentType, etag string, body []byte) result {
+	return result{contentType: contentType, body: body, etag: etag, cacheControl: "public, max-age=300"}
 }
 
-func (s *server) openapi(w http.ResponseWriter, r *http.Request) {
-	static(w, r, "application/yaml", openapiETag, OpenAPI)
+func (s *server) openapi(*http.Request) (result, error) {
+	return static("application/yaml", openapiETag, OpenAPI), nil
 }
 
-func (s *server) schema(w http.ResponseWriter, r *http.Request) {
+func (s *server) schema(r *http.Request) (result, error) {
 	name := pathParam(r, "name")
 	body, err := schemas.Get(name)
 	if err != nil {
-		writeProblem(w, r, http.StatusNotFound, "schema-not-found", err.Error(), member{"schemas", schemas.Names()})
-		return
+		return result{}, &requestError{status: http.StatusNotFound, kind: "schema-not-found", detail: err.Error(), ext: []member{{"schemas", schemas.Names()}}}
 	}
-	static(w, r, "application/schema+json", contentETag(body), body)
+	return static("application/schema+json", contentETag(body), body), nil
 }

@@ -10,15 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/rs/zerolog"
-
-	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
 // The one encode/decode pair: write puts bytes on the wire with the headers a
-// JSON (or tree-derived) response needs; decode reads a bounded JSON request
-// body into a value. Handlers use nothing else.
+// JSON (or tree-derived) response needs, for respond (answer.go), the one
+// place an answer is written; decode reads a bounded JSON request body into
+// a value.
 
 const (
 	jsonType = "application/json; charset=utf-8"
@@ -52,14 +49,19 @@ func putBuffer(b *bytes.Buffer) {
 // write sends body with a status and content type.
 func write(w http.ResponseWriter, status int, contentType string, body []byte) {
 	h := w.Header()
+	setContentType(h, contentType)
+	setContentLength(h, len(body))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// setContentType sets Content-Type, JSON's from a shared slice.
+func setContentType(h http.Header, contentType string) {
 	if contentType == jsonType {
 		h["Content-Type"] = jsonTypeValue
 	} else {
 		h.Set("Content-Type", contentType)
 	}
-	setContentLength(h, len(body))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }
 
 // netHTTPChunkingBuffer is the size of the buffer net/http fills before it
@@ -75,34 +77,6 @@ func setContentLength(h http.Header, n int) {
 	if n > netHTTPChunkingBuffer {
 		h.Set("Content-Length", strconv.Itoa(n))
 	}
-}
-
-// writeValue encodes v as JSON and sends it with 200.
-func writeValue(w http.ResponseWriter, v any) {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	writeJSONValue(buf, v)
-	write(w, http.StatusOK, jsonType, buf.Bytes())
-}
-
-// treeHeaders marks a response as derived from snap: the revision header and
-// the ETag. It reports whether the client's copy is current (If-None-Match),
-// in which case it has already answered 304 and the handler must stop.
-func treeHeaders(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) (done bool) {
-	h := w.Header()
-	h[revisionHeader] = snap.RevisionValues()
-	// The body of a GET is a function of the URL and the revision, so the
-	// revision is a strong validator for every tree-derived representation.
-	etag := snap.ETag()
-	h["Etag"] = snap.ETagValues()
-	h["Cache-Control"] = noCacheValue
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
-			w.WriteHeader(http.StatusNotModified)
-			return true
-		}
-	}
-	return false
 }
 
 // etagMatches is If-None-Match's weak comparison (RFC 9110 §13.1.2).
@@ -129,10 +103,10 @@ func writeJSONValue(buf *bytes.Buffer, v any) {
 	buf.Truncate(buf.Len() - 1)
 }
 
-// decode reads a JSON request body of at most limit bytes into dst. Unknown
-// members are refused: a misspelled "overlay" should not silently resolve
-// without the overlay.
-func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
+// decode reads a JSON request body into dst; the body is bounded by
+// limitBody. Unknown members are refused: a misspelled "overlay" should not
+// silently resolve without the overlay.
+func decode(r *http.Request, dst any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -140,7 +114,7 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error 
 				detail: fmt.Sprintf("the body must be application/json, not %q", ct)}
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
@@ -150,8 +124,7 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error 
 		case errors.As(err, &re):
 			return re // the body's working memory (chargedBody)
 		case errors.As(err, &tooLarge):
-			return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
-				detail: fmt.Sprintf("the body is larger than %d bytes", limit)}
+			return bodyTooLarge(tooLarge)
 		}
 		if re := slowBody(err); re != nil {
 			return re
@@ -162,31 +135,4 @@ func decode(w http.ResponseWriter, r *http.Request, limit int64, dst any) error 
 		return &requestError{status: http.StatusBadRequest, kind: "bad-request", detail: "the body holds more than one JSON value"}
 	}
 	return nil
-}
-
-// requestError is a client mistake found while reading a request, or a
-// request the server cannot take on now.
-type requestError struct {
-	status int
-	kind   string
-	detail string
-	ext    []member
-	header map[string]string // set on the answer (Retry-After)
-}
-
-func (e *requestError) Error() string { return e.detail }
-
-// writeError answers err as a problem: a *requestError as itself, anything
-// else as a 500 that does not leak internals.
-func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var re *requestError
-	if errors.As(err, &re) {
-		for k, v := range re.header {
-			w.Header().Set(k, v)
-		}
-		writeProblem(w, r, re.status, re.kind, re.detail, re.ext...)
-		return
-	}
-	logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("request failed")
-	writeProblem(w, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
 }

@@ -78,7 +78,7 @@ func assertIntact(t testing.TB, snap *snapshot.Snapshot) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	snap.AppendRuleBody(&buf, "ds.a.one", d, false)
+	appendRuleBody(&buf, snap, "ds.a.one", d, false)
 	if !bytes.Contains(buf.Bytes(), []byte(`"access_level":"restricted"`)) {
 		t.Fatalf("revision %s lost the overlay: %s", snap.Revision, buf.Bytes())
 	}
@@ -317,7 +317,7 @@ func TestRewritesDuringReloads(t *testing.T) {
 					return err
 				}
 				var buf bytes.Buffer
-				snap.AppendRuleBody(&buf, "ds.a.one", d, false)
+				appendRuleBody(&buf, snap, "ds.a.one", d, false)
 				if want := fmt.Sprintf(`"marker-%d"`, v); !bytes.Contains(buf.Bytes(), []byte(want)) {
 					return fmt.Errorf("revision %s (version %d) serves %s", snap.Revision, v, buf.Bytes())
 				}

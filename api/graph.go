@@ -26,19 +26,17 @@ func overlaysParam(q url.Values) (bool, error) { return flag(q, "overlays", fals
 // ?offset, a page of the json rendering (graphPage). A rendering larger
 // than Limits.MaxGraphBytes is refused, unrendered, with 413
 // answer-too-large saying how to page through it.
-func (s *server) graphDoc(w http.ResponseWriter, r *http.Request) {
+func (s *server) graphDoc(r *http.Request) (result, error) {
 	q := r.URL.Query()
 	overlays, err := overlaysParam(q)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
 	format := graph.JSON
 	if v := q.Get("format"); v != "" {
 		f, ok := graph.ParseFormat(v)
 		if !ok {
-			writeError(w, r, badRequest("format must be json, tree, order or mermaid, not %q", v))
-			return
+			return result{}, badRequest("format must be json, tree, order or mermaid, not %q", v)
 		}
 		format = f
 	}
@@ -46,37 +44,32 @@ func (s *server) graphDoc(w http.ResponseWriter, r *http.Request) {
 	var win diffWindow
 	if paged {
 		if format != graph.JSON {
-			writeError(w, r, badRequest("limit and offset page the json rendering; format %s is one text", format))
-			return
+			return result{}, badRequest("limit and offset page the json rendering; format %s is one text", format)
 		}
 		if win, err = pageWindow(q, defaultGraphLimit); err != nil {
-			writeError(w, r, err)
-			return
+			return result{}, err
 		}
 	}
-	snap := s.current(w, r)
-	if snap == nil || treeHeaders(w, r, snap) {
-		return
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	g := snap.GraphOf(overlays)
 	if paged {
-		write(w, http.StatusOK, jsonType, graphPage(snap.Revision, overlays, g, win))
-		return
+		return treeResult(snap, func(buf *bytes.Buffer) { writeJSONValue(buf, graphPage(snap.Revision, overlays, g, win)) }), nil
 	}
 	if size := graphSize(g); size > int64(s.limits.MaxGraphBytes) {
-		writeProblem(w, r, http.StatusRequestEntityTooLarge, "answer-too-large", fmt.Sprintf(
+		return result{snap: snap}, &requestError{status: http.StatusRequestEntityTooLarge, kind: "answer-too-large", detail: fmt.Sprintf(
 			"the graph's rendering would be about %s (%d pipelines, %d edges), more than the %s one answer may be (--max-graph-bytes); "+
 				"page through it with /graph?limit=%d&offset=0 (each page holds the pipelines, edges and findings from offset, and says where the next starts), "+
 				"or ask for one pipeline and its neighbours with /graph/pipelines/{name}?depth=1",
-			mib(size), len(g.Pipelines), len(g.Edges), mib(int64(s.limits.MaxGraphBytes)), defaultGraphLimit))
-		return
+			mib(size), len(g.Pipelines), len(g.Edges), mib(int64(s.limits.MaxGraphBytes)), defaultGraphLimit)}
 	}
-	body, _ := snap.GraphBody(overlays, format)
 	contentType := jsonType
 	if format != graph.JSON {
 		contentType = textType
 	}
-	write(w, http.StatusOK, contentType, body)
+	return result{snap: snap, tree: true, contentType: contentType, body: s.answers.of(s.store, snap).graphBody(overlays, format)}, nil
 }
 
 // A page of the graph: the json rendering's pipelines, edges and findings
@@ -123,8 +116,8 @@ type graphPageInfo struct {
 	NextOffset *int `json:"next_offset"`
 }
 
-// graphPage renders the window win of g's json rendering.
-func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) []byte {
+// graphPage is the window win of g's json rendering.
+func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) graphPageBody {
 	body := graphPageBody{Revision: revision, Overlays: overlays, Tiers: g.Tiers(),
 		Pipelines: []graphPipeline{}, Edges: []graphEdge{}}
 	for _, p := range window(g.Pipelines, win) {
@@ -144,9 +137,7 @@ func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) [
 	if next := win.offset + win.limit; next < max(len(g.Pipelines), len(g.Edges), len(g.Findings)) {
 		pg.NextOffset = &next
 	}
-	var buf bytes.Buffer
-	writeJSONValue(&buf, body)
-	return buf.Bytes()
+	return body
 }
 
 // graphSize estimates the bytes of g's renderings from its strings and a
@@ -260,40 +251,40 @@ func active(g *graph.Graph, name string) bool {
 	return p != nil && p.Active
 }
 
-func (s *server) graphPipeline(w http.ResponseWriter, r *http.Request) {
+func (s *server) graphPipeline(r *http.Request) (result, error) {
 	q := r.URL.Query()
 	overlays, err := overlaysParam(q)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
 	depth := 1
 	if v := q.Get("depth"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, r, badRequest("depth must be a whole number of edges (0: no limit), not %q", v))
-			return
+			return result{}, badRequest("depth must be a whole number of edges (0: no limit), not %q", v)
 		}
 		depth = n
 	}
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	name := pathParam(r, "name")
 	g := snap.GraphOf(overlays)
 	node, ok := g.Pipeline(name)
 	if !ok {
-		w.Header()[revisionHeader] = snap.RevisionValues()
-		writeProblem(w, r, http.StatusNotFound, "pipeline-not-found",
-			"no pipeline called "+quote(name)+" is in the graph; GET /graph lists them", member{"pipeline", name})
-		return
+		return result{snap: snap}, &requestError{status: http.StatusNotFound, kind: "pipeline-not-found",
+			detail: "no pipeline called " + quote(name) + " is in the graph; GET /graph lists them", ext: []member{{"pipeline", name}}}
 	}
-	if treeHeaders(w, r, snap) {
-		return
-	}
-	p := node.Pipeline
-	body := pipelineBody{Revision: snap.Revision, Overlays: overlays, Name: p.Name, Path: p.Path, Active: p.Active, Declared: p.Declared,
+	return treeResult(snap, func(buf *bytes.Buffer) {
+		writeJSONValue(buf, newPipelineBody(snap.Revision, overlays, g, node, depth))
+	}), nil
+}
+
+// newPipelineBody is GET /graph/pipelines/{name}'s body for node of g.
+func newPipelineBody(revision string, overlays bool, g *graph.Graph, node graph.Node, depth int) pipelineBody {
+	p, name := node.Pipeline, node.Pipeline.Name
+	body := pipelineBody{Revision: revision, Overlays: overlays, Name: p.Name, Path: p.Path, Active: p.Active, Declared: p.Declared,
 		Inputs: make([]pipelineInput, len(node.Inputs)), Outputs: make([]pipelineOutput, len(node.Outputs)), Depth: depth,
 		Upstream: reachedOf(g.Upstream(name, depth)), Downstream: reachedOf(g.Downstream(name, depth)),
 		Findings: findingsOf(g.FindingsOf(name))}
@@ -317,7 +308,7 @@ func (s *server) graphPipeline(w http.ResponseWriter, r *http.Request) {
 		}
 		body.Outputs[i] = pipelineOutput{Dataset: out.Key, Consumers: items}
 	}
-	writeValue(w, body)
+	return body
 }
 
 func reachedOf(rs []graph.Reach) []reached {
@@ -359,54 +350,49 @@ type consumersBody struct {
 	Consumers []consumerItem `json:"consumers"`
 }
 
-// datasetGraph is the start of both dataset routes of the graph: the
-// reading asked for, or nil when the request has been answered.
-func (s *server) datasetGraph(w http.ResponseWriter, r *http.Request) (*snapshot.Snapshot, *graph.Graph, bool) {
+// datasetGraph answers one of the dataset routes of the graph: the body
+// body makes of the reading asked for.
+func (s *server) datasetGraph(r *http.Request, body func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any) (result, error) {
 	overlays, err := overlaysParam(query(r))
 	if err != nil {
-		writeError(w, r, err)
-		return nil, nil, false
+		return result{}, err
 	}
-	snap := s.current(w, r)
-	if snap == nil || treeHeaders(w, r, snap) {
-		return nil, nil, false
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	return snap, snap.GraphOf(overlays), overlays
+	return treeResult(snap, func(buf *bytes.Buffer) { writeJSONValue(buf, body(snap, snap.GraphOf(overlays), overlays)) }), nil
 }
 
 // datasetProducers answers who writes a dataset name: every pipeline whose
 // sources key matches it (graph.md §5, either side a glob). Nobody is an
 // answer (an empty list), not an error: the name may be produced outside
 // the tree.
-func (s *server) datasetProducers(w http.ResponseWriter, r *http.Request) {
-	snap, g, overlays := s.datasetGraph(w, r)
-	if g == nil {
-		return
-	}
+func (s *server) datasetProducers(r *http.Request) (result, error) {
 	id := pathParam(r, "id")
-	ps := g.Producers(id)
-	body := producersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Producers: make([]producerItem, len(ps))}
-	for i, p := range ps {
-		body.Producers[i] = producerItem{Pipeline: p.Pipeline, Output: p.Key, Match: matchKind(id, p.Key), Active: active(g, p.Pipeline)}
-	}
-	writeValue(w, body)
+	return s.datasetGraph(r, func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any {
+		ps := g.Producers(id)
+		body := producersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Producers: make([]producerItem, len(ps))}
+		for i, p := range ps {
+			body.Producers[i] = producerItem{Pipeline: p.Pipeline, Output: p.Key, Match: matchKind(id, p.Key), Active: active(g, p.Pipeline)}
+		}
+		return body
+	})
 }
 
 // datasetConsumers answers who reads a dataset name: every pipeline with a
 // depends_on entry matching it, including one that also produces it (the
 // graph drops that self-edge, and reports it).
-func (s *server) datasetConsumers(w http.ResponseWriter, r *http.Request) {
-	snap, g, overlays := s.datasetGraph(w, r)
-	if g == nil {
-		return
-	}
+func (s *server) datasetConsumers(r *http.Request) (result, error) {
 	id := pathParam(r, "id")
-	cs := g.Consumers(id)
-	body := consumersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Consumers: make([]consumerItem, len(cs))}
-	for i, c := range cs {
-		d := c.Dependency
-		body.Consumers[i] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
-			Match: matchKind(id, d.Dataset), Active: active(g, c.Pipeline)}
-	}
-	writeValue(w, body)
+	return s.datasetGraph(r, func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any {
+		cs := g.Consumers(id)
+		body := consumersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Consumers: make([]consumerItem, len(cs))}
+		for i, c := range cs {
+			d := c.Dependency
+			body.Consumers[i] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
+				Match: matchKind(id, d.Dataset), Active: active(g, c.Pipeline)}
+		}
+		return body
+	})
 }

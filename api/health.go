@@ -8,34 +8,37 @@ import (
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
-// current is the snapshot to answer from, or a 503 when none is loaded yet.
-func (s *server) current(w http.ResponseWriter, r *http.Request) *snapshot.Snapshot {
-	snap := s.store.Current()
-	if snap == nil {
-		w.Header().Set("Retry-After", "1")
-		detail := "the first snapshot has not been loaded yet"
-		if st := s.store.LastReload(); st != nil && st.Err != nil {
-			detail += ": " + st.Err.Error()
-		}
-		writeProblem(w, r, http.StatusServiceUnavailable, "not-ready", detail)
+// current is the snapshot to answer from, or a 503 not-ready when none is
+// loaded yet.
+func (s *server) current() (*snapshot.Snapshot, error) {
+	if snap := s.store.Current(); snap != nil {
+		return snap, nil
 	}
-	return snap
+	detail := "the first snapshot has not been loaded yet"
+	if st := s.store.LastReload(); st != nil && st.Err != nil {
+		detail += ": " + st.Err.Error()
+	}
+	return nil, &requestError{status: http.StatusServiceUnavailable, kind: "not-ready", detail: detail,
+		header: map[string]string{"Retry-After": "1"}}
 }
 
-func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
-	write(w, http.StatusOK, jsonType, []byte(`{"status":"ok"}`))
+var healthzBody = []byte(`{"status":"ok"}`)
+
+func (s *server) healthz(*http.Request) (result, error) {
+	return okResult(jsonType, healthzBody), nil
 }
 
-func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+func (s *server) readyz(*http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	w.Header()[revisionHeader] = snap.RevisionValues()
-	writeValue(w, struct {
+	res := jsonResult(struct {
 		Status   string `json:"status"`
 		Revision string `json:"revision"`
 	}{"ready", snap.Revision})
+	res.snap = snap
+	return res, nil
 }
 
 type statusBody struct {
@@ -77,13 +80,13 @@ type reloadRunning struct {
 
 // status is operational state, not tree content: it changes when a reload is
 // rejected although the revision does not, so it carries no ETag.
-func (s *server) status(w http.ResponseWriter, r *http.Request) {
+func (s *server) status(*http.Request) (result, error) {
 	body := statusBody{Inputs: []snapshot.InputFile{}, Trees: []snapshot.Source{}}
 	if src := s.store.Sources(); src != nil {
 		body.Trees = src
 	}
-	if snap := s.store.Current(); snap != nil {
-		w.Header()[revisionHeader] = snap.RevisionValues()
+	snap := s.store.Current()
+	if snap != nil {
 		body.Revision, body.LoadedAt = &snap.Revision, &snap.LoadedAt
 		body.Counts, body.Inputs = snap.Counts, snap.Inputs
 		gc := snap.GraphCounts()
@@ -108,6 +111,7 @@ func (s *server) status(w http.ResponseWriter, r *http.Request) {
 	if since, ok := s.store.Reloading(); ok {
 		body.Reloading = &reloadRunning{Since: since}
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeValue(w, body)
+	res := jsonResult(body)
+	res.snap, res.cacheControl = snap, "no-store"
+	return res, nil
 }

@@ -208,7 +208,7 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		}
 		logAt(ctx, zerolog.ErrorLevel).Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).Msg("handler panicked")
 		if rec.status == 0 {
-			writeProblem(rec, r, http.StatusInternalServerError, "internal", "the server failed to answer; the log has the request id")
+			refuse(rec, r, errInternal)
 		}
 	}
 	status := rec.delivered(ctx.Context)
@@ -276,6 +276,16 @@ func (s *server) withTimeout(next http.Handler) http.Handler {
 	})
 }
 
+// limitBody bounds a request's body to Limits.MaxBodyBytes: reading past
+// it fails with *http.MaxBytesError (413), and the server closes the
+// connection after the answer rather than read the rest.
+func (s *server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // opsRetryAfterSeconds is the Retry-After of an operation refused for want of
 // a slot: they take a second or less.
 const opsRetryAfterSeconds = 1
@@ -285,35 +295,34 @@ const opsRetryAfterSeconds = 1
 // Limits.MaxConcurrentOps of them together, refusing one more at once as
 // /validate does; reads the request with read; and runs the work read
 // returns under runBounded, which keeps the slot until the work has ended.
-func (s *server) operation(w http.ResponseWriter, r *http.Request, read func(http.ResponseWriter, *http.Request) (work, error)) {
-	release, ok := takeSlot(w, r, s.ops, "operation", opsRetryAfterSeconds)
-	if !ok {
-		return
+func (s *server) operation(r *http.Request, read func(*http.Request) (work, error)) (result, error) {
+	release, err := takeSlot(s.ops, "operation", opsRetryAfterSeconds)
+	if err != nil {
+		return result{}, err
 	}
 	mem := s.newAccount(r.Context(), "this request")
 	fn, err := func() (work, error) {
 		if err := chargeBody(r, mem, bodyCost, s.limits.MaxBodyBytes); err != nil {
 			return nil, err
 		}
-		return read(w, r)
+		return read(r)
 	}()
 	if err != nil {
 		mem.release()
 		release()
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
-	runBounded(w, r, mem, release, fn)
+	return runBounded(r, mem, release, fn)
 }
 
-// writeBusy refuses a request for want of one of slots slots of a kind: 429
-// with Retry-After, which curl --retry and CI clients back off on.
-func writeBusy(w http.ResponseWriter, r *http.Request, kind string, slots, retryAfter int) {
-	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+// busy is the refusal of a request for want of one of slots slots of a
+// kind: 429 with Retry-After, which curl --retry and CI clients back off on.
+func busy(kind string, slots, retryAfter int) *requestError {
 	unit := "seconds"
 	if retryAfter == 1 {
 		unit = "second"
 	}
-	writeProblem(w, r, http.StatusTooManyRequests, "busy",
-		fmt.Sprintf("all %d %s slots are busy; retry in %d %s", slots, kind, retryAfter, unit))
+	return &requestError{status: http.StatusTooManyRequests, kind: "busy",
+		detail: fmt.Sprintf("all %d %s slots are busy; retry in %d %s", slots, kind, retryAfter, unit),
+		header: map[string]string{"Retry-After": strconv.Itoa(retryAfter)}}
 }

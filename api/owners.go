@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
 
 	"github.com/celine-eu/governanced/internal/owners"
@@ -8,10 +10,10 @@ import (
 
 // listOwners is the merged registry; with uri= it finds the owner registered
 // under a DID or URL (an empty list when none is).
-func (s *server) listOwners(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil || treeHeaders(w, r, snap) {
-		return
+func (s *server) listOwners(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	var entries []*owners.Entry
 	if uri, ok := r.URL.Query()["uri"]; ok {
@@ -21,10 +23,10 @@ func (s *server) listOwners(w http.ResponseWriter, r *http.Request) {
 	} else {
 		entries = snap.Owners.All()
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	buf.WriteString(`{"revision":`)
-	buf.Write(snap.RevisionJSON())
+	// Encoded here, not when sent: an entry that fails to encode is a 500,
+	// never half a body.
+	var buf bytes.Buffer
+	openEnvelope(&buf, snap)
 	buf.WriteString(`,"items":[`)
 	for i, e := range entries {
 		if i > 0 {
@@ -32,65 +34,58 @@ func (s *server) listOwners(w http.ResponseWriter, r *http.Request) {
 		}
 		b, err := e.MarshalJSON()
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return result{snap: snap}, err
 		}
 		buf.Write(b)
 	}
 	buf.WriteString(`]}`)
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	return result{snap: snap, tree: true, body: buf.Bytes()}, nil
 }
 
 // getOwner finds one owner by id, then alias, and adds its canonical URI.
-func (s *server) getOwner(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+func (s *server) getOwner(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	key := pathParam(r, "key")
 	e := snap.Owners.ByID(key)
 	if e == nil {
-		w.Header()[revisionHeader] = snap.RevisionValues()
-		writeProblem(w, r, http.StatusNotFound, "owner-not-found", "no owner has the id or alias "+quote(key), member{"key", key})
-		return
-	}
-	if treeHeaders(w, r, snap) {
-		return
+		return result{snap: snap}, &requestError{status: http.StatusNotFound, kind: "owner-not-found",
+			detail: "no owner has the id or alias " + quote(key), ext: []member{{"key", key}}}
 	}
 	entry, err := e.MarshalJSON()
-	if err != nil || len(entry) < 2 {
-		writeError(w, r, err)
-		return
+	if err == nil && len(entry) < 2 {
+		err = fmt.Errorf("owner %q encodes to %q", key, entry)
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	buf.WriteString(`{"revision":`)
-	buf.Write(snap.RevisionJSON())
+	if err != nil {
+		return result{snap: snap}, err
+	}
+	var buf bytes.Buffer
+	openEnvelope(&buf, snap)
 	buf.WriteByte(',')
 	buf.Write(entry[1 : len(entry)-1])
 	buf.WriteString(`,"canonical_uri":`)
 	if uri, ok := e.CanonicalURI(); ok {
-		writeJSONValue(buf, uri)
+		appendString(&buf, uri)
 	} else {
 		buf.WriteString("null")
 	}
 	buf.WriteByte('}')
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	return result{snap: snap, tree: true, body: buf.Bytes()}, nil
 }
 
 // unresolvedOwners lists the ownership names of the served tree that
 // resolve to no owner, with where each is written.
-func (s *server) unresolvedOwners(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil || treeHeaders(w, r, snap) {
-		return
+func (s *server) unresolvedOwners(*http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	buf.WriteString(`{"revision":`)
-	buf.Write(snap.RevisionJSON())
-	buf.WriteString(`,"items":`)
-	writeJSONValue(buf, snap.UnresolvedOwners())
-	buf.WriteByte('}')
-	write(w, http.StatusOK, jsonType, buf.Bytes())
+	return treeResult(snap, func(buf *bytes.Buffer) {
+		openEnvelope(buf, snap)
+		buf.WriteString(`,"items":`)
+		writeJSONValue(buf, snap.UnresolvedOwners())
+		buf.WriteByte('}')
+	}), nil
 }

@@ -21,43 +21,43 @@ type policyRequest struct {
 // Markdown section a CI bot posts when the client accepts text/markdown. A
 // multipart body carries dbt artifacts instead of a changeset
 // (readArtifacts).
-func (s *server) policyEvaluate(w http.ResponseWriter, r *http.Request) {
-	s.operation(w, r, func(w http.ResponseWriter, r *http.Request) (work, error) {
+func (s *server) policyEvaluate(r *http.Request) (result, error) {
+	return s.operation(r, func(r *http.Request) (work, error) {
 		if isMultipart(r) {
-			return s.readArtifacts(w, r)
+			return s.readArtifacts(r)
 		}
 		var req policyRequest
-		if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+		if err := decode(r, &req); err != nil {
 			return nil, err
 		}
 		markdown := wantsMarkdown(r)
-		return func(ctx context.Context, mem *account) (*result, error) { return req.evaluate(ctx, mem, markdown) }, nil
+		return func(ctx context.Context, mem *account) (result, error) { return req.evaluate(ctx, mem, markdown) }, nil
 	})
 }
 
 // evaluate is POST /policy/evaluate's work on a changeset sent as JSON.
-func (req *policyRequest) evaluate(ctx context.Context, mem *account, markdown bool) (*result, error) {
+func (req *policyRequest) evaluate(ctx context.Context, mem *account, markdown bool) (result, error) {
 	policyText, err := yamlText(req.Policy, "policy")
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
 	csText, err := yamlText(req.Changeset, "changeset")
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
 	if err := mem.chargeParse(policyText); err != nil {
-		return nil, err
+		return result{}, err
 	}
 	if err := mem.chargeDecode(csText); err != nil {
-		return nil, err
+		return result{}, err
 	}
 	cs, err := policy.ReadChangeset(csText, "changeset")
 	if err != nil {
-		return nil, policyError(err)
+		return result{}, policyError(err)
 	}
 	res, err := policy.Check(ctx, policyText, "policy", cs)
 	if err != nil {
-		return nil, policyError(err)
+		return result{}, policyError(err)
 	}
 	if markdown {
 		return okResult("text/markdown; charset=utf-8", []byte(res.Markdown())), nil

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -26,15 +25,15 @@ func isMultipart(r *http.Request) bool {
 	return err == nil && mt == "multipart/form-data"
 }
 
-// readArtifactParts reads every part of a multipart body into memory, the
-// whole body within limit bytes. Each part is named by its form field name;
+// readArtifactParts reads every part of a multipart body into memory (the
+// body is bounded by limitBody). Each part is named by its form field name;
 // an unknown or repeated name refuses the request.
-func readArtifactParts(w http.ResponseWriter, r *http.Request, limit int64) (map[string][]byte, error) {
+func readArtifactParts(r *http.Request) (map[string][]byte, error) {
 	_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if params["boundary"] == "" {
 		return nil, badRequest("multipart/form-data without a boundary")
 	}
-	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, limit), params["boundary"])
+	mr := multipart.NewReader(r.Body, params["boundary"])
 	parts := map[string][]byte{}
 	for {
 		p, err := mr.NextPart()
@@ -42,7 +41,7 @@ func readArtifactParts(w http.ResponseWriter, r *http.Request, limit int64) (map
 			return parts, nil
 		}
 		if err != nil {
-			return nil, bodyError(err, limit)
+			return nil, bodyError(err)
 		}
 		name := p.FormName()
 		switch {
@@ -53,22 +52,21 @@ func readArtifactParts(w http.ResponseWriter, r *http.Request, limit int64) (map
 		}
 		data, err := io.ReadAll(p)
 		if err != nil {
-			return nil, bodyError(err, limit)
+			return nil, bodyError(err)
 		}
 		parts[name] = data
 	}
 }
 
 // bodyError turns a failure to read the body into 413, 408 or 400.
-func bodyError(err error, limit int64) error {
+func bodyError(err error) error {
 	var tooLarge *http.MaxBytesError
 	var re *requestError
 	if errors.As(err, &re) {
 		return re // the body's working memory (chargedBody)
 	}
 	if errors.As(err, &tooLarge) {
-		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
-			detail: fmt.Sprintf("the body is larger than %d bytes", limit)}
+		return bodyTooLarge(tooLarge)
 	}
 	if re := slowBody(err); re != nil {
 		return re
@@ -143,8 +141,8 @@ func changesetFromArtifacts(ctx context.Context, parts map[string][]byte) (*poli
 // readArtifacts reads POST /policy/evaluate with multipart/form-data: the
 // policy and the dbt artifacts, so CI can post what dbt wrote, as it posts a
 // tree to /validate.
-func (s *server) readArtifacts(w http.ResponseWriter, r *http.Request) (work, error) {
-	parts, err := readArtifactParts(w, r, s.limits.MaxBodyBytes)
+func (s *server) readArtifacts(r *http.Request) (work, error) {
+	parts, err := readArtifactParts(r)
 	if err != nil {
 		return nil, err
 	}
@@ -152,29 +150,29 @@ func (s *server) readArtifacts(w http.ResponseWriter, r *http.Request) (work, er
 		return nil, badRequest("the part %q is required", "policy")
 	}
 	markdown := wantsMarkdown(r)
-	return func(ctx context.Context, mem *account) (*result, error) {
+	return func(ctx context.Context, mem *account) (result, error) {
 		return evaluateArtifacts(ctx, mem, parts, markdown)
 	}, nil
 }
 
 // evaluateArtifacts is POST /policy/evaluate's work on dbt artifacts.
-func evaluateArtifacts(ctx context.Context, mem *account, parts map[string][]byte, markdown bool) (*result, error) {
+func evaluateArtifacts(ctx context.Context, mem *account, parts map[string][]byte, markdown bool) (result, error) {
 	for name, data := range parts {
 		charge := mem.chargeDecode // the dbt artifacts are JSON
 		if name == "policy" {
 			charge = mem.chargeParse
 		}
 		if err := charge(data); err != nil {
-			return nil, err
+			return result{}, err
 		}
 	}
 	cs, precision, warnings, err := changesetFromArtifacts(ctx, parts)
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
 	res, err := policy.Check(ctx, parts["policy"], "policy", cs)
 	if err != nil {
-		return nil, policyError(err)
+		return result{}, policyError(err)
 	}
 	if markdown {
 		return okResult("text/markdown; charset=utf-8", []byte(res.Markdown())), nil

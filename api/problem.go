@@ -1,8 +1,12 @@
 package api
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/rs/zerolog"
 )
 
 // ProblemBase prefixes every problem type; each type has a section in the
@@ -52,6 +56,42 @@ var problemTitles = map[string]string{
 	"timeout":                "The request took too long",
 	"request-timeout":        "The request body did not arrive in time",
 	"internal":               "Internal server error",
+}
+
+// requestError is a client mistake found while reading a request, or a
+// request the server cannot take on now.
+type requestError struct {
+	status int
+	kind   string
+	detail string
+	ext    []member
+	header map[string]string // set on the answer (Retry-After)
+}
+
+func (e *requestError) Error() string { return e.detail }
+
+// bodyTooLarge is the answer to a body over its limit: 413.
+func bodyTooLarge(err *http.MaxBytesError) *requestError {
+	return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
+		detail: fmt.Sprintf("the body is larger than %d bytes", err.Limit)}
+}
+
+// errInternal is the answer to a request that failed in a way the log says
+// more of.
+var errInternal = &requestError{status: http.StatusInternalServerError, kind: "internal", detail: "the server failed to answer; the log has the request id"}
+
+// writeError answers err as a problem, for respond: a *requestError as
+// itself, anything else as a 500 that does not leak internals.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var re *requestError
+	if !errors.As(err, &re) {
+		logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("request failed")
+		re = errInternal
+	}
+	for k, v := range re.header {
+		w.Header().Set(k, v)
+	}
+	writeProblem(w, r, re.status, re.kind, re.detail, re.ext...)
 }
 
 // writeProblem writes a problem detail. The request id and, for tree-derived

@@ -101,7 +101,7 @@ func strictQuery(method, pattern string, next http.HandlerFunc) http.HandlerFunc
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.RawQuery != "" {
 			if err := checkQuery(r.URL.RawQuery, pattern, accepted); err != nil {
-				writeError(w, r, err)
+				refuse(w, r, err)
 				return
 			}
 		}

@@ -8,29 +8,24 @@ import (
 )
 
 // report is the check report of the tree being served: the same shape POST
-// /validate answers, for the same inputs.
-func (s *server) report(w http.ResponseWriter, r *http.Request) {
-	snap := s.current(w, r)
-	if snap == nil {
-		return
+// /validate answers, for the same inputs. The body is rendered once per
+// revision and format and shared by every request (revisionAnswers): no
+// request renders or copies it, so concurrent reports cost no more memory
+// than one and need no slot of their own.
+func (s *server) report(r *http.Request) (result, error) {
+	snap, err := s.current()
+	if err != nil {
+		return result{}, err
 	}
 	format, err := reportFormat(r)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
-	if treeHeaders(w, r, snap) {
-		return
-	}
-	// The body is rendered once per revision and format and shared by every
-	// request: no request renders or copies it, so concurrent reports cost
-	// no more memory than one and need no slot of their own.
-	body, err := snap.ReportBody(format)
+	body, err := s.answers.of(s.store, snap).reportBody(format)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return result{snap: snap}, err
 	}
-	write(w, http.StatusOK, reportTypes[format], body)
+	return result{snap: snap, tree: true, contentType: reportTypes[format], body: body}, nil
 }
 
 // reportTypes are the formats a report is served in over HTTP and their media

@@ -28,49 +28,48 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 
 	// Every route reads its query strictly, against the parameters
 	// openapi.yaml declares for it (query.go), before anything else reads
-	// it.
-	get := func(mw chi.Router, pattern string, h http.Handler) http.HandlerFunc {
-		handler := strictQuery(http.MethodGet, pattern, h.ServeHTTP)
-		mw.Get(pattern, handler)
-		return handler
+	// it. A handler returns its answer, which respond writes (answer.go).
+	get := func(mw chi.Router, pattern string, h http.Handler) {
+		mw.Get(pattern, strictQuery(http.MethodGet, pattern, h.ServeHTTP))
 	}
-	post := func(mw chi.Router, pattern string, h http.HandlerFunc) {
-		mw.Post(pattern, strictQuery(http.MethodPost, pattern, h))
+	post := func(mw chi.Router, pattern string, h handler) {
+		mw.Post(pattern, strictQuery(http.MethodPost, pattern, handle(h)))
 	}
+	// The served tree: every answer may wait for the next revision (?wait).
+	tree := func(mw chi.Router, pattern string, h handler) { get(mw, pattern, s.waitable(handle(h))) }
+
 	// The reads of one dataset go without compress: their answers are a
 	// few hundred bytes to a few kilobytes, mostly under compressMin, and
 	// holding them to decide costs every read (ADR-0014 has the figures).
-	reads := []http.HandlerFunc{s.datasetRule, s.datasetExposure, s.datasetFacet}
-	for i, pattern := range datasetReads {
-		get(root, pattern, s.waitable(reads[i]))
+	for i, h := range [...]handler{s.datasetRule, s.datasetExposure, s.datasetFacet} {
+		tree(root, datasetReads[i], h)
 	}
 
 	// Everything else: large answers are gzipped for clients that ask
 	// (compress.go).
 	r := root.With(compress)
-	// The served tree: every answer may wait for the next revision (?wait).
-	tree := func(pattern string, h http.HandlerFunc) http.HandlerFunc { return get(r, pattern, s.waitable(h)) }
 
 	// Health and operations.
-	get(r, "/healthz", http.HandlerFunc(s.healthz))
-	get(r, "/readyz", http.HandlerFunc(s.readyz))
+	get(r, "/healthz", handle(s.healthz))
+	get(r, "/readyz", handle(s.readyz))
 	get(r.With(s.requireAuth), "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	get(r, "/status", http.HandlerFunc(s.status))
-	get(r, "/openapi.yaml", http.HandlerFunc(s.openapi))
-	get(r, "/schemas/{name}", http.HandlerFunc(s.schema))
+	get(r, "/status", handle(s.status))
+	get(r, "/openapi.yaml", handle(s.openapi))
+	get(r, "/schemas/{name}", handle(s.schema))
 
-	tree("/apps", s.listApps)
-	tree("/apps/{app}", s.getApp)
-	tree("/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
-	tree("/datasets", s.listDatasets)
-	tree("/datasets/{id}/producers", s.datasetProducers)
-	tree("/datasets/{id}/consumers", s.datasetConsumers)
-	tree("/graph", s.graphDoc)
-	tree("/graph/pipelines/{name}", s.graphPipeline)
-	tree("/owners", s.listOwners)
-	tree("/owners/{key}", s.getOwner)
-	tree("/unresolved-owners", s.unresolvedOwners)
-	tree("/report", s.report)
+	tree(r, "/apps", s.listApps)
+	tree(r, "/apps/{app}", s.getApp)
+	tree(r, "/apps/{app}/datasets/{id}/rule", s.appDatasetRule)
+	tree(r, "/datasets", s.listDatasets)
+	tree(r, "/datasets/{id}/producers", s.datasetProducers)
+	tree(r, "/datasets/{id}/consumers", s.datasetConsumers)
+	tree(r, "/graph", s.graphDoc)
+	tree(r, "/graph/pipelines/{name}", s.graphPipeline)
+	tree(r, "/owners", s.listOwners)
+	tree(r, "/owners/{key}", s.getOwner)
+	tree(r, "/unresolved-owners", s.unresolvedOwners)
+	tree(r, "/report", s.report)
+	// An event stream writes as it goes: the one handler that does.
 	get(r, "/events", http.HandlerFunc(s.events))
 
 	// The web page for people (api/ui): read-only HTML over the same
@@ -80,7 +79,7 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	// Operations for clients and CI (behind the bearer token when one is
 	// configured, like /metrics); /diff compares an upload with the served
 	// tree.
-	ops := r.With(s.requireAuth, s.withTimeout)
+	ops := r.With(s.requireAuth, s.withTimeout, s.limitBody)
 	post(ops, "/validate", s.validate)
 	post(ops, "/diff", s.diff)
 	post(ops, "/resolve", s.resolve)
@@ -88,7 +87,7 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	post(ops, "/policy/evaluate", s.policyEvaluate)
 
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusNotFound, "not-found", "no route "+cut(r.URL.Path, 200)+"; GET /openapi.yaml lists them")
+		refuse(w, r, &requestError{status: http.StatusNotFound, kind: "not-found", detail: "no route " + cut(r.URL.Path, 200) + "; GET /openapi.yaml lists them"})
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		var allowed []string
@@ -101,8 +100,9 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 				allowed = append(allowed, m)
 			}
 		}
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		writeProblem(w, req, http.StatusMethodNotAllowed, "method-not-allowed", cut(req.Method, 20)+" is not allowed on "+cut(req.URL.Path, 200)+"; use "+strings.Join(allowed, " or "))
+		refuse(w, req, &requestError{status: http.StatusMethodNotAllowed, kind: "method-not-allowed",
+			detail: cut(req.Method, 20) + " is not allowed on " + cut(req.URL.Path, 200) + "; use " + strings.Join(allowed, " or "),
+			header: map[string]string{"Allow": strings.Join(allowed, ", ")}})
 	})
 	return root
 }

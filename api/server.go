@@ -177,10 +177,11 @@ type server struct {
 	streamWriteTimeout time.Duration
 	memory             *workMemory // what the expensive requests hold (workmem.go)
 	streams            context.Context
-	conns              *ConnLimit // nil: no connection cap
-	auth               *Tokens    // nil: authentication is off
-	pages              *ui.Pages  // the web page under /ui
-	mux                *chi.Mux   // every route; ServeHTTP prepares a request for it
+	conns              *ConnLimit  // nil: no connection cap
+	auth               *Tokens     // nil: authentication is off
+	pages              *ui.Pages   // the web page under /ui
+	mux                *chi.Mux    // every route; ServeHTTP prepares a request for it
+	answers            answerCache // the bodies of the revision served (bodies.go)
 }
 
 // NewServer returns the HTTP handler serving every route of http-api.md.

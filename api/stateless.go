@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
-	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -166,12 +166,12 @@ func placeholderMap(mem *account, raw json.RawMessage) (map[string]string, error
 
 // resolve resolves one name against a document the client sends: the body of
 // GET /datasets/{id}/rule without revision and app.
-func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
-	s.operation(w, r, func(w http.ResponseWriter, r *http.Request) (work, error) {
+func (s *server) resolve(r *http.Request) (result, error) {
+	return s.operation(r, func(r *http.Request) (work, error) {
 		var req resolveRequest
 		strict, err := flag(r.URL.Query(), "strict", false)
 		if err == nil {
-			err = decode(w, r, s.limits.MaxBodyBytes, &req)
+			err = decode(r, &req)
 		}
 		if err != nil {
 			return nil, err
@@ -179,93 +179,102 @@ func (s *server) resolve(w http.ResponseWriter, r *http.Request) {
 		if req.Dataset == nil {
 			return nil, badRequest(`the member "dataset" is required`)
 		}
-		return func(ctx context.Context, mem *account) (*result, error) { return req.resolve(ctx, mem, strict) }, nil
+		return func(ctx context.Context, mem *account) (result, error) { return req.resolve(ctx, mem, strict) }, nil
 	})
 }
 
-// resolve is POST /resolve's work on its request.
-func (req *resolveRequest) resolve(ctx context.Context, mem *account, strict bool) (*result, error) {
-	text, err := yamlText(req.Document, "document")
+// resolve is POST /resolve's work on its request: the documents are served
+// as the tree serves a unit (check.Materialise: the overlay merged over the
+// document, then ownership names resolved, leniently: a name that resolves
+// to nothing is kept as written, and listed), and the name is resolved in
+// what they serve.
+func (req *resolveRequest) resolve(ctx context.Context, mem *account, strict bool) (result, error) {
+	base, err := parseConfig(mem, req.Document, "document", governance.ParseDocument)
 	if err != nil {
-		return nil, err
+		return result{}, err
 	}
-	doc, err := parseCharged(mem, text, "document")
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := governance.ParseDocument(doc, "document")
-	if err != nil {
-		return nil, documentError(err)
-	}
+	var overlay *governance.Config
 	if given(req.Overlay) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return result{}, err
 		}
-		text, err := yamlText(req.Overlay, "overlay")
-		if err != nil {
-			return nil, err
+		if overlay, err = parseConfig(mem, req.Overlay, "overlay", governance.ParseOverlayDocument); err != nil {
+			return result{}, err
 		}
-		doc, err := parseCharged(mem, text, "overlay")
-		if err != nil {
-			return nil, err
-		}
-		overlay, err := governance.ParseDocument(doc, "overlay")
-		if err != nil {
-			return nil, documentError(err)
-		}
-		cfg = governance.MergeConfigs(cfg, overlay)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return result{}, err
 	}
-	rule, m := cfg.Resolve(*req.Dataset)
+	reg, placeholders, err := req.owners(ctx, mem, strict)
+	if err != nil {
+		return result{}, err
+	}
+	served := check.Materialise(base, overlay, reg, placeholders)
+	rule, m := served.Resolve(*req.Dataset)
 	var unresolved []string
-	switch {
-	case given(req.Owners):
-		reg, err := registry(mem, req.Owners)
-		if err != nil {
-			return nil, err
-		}
-		var placeholders map[string]string
-		if given(req.Placeholders) {
-			if placeholders, err = placeholderMap(mem, req.Placeholders); err != nil {
-				return nil, err
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if strict {
+	if reg != nil {
+		if u := owners.UnresolvedOwners(served, reg, placeholders); strict && len(u) > 0 {
 			// The library's strict_owners: the whole document, merged with
 			// its overlay, fails on any name that resolves to nothing.
-			if _, _, err := owners.ResolveConfigOwnership(cfg, reg, true, placeholders); err != nil {
-				return nil, unresolvedError(err)
-			}
+			return result{}, unresolvedError(&owners.UnresolvedError{Names: u})
 		}
 		unresolved = []string{}
 		for _, u := range owners.UnresolvedOwners(&governance.Config{Defaults: rule}, reg, placeholders) {
 			unresolved = append(unresolved, u.Name)
 		}
-		// Leniently, as the check and the server do: a name that resolves
-		// to nothing is kept as written, and listed.
-		if rule, _, err = owners.ResolveOwnership(rule, reg, false, placeholders); err != nil {
-			return nil, err
-		}
-	case given(req.Placeholders):
-		return nil, badRequest(`the member "placeholders" needs "owners"`)
-	case strict:
-		return nil, badRequest(`strict needs the member "owners": without a registry no ownership name resolves`)
 	}
 	var buf bytes.Buffer
 	buf.WriteString(`{"dataset":`)
-	writeJSONValue(&buf, *req.Dataset)
-	snapshot.AppendResolutionTail(&buf, rule, m)
+	appendString(&buf, *req.Dataset)
+	appendResolutionTail(&buf, rule, m)
 	if unresolved != nil {
 		buf.WriteString(`,"unresolved_owners":`)
 		writeJSONValue(&buf, unresolved)
 	}
 	buf.WriteByte('}')
 	return okResult(jsonType, buf.Bytes()), nil
+}
+
+// parseConfig reads a request member holding a governance document with
+// parse, once mem is charged for it.
+func parseConfig(mem *account, raw json.RawMessage, name string, parse func(*yaml11.Node, string) (*governance.Config, error)) (*governance.Config, error) {
+	text, err := yamlText(raw, name)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parseCharged(mem, text, name)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := parse(doc, name)
+	if err != nil {
+		return nil, documentError(err)
+	}
+	return cfg, nil
+}
+
+// owners reads the owners registry and the placeholder map of a request;
+// nil for none. strict and placeholders need a registry.
+func (req *resolveRequest) owners(ctx context.Context, mem *account, strict bool) (owners.Lookup, map[string]string, error) {
+	switch {
+	case given(req.Owners):
+		reg, err := registry(mem, req.Owners)
+		if err != nil {
+			return nil, nil, err
+		}
+		var placeholders map[string]string
+		if given(req.Placeholders) {
+			if placeholders, err = placeholderMap(mem, req.Placeholders); err != nil {
+				return nil, nil, err
+			}
+		}
+		return reg, placeholders, ctx.Err()
+	case given(req.Placeholders):
+		return nil, nil, badRequest(`the member "placeholders" needs "owners"`)
+	case strict:
+		return nil, nil, badRequest(`strict needs the member "owners": without a registry no ownership name resolves`)
+	}
+	return nil, nil, nil
 }
 
 // unresolvedError presents strict owner resolution failing: 422 naming
@@ -293,10 +302,10 @@ type mergeRequest struct {
 }
 
 // merge combines two blocks with the per-field merge rules.
-func (s *server) merge(w http.ResponseWriter, r *http.Request) {
-	s.operation(w, r, func(w http.ResponseWriter, r *http.Request) (work, error) {
+func (s *server) merge(r *http.Request) (result, error) {
+	return s.operation(r, func(r *http.Request) (work, error) {
 		var req mergeRequest
-		if err := decode(w, r, s.limits.MaxBodyBytes, &req); err != nil {
+		if err := decode(r, &req); err != nil {
 			return nil, err
 		}
 		return req.merge, nil
@@ -304,25 +313,25 @@ func (s *server) merge(w http.ResponseWriter, r *http.Request) {
 }
 
 // merge is POST /merge's work on its request.
-func (req *mergeRequest) merge(ctx context.Context, mem *account) (*result, error) {
+func (req *mergeRequest) merge(ctx context.Context, mem *account) (result, error) {
 	var rules [2]*governance.Rule
 	for i, in := range []struct {
 		raw  json.RawMessage
 		name string
 	}{{req.Base, "base"}, {req.Override, "override"}} {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return result{}, err
 		}
 		text, err := yamlText(in.raw, in.name)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
 		node, err := parseCharged(mem, text, in.name)
 		if err != nil {
-			return nil, err
+			return result{}, err
 		}
 		if rules[i], err = governance.ParseRule(node, in.name); err != nil {
-			return nil, documentError(err)
+			return result{}, documentError(err)
 		}
 	}
 	merged := governance.MergeRules(rules[0], rules[1])

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -29,25 +28,23 @@ var runCheck = check.Run
 // whatever it finds. A malformed upload or options the check refuses are
 // 400, an upload over the limits 413. The tree is read into memory and the
 // check ends with the request.
-func (s *server) validate(w http.ResponseWriter, r *http.Request) {
+func (s *server) validate(r *http.Request) (result, error) {
 	opts, format, err := validateOptions(r)
 	if err == nil && isDocument(r) {
 		err = documentOptions(opts)
 	}
 	if err != nil {
 		s.metrics.validations.WithLabelValues("rejected").Inc()
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
-	release, ok := takeSlot(w, r, s.validations, "validation", retryAfterSeconds)
-	if !ok {
+	release, err := takeSlot(s.validations, "validation", retryAfterSeconds)
+	if err != nil {
 		s.metrics.validations.WithLabelValues("busy").Inc()
-		return
+		return result{}, err
 	}
 	mem := s.newAccount(r.Context(), "this validation")
-	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
 	x := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes, mem: mem, parseLimit: s.parseLimit()}
-	err = readUpload(r, body, x)
+	err = readUpload(r, bufio.NewReader(r.Body), x)
 	if err == nil {
 		err = s.chargeParsing(mem, x.costliest)
 	}
@@ -55,8 +52,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 		mem.release()
 		release()
 		s.metrics.validations.WithLabelValues("rejected").Inc()
-		writeError(w, r, err)
-		return
+		return result{}, err
 	}
 	if len(opts.Paths) == 0 {
 		opts.Paths = defaultPaths(&x.tree)
@@ -66,17 +62,17 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	opts.Budget.Memory = checked(mem)
 	s.metrics.validating.Inc()
 	run := runCheck
-	err = runBounded(w, r, mem, func() {
+	res, err := runBounded(r, mem, func() {
 		s.metrics.validating.Dec()
 		release()
-	}, func(ctx context.Context, mem *account) (*result, error) {
+	}, func(ctx context.Context, mem *account) (result, error) {
 		rep, err := run(ctx, opts)
 		if err != nil {
-			return nil, checkError(err)
+			return result{}, checkError(err)
 		}
 		var buf bytes.Buffer
 		if err := writeUploadReport(&buf, rep, format); err != nil {
-			return nil, err
+			return result{}, err
 		}
 		result := "pass"
 		if !rep.OK {
@@ -88,6 +84,7 @@ func (s *server) validate(w http.ResponseWriter, r *http.Request) {
 	if refused(r, err) {
 		s.metrics.validations.WithLabelValues("rejected").Inc()
 	}
+	return res, err
 }
 
 // checkError maps a check that could not run to its answer: 400 for
@@ -105,18 +102,17 @@ func checkError(err error) error {
 	return err
 }
 
-// takeSlot takes one of slots for the request, or refuses it at once with
-// 429 and Retry-After: a queue of waiting requests would hold their bodies
-// and connections for nothing, and 429 is what curl --retry and CI clients
-// back off on. release gives the slot back; calling it again does nothing.
-func takeSlot(w http.ResponseWriter, r *http.Request, slots chan struct{}, kind string, retryAfter int) (release func(), ok bool) {
+// takeSlot takes one of slots, or refuses the request at once with 429
+// and Retry-After: a queue of waiting requests would hold their bodies and
+// connections for nothing, and 429 is what curl --retry and CI clients back
+// off on. release gives the slot back; calling it again does nothing.
+func takeSlot(slots chan struct{}, kind string, retryAfter int) (release func(), err error) {
 	select {
 	case slots <- struct{}{}:
 		var once sync.Once
-		return func() { once.Do(func() { <-slots }) }, true
+		return func() { once.Do(func() { <-slots }) }, nil
 	default:
-		writeBusy(w, r, kind, cap(slots), retryAfter)
-		return nil, false
+		return nil, busy(kind, cap(slots), retryAfter)
 	}
 }
 
@@ -146,8 +142,7 @@ func uploadError(err error) error {
 	case slowBody(err) != nil:
 		return slowBody(err)
 	case errors.As(err, &tooLarge):
-		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large",
-			detail: fmt.Sprintf("the body is larger than %d bytes", tooLarge.Limit)}
+		return bodyTooLarge(tooLarge)
 	case errors.Is(err, errUploadTooLarge):
 		return &requestError{status: http.StatusRequestEntityTooLarge, kind: "payload-too-large", detail: err.Error()}
 	}

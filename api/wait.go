@@ -105,7 +105,7 @@ func (s *server) waitable(next http.Handler) http.Handler {
 		}
 		d, err := parseWait(v)
 		if err != nil {
-			writeError(w, r, err)
+			refuse(w, r, err)
 			return
 		}
 		d = min(d, s.limits.MaxWait)
@@ -117,8 +117,9 @@ func (s *server) waitable(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // the client's copy is stale already: answer now
 			return
 		}
-		release, ok := s.takeWaiter(w, r)
-		if !ok {
+		release, err := s.takeWaiter(r)
+		if err != nil {
+			refuse(w, r, err)
 			return
 		}
 		defer release()
@@ -150,8 +151,8 @@ func parseWait(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// takeWaiter takes a waiter slot for the request, or refuses it with 429.
-func (s *server) takeWaiter(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+// takeWaiter takes a waiter slot for the request, or says why not: 429.
+func (s *server) takeWaiter(r *http.Request) (release func(), err error) {
 	client := remoteHost(r)
 	switch s.waiters.take(client) {
 	case "":
@@ -159,18 +160,15 @@ func (s *server) takeWaiter(w http.ResponseWriter, r *http.Request) (release fun
 		return func() {
 			s.waiters.release(client)
 			s.metrics.waiting.Dec()
-		}, true
+		}, nil
 	case "full":
 		s.metrics.waitersRefused.WithLabelValues("full").Inc()
-		writeBusy(w, r, "waiter", s.waiters.total, 1)
-	default:
-		s.metrics.waitersRefused.WithLabelValues("client-share").Inc()
-		w.Header().Set("Retry-After", "1")
-		writeProblem(w, r, http.StatusTooManyRequests, "busy", fmt.Sprintf(
-			"this client (%s) holds its share of the waiter slots, %d of %d (--max-waiters-per-client); end a wait or a stream first",
-			client, s.waiters.perClient, s.waiters.total))
+		return nil, busy("waiter", s.waiters.total, 1)
 	}
-	return nil, false
+	s.metrics.waitersRefused.WithLabelValues("client-share").Inc()
+	return nil, &requestError{status: http.StatusTooManyRequests, kind: "busy", detail: fmt.Sprintf(
+		"this client (%s) holds its share of the waiter slots, %d of %d (--max-waiters-per-client); end a wait or a stream first",
+		client, s.waiters.perClient, s.waiters.total), header: map[string]string{"Retry-After": "1"}}
 }
 
 // reloadEvent is one reload as GET /events streams it.
@@ -225,9 +223,13 @@ func newReloadEvent(st *snapshot.ReloadStatus, cur *snapshot.Snapshot) reloadEve
 // ids then skip), never a backlog. Every write must complete within
 // streamWriteTimeout, or the client is dropped; the stream ends after
 // Limits.MaxWait, and the client reconnects after the retry: it was given.
+//
+// It is the one handler that writes as it goes rather than return a
+// result: a stream lasts minutes and is written event by event.
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
-	release, ok := s.takeWaiter(w, r)
-	if !ok {
+	release, err := s.takeWaiter(r)
+	if err != nil {
+		refuse(w, r, err)
 		return
 	}
 	defer release()

@@ -9,9 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/celine-eu/governanced/api"
 	"github.com/celine-eu/governanced/internal/cli"
-	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/jsonstring"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -119,7 +118,7 @@ func runResolve(ctx context.Context, o resolveOptions, in snapshot.Inputs, stdou
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("resolve %s: %w", o.dataset, err)}
 	}
 	var buf bytes.Buffer
-	snap.AppendRuleBody(&buf, o.dataset, d, o.explain)
+	api.AppendRuleBody(&buf, snap, o.dataset, d, o.explain)
 	buf.WriteByte('\n')
 	_, err = stdout.Write(buf.Bytes())
 	return err
@@ -129,17 +128,9 @@ func runResolve(ctx context.Context, o resolveOptions, in snapshot.Inputs, stdou
 // configuration, which auto_discover returns when it finds nothing: the
 // empty rule, matched as the defaults, in no app and no revision.
 func writeEmptyRule(dataset string, stdout io.Writer) error {
-	rule := governance.Empty().Defaults
 	var buf bytes.Buffer
-	buf.WriteString(`{"revision":null,"dataset":`)
-	buf.Write(jsonstring.Append(nil, dataset))
-	buf.WriteString(`,"app":null,"match":`)
-	buf.Write(governance.Match{Kind: governance.MatchDefaults}.AppendJSON(nil))
-	buf.WriteString(`,"rule":`)
-	rule.AppendJSON(&buf)
-	buf.WriteString(`,"exposure":`)
-	snapshot.AppendExposure(&buf, rule)
-	buf.WriteString("}\n")
+	api.AppendEmptyRuleBody(&buf, dataset)
+	buf.WriteByte('\n')
 	_, err := stdout.Write(buf.Bytes())
 	return err
 }

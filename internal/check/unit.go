@@ -204,20 +204,44 @@ func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) (cfg, baseC
 	if baseCfg == nil || ov != nil && ovCfg == nil {
 		return nil, nil
 	}
-	cfg = baseCfg
-	if ovCfg != nil {
-		cfg = governance.MergeConfigs(baseCfg, ovCfg)
-	}
+	cfg = mergeOverlay(baseCfg, ovCfg)
 	c.unitRules(&unitView{base: base, overlay: ov, baseCfg: baseCfg, overlayCfg: ovCfg, cfg: cfg})
+	var registry owners.Lookup
 	if c.owners != nil {
-		// Resolved after the merge, never per file, and leniently: which names
-		// must resolve is the check's rule (dataspace offers only), already
-		// reported above; a catalogue attribution stays as written.
-		if resolved, _, err := owners.ResolveConfigOwnership(cfg, c.owners, false, c.env.Placeholders); err == nil {
-			cfg = resolved
-		}
+		registry = c.owners
 	}
-	return cfg, baseCfg
+	return resolveOwnership(cfg, registry, c.env.Placeholders), baseCfg
+}
+
+// Materialise is what a base and its overlay (nil for none), as parsed,
+// serve: the overlay merged over the base (the resolver's merge), then
+// ownership names resolved against registry (nil for none) with the
+// placeholder map. CheckUnit takes these two steps for every unit a tree
+// serves, with the rules that read the merged result between them; POST
+// /resolve takes them for the documents it is sent.
+func Materialise(base, overlay *governance.Config, registry owners.Lookup, placeholders map[string]string) *governance.Config {
+	return resolveOwnership(mergeOverlay(base, overlay), registry, placeholders)
+}
+
+// mergeOverlay is base with overlay merged over it, base for no overlay.
+func mergeOverlay(base, overlay *governance.Config) *governance.Config {
+	if overlay == nil {
+		return base
+	}
+	return governance.MergeConfigs(base, overlay)
+}
+
+// resolveOwnership resolves cfg's ownership names after the merge, never
+// per file, and leniently: which names must resolve is the check's rule
+// (dataspace offers only); a catalogue attribution stays as written.
+func resolveOwnership(cfg *governance.Config, registry owners.Lookup, placeholders map[string]string) *governance.Config {
+	if registry == nil {
+		return cfg
+	}
+	if resolved, _, err := owners.ResolveConfigOwnership(cfg, registry, false, placeholders); err == nil {
+		return resolved
+	}
+	return cfg
 }
 
 // parse reads a loaded document into the rule model.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 // newApp is one served app, from a unit the check materialised: a dataset
@@ -15,8 +14,7 @@ import (
 func newApp(u *check.Unit, res *check.UnitResult) (*App, error) {
 	cfg := res.Config
 	name := appNameOf(u)
-	a := &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg,
-		nameJSON: jsonstring.Append(nil, name)}
+	a := &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg}
 	// Resolution builds the config's index lazily; build it now, while the
 	// snapshot is still private, so concurrent readers never write.
 	cfg.Source("")

@@ -1,9 +1,7 @@
 package snapshot
 
 import (
-	"bytes"
 	"slices"
-	"sync"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/graph"
@@ -35,21 +33,11 @@ import (
 // command's), and a tree whose every file passes the check is served with
 // its cycles and unresolved inputs, which /status and /metrics count.
 
-// servedGraph is one reading of the graph with what responses need of it.
+// servedGraph is one reading of the graph and its counts.
 type servedGraph struct {
 	g      *graph.Graph
 	counts GraphCounts
-	bodies [len(graphFormats)]renderedGraph
 }
-
-// renderedGraph is one rendering, made when first asked for.
-type renderedGraph struct {
-	once sync.Once
-	body []byte
-}
-
-// graphFormats are the renderings a body is kept for, by index.
-var graphFormats = [...]graph.Format{graph.JSON, graph.Tree, graph.Order, graph.Mermaid}
 
 // GraphCounts are the sizes of a graph and its findings, as /status and
 // /metrics report them.
@@ -144,13 +132,6 @@ func (s *Snapshot) GraphOf(overlays bool) *graph.Graph {
 // /status and /metrics report.
 func (s *Snapshot) GraphCounts() GraphCounts { return s.graph.counts }
 
-func (s *Snapshot) served(overlays bool) *servedGraph {
-	if overlays {
-		return s.merged()
-	}
-	return s.graph
-}
-
 func (s *Snapshot) merged() *servedGraph {
 	s.mergedOnce.Do(func() {
 		nodes := make([]graph.Pipeline, len(s.unitOrder))
@@ -160,38 +141,4 @@ func (s *Snapshot) merged() *servedGraph {
 		s.mergedGraph = newServedGraph(graphInputs{nodes: nodes}, true)
 	})
 	return s.mergedGraph
-}
-
-// GraphBody is the body of GET /graph: for graph.JSON the json rendering's
-// members (graph.md §8.4) after the revision and which reading it is
-// (`overlays`), for the other formats the rendering as `governanced graph`
-// prints it. Each is made once per revision, when first asked for; callers
-// must not modify it. ok is false for a format graph.md does not define.
-func (s *Snapshot) GraphBody(overlays bool, f graph.Format) (body []byte, ok bool) {
-	i := slices.Index(graphFormats[:], f)
-	if i < 0 {
-		return nil, false
-	}
-	sg := s.served(overlays)
-	r := &sg.bodies[i]
-	r.once.Do(func() {
-		var buf bytes.Buffer
-		if f == graph.JSON {
-			buf.WriteString(`{"revision":`)
-			buf.Write(s.revJSON)
-			buf.WriteString(`,"overlays":`)
-			if overlays {
-				buf.WriteString("true,")
-			} else {
-				buf.WriteString("false,")
-			}
-			// Writing to a bytes.Buffer cannot fail.
-			_ = graph.WriteJSONMembers(&buf, sg.g)
-			buf.WriteByte('}')
-		} else {
-			_ = graph.Render(&buf, sg.g, f)
-		}
-		r.body = buf.Bytes()
-	})
-	return r.body, true
 }

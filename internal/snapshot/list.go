@@ -1,14 +1,12 @@
 package snapshot
 
 import (
-	"bytes"
 	"encoding/base64"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 // Filter selects datasets for the /datasets listing. Zero fields select all.
@@ -126,40 +124,6 @@ func (s *Snapshot) Each(f Filter, fn func(*Dataset) bool) {
 		if f.keep(d) && !fn(d) {
 			return
 		}
-	}
-}
-
-// AppendListBody writes the body of GET /datasets for a page; withRule adds
-// each item's resolved rule (see AppendListItem).
-func (s *Snapshot) AppendListBody(buf *bytes.Buffer, p Page, withRule bool) {
-	buf.WriteString(`{"revision":`)
-	buf.Write(s.revJSON)
-	buf.WriteString(`,"items":[`)
-	for i, d := range p.Items {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		s.AppendListItem(buf, d, withRule)
-	}
-	buf.WriteString(`],"next":`)
-	if p.Next == "" {
-		buf.WriteString("null")
-	} else {
-		buf.Write(jsonstring.Append(nil, p.Next))
-	}
-	buf.WriteByte('}')
-}
-
-// AppendListItem writes one item of GET /datasets. withRule adds "rule":
-// the body GET /datasets/{id}/rule?app={app} answers for the item's key, so
-// that a client can mirror every resolved rule of the tree from the listing.
-func (s *Snapshot) AppendListItem(buf *bytes.Buffer, d *Dataset, withRule bool) {
-	d.appendItem(buf)
-	if withRule {
-		buf.Truncate(buf.Len() - 1) // the item's closing brace
-		buf.WriteString(`,"rule":`)
-		s.AppendRuleBody(buf, d.ID, d, false)
-		buf.WriteByte('}')
 	}
 }
 

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -384,14 +383,4 @@ func describe(f check.Finding) string {
 		s += " [" + *f.Dataset + "]"
 	}
 	return s + ": " + f.Message
-}
-
-// reportJSON renders the report as GET /report and /status show it.
-func reportJSON(rep *check.Report) []byte {
-	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
-		// A report is plain data; encoding it cannot fail.
-		panic(fmt.Sprintf("snapshot: encoding the report: %v", err))
-	}
-	return bytes.TrimSpace(buf.Bytes())
 }

@@ -22,38 +22,57 @@ import (
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
-// served is everything a client can read of a snapshot, body by body: the
-// report, the app list, every app, and for every dataset its rule (with and
-// without provenance), exposure and facet, and the resolution of a name only
-// a glob matches.
+// served is everything a client can read of a snapshot, item by item: the
+// report, the graph in both readings, every app (its files, defaults,
+// depends_on and sources), and for every dataset its rule, provenance,
+// match, gates and facet, and the resolution of a name only a glob
+// matches.
 func served(t *testing.T, s *Snapshot) []string {
 	t.Helper()
-	report, err := s.ReportBody("json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []string{s.Revision, string(report), string(s.AppsBody()), fmt.Sprint(s.Counts)}
+	out := []string{s.Revision, string(reportJSON(s.Report())), fmt.Sprint(s.Counts)}
 	for _, overlays := range []bool{false, true} {
-		body, _ := s.GraphBody(overlays, graph.JSON)
-		out = append(out, string(body))
+		var buf bytes.Buffer
+		if err := graph.WriteJSONMembers(&buf, s.GraphOf(overlays)); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, buf.String())
 	}
 	for _, a := range s.Apps() {
-		out = append(out, string(s.AppBody(a)))
+		var buf bytes.Buffer
+		fmt.Fprintf(&buf, "%s %s %s %v %v %v ", a.Name, a.File, a.OverlayFile, a.Config.Active, a.Config.DependsOnSet, a.Config.DependsOn)
+		a.Config.Defaults.AppendJSON(&buf)
+		for _, src := range a.Config.Sources {
+			buf.WriteString(" " + src.Key + "=")
+			src.Rule.AppendJSON(&buf)
+		}
+		out = append(out, buf.String())
+	}
+	dataset := func(buf *bytes.Buffer, name string, d *Dataset) {
+		fmt.Fprintf(buf, "%s in %s: %s %v %v %q ", name, d.App.Name, d.MatchFor(name).AppendJSON(nil), d.Expose, d.DataspaceExpose, d.Conflict)
+		d.Rule().AppendJSON(buf)
+		buf.Write(d.Rule().AppendProvenanceJSON(nil))
 	}
 	for _, d := range s.Datasets() {
 		var buf bytes.Buffer
-		s.AppendRuleBody(&buf, d.ID, d, false)
-		s.AppendRuleBody(&buf, d.ID, d, true)
-		s.AppendExposureBody(&buf, d.ID, d)
+		dataset(&buf, d.ID, d)
 		buf.Write(d.Facet("test", true))
 		if got, err := s.Resolve(strings.TrimSuffix(d.ID, "*") + "x"); err == nil {
-			s.AppendRuleBody(&buf, d.ID+"x", got, true)
+			dataset(&buf, d.ID+"x", got)
 		} else {
 			buf.WriteString(err.Error())
 		}
 		out = append(out, buf.String())
 	}
 	return out
+}
+
+// reportJSON renders the report as GET /report shows it.
+func reportJSON(rep *check.Report) []byte {
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		panic(err)
+	}
+	return bytes.TrimSpace(buf.Bytes())
 }
 
 // reloadAndCompare reloads store and holds what it serves (or the report it

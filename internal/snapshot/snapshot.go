@@ -1,12 +1,9 @@
 package snapshot
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,7 +11,6 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/jsonstring"
 	"github.com/celine-eu/governanced/internal/keyindex"
 	"github.com/celine-eu/governanced/internal/owners"
 )
@@ -28,8 +24,7 @@ type Snapshot struct {
 	Owners   *owners.Registry
 	Counts   Counts
 
-	report  *check.Report
-	reports sync.Map // format → *renderedReport: each rendered once, when first asked for
+	report *check.Report
 	// sarifBases place the report's files in its SARIF rendering: the
 	// tree's relative to %SRCROOT%, the repository it is a checkout of.
 	sarifBases *check.SARIFBases
@@ -47,13 +42,11 @@ type Snapshot struct {
 	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
 	// keys indexes every sources key of every app by its position in
 	// datasets: the apps' own indexes joined, their compiled globs shared.
-	keys    *keyindex.Index
-	revJSON []byte // the revision as a JSON string
-	etag    string // the revision as a strong entity tag, quoted
+	keys *keyindex.Index
+	etag string // the revision as a strong entity tag, quoted
 	// The revision and the entity tag as one-element lists, the shape response
 	// metadata takes, built once so no request allocates them.
 	revisionValues, etagValues []string
-	appsBody                   []byte
 
 	// The dependency graph (graph.go): of the base files, built with the
 	// snapshot, and of the served configurations, built when first asked
@@ -83,7 +76,6 @@ type App struct {
 	Datasets    []*Dataset // one per sources key, in sources order
 
 	defaults *Dataset // what a name matching no key resolves to
-	nameJSON []byte   // Name as a JSON string
 }
 
 // Dataset is one sources key and the rule it resolves to, with everything a
@@ -100,11 +92,9 @@ type Dataset struct {
 	// and hasTag.
 	classification, accessLevel *string
 
-	// body is the `"rule":…,"exposure":…` part of the rule body, encoded
-	// when first asked for and then kept: most datasets of a large tree are
-	// never asked for, and encoding them all would lengthen every cold start
-	// for bodies nobody reads.
-	body atomic.Pointer[[]byte]
+	// memo is an encoding of the dataset made when first asked for and
+	// then kept (Memo).
+	memo atomic.Pointer[[]byte]
 
 	pos             int32 // position in the app's sources; -1 for the defaults
 	Pattern         bool  // a glob key
@@ -156,7 +146,6 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	if s.Owners == nil {
 		s.Owners = owners.Build(nil)
 	}
-	s.revJSON = jsonstring.Append(nil, revision)
 	s.etag = `"` + strings.TrimPrefix(revision, "sha256:") + `"`
 	s.revisionValues, s.etagValues = []string{revision}, []string{s.etag}
 	total := 0
@@ -194,7 +183,6 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	s.Counts.Apps = len(s.apps)
 	s.Counts.Sources = len(s.datasets)
 	s.Counts.Owners = s.Owners.Len()
-	s.appsBody = s.encodeApps()
 	return s, nil
 }
 
@@ -239,16 +227,19 @@ func (d *Dataset) Rule() *governance.Rule {
 	return governance.MergeRules(c.Defaults, c.Sources[d.pos].Rule)
 }
 
-// ruleBody is the `"rule":…,"exposure":…` part of d's rule body.
-func (d *Dataset) ruleBody() []byte {
-	if b := d.body.Load(); b != nil {
+// Memo is an encoding of d that encode makes the first time it is asked
+// for, kept with d from then on: the HTTP layer keeps the part of a rule
+// answer that does not name the request here, so that a dataset asked for
+// is encoded once and one never asked for (most of a large tree) costs
+// nothing, not even at a cold start. One encoding a dataset: every caller
+// passes the same encode. Two calls at once may both encode; either copy
+// is kept.
+func (d *Dataset) Memo(encode func(*Dataset) []byte) []byte {
+	if b := d.memo.Load(); b != nil {
 		return *b
 	}
-	var buf bytes.Buffer
-	appendRuleAndExposure(&buf, d.Rule())
-	b := buf.Bytes()
-	// Two requests may encode it at once; either copy serves.
-	d.body.Store(&b)
+	b := encode(d)
+	d.memo.Store(&b)
 	return b
 }
 
@@ -257,23 +248,6 @@ func (d *Dataset) ruleBody() []byte {
 func (d *Dataset) hasTag(t string) bool {
 	c := d.App.Config
 	return slices.Contains(c.Defaults.Tags, t) || d.pos >= 0 && slices.Contains(c.Sources[d.pos].Rule.Tags, t)
-}
-
-// appendRuleAndExposure writes `"rule":…,"exposure":…,"is_empty":…`: the
-// rule, its two gates, and whether it carries nothing worth a facet (the
-// library's is_empty, which a lineage extractor asks before emitting one).
-func appendRuleAndExposure(buf *bytes.Buffer, rule *governance.Rule) {
-	buf.WriteString(`"rule":`)
-	rule.AppendJSON(buf)
-	buf.WriteString(`,"exposure":`)
-	AppendExposure(buf, rule)
-	buf.WriteString(`,"is_empty":`)
-	buf.WriteString(strconv.FormatBool(governance.IsEmpty(rule)))
-}
-
-// appendMatch writes m as Match.MarshalJSON does, into buf's own space.
-func appendMatch(buf *bytes.Buffer, m governance.Match) {
-	buf.Write(m.AppendJSON(buf.AvailableBuffer()))
 }
 
 // MatchFor is how name resolved to d: a glob key answers a name other than
@@ -292,52 +266,6 @@ func (d *Dataset) Match() governance.Match {
 		return governance.Match{Kind: governance.MatchDefaults}
 	}
 	return governance.Match{Kind: governance.MatchExact, Pattern: d.ID}
-}
-
-// AppendResolutionTail writes `,"match":…,"rule":…,"exposure":…,"is_empty":…`
-// for a rule and how it was found: the part of a rule body that does not
-// name the request.
-func AppendResolutionTail(buf *bytes.Buffer, rule *governance.Rule, m governance.Match) {
-	buf.WriteString(`,"match":`)
-	appendMatch(buf, m)
-	buf.WriteByte(',')
-	appendRuleAndExposure(buf, rule)
-}
-
-// AppendExposure writes {"expose":…,"dataspace_expose":…,"conflict":…}.
-func AppendExposure(buf *bytes.Buffer, rule *governance.Rule) {
-	buf.WriteString(`{"expose":`)
-	buf.WriteString(strconv.FormatBool(governance.EffectiveExpose(rule)))
-	buf.WriteString(`,"dataspace_expose":`)
-	buf.WriteString(strconv.FormatBool(governance.DataspaceExpose(rule)))
-	buf.WriteString(`,"conflict":`)
-	if c := governance.ExposureConflict(rule); c != "" {
-		buf.Write(jsonstring.Append(buf.AvailableBuffer(), c))
-	} else {
-		buf.WriteString("null")
-	}
-	buf.WriteByte('}')
-}
-
-// appendItem writes the /datasets list item.
-func (d *Dataset) appendItem(buf *bytes.Buffer) {
-	buf.WriteString(`{"id":`)
-	buf.Write(jsonstring.Append(buf.AvailableBuffer(), d.ID))
-	buf.WriteString(`,"app":`)
-	buf.Write(jsonstring.Append(buf.AvailableBuffer(), d.App.Name))
-	buf.WriteString(`,"pattern":`)
-	buf.WriteString(strconv.FormatBool(d.Pattern))
-	buf.WriteString(`,"expose":`)
-	buf.WriteString(strconv.FormatBool(d.Expose))
-	buf.WriteString(`,"dataspace_expose":`)
-	buf.WriteString(strconv.FormatBool(d.DataspaceExpose))
-	buf.WriteString(`,"conflict":`)
-	if d.Conflict != "" {
-		buf.Write(jsonstring.Append(buf.AvailableBuffer(), d.Conflict))
-	} else {
-		buf.WriteString("null")
-	}
-	buf.WriteByte('}')
 }
 
 // Apps returns every app, by name.
@@ -418,68 +346,10 @@ func (s *Snapshot) ResolveIn(app, name string) (*Dataset, error) {
 	return a.Datasets[i], nil
 }
 
-// AppendRuleBody writes the body of GET /datasets/{id}/rule for a name that
-// resolved to d: revision, dataset, app, match, rule, exposure and, when
-// explain, provenance.
-func (s *Snapshot) AppendRuleBody(buf *bytes.Buffer, name string, d *Dataset, explain bool) {
-	buf.WriteString(`{"revision":`)
-	buf.Write(s.revJSON)
-	buf.WriteString(`,"dataset":`)
-	nameJSON := jsonstring.Append(buf.AvailableBuffer(), name)
-	buf.Write(nameJSON)
-	buf.WriteString(`,"app":`)
-	buf.Write(d.App.nameJSON)
-	buf.WriteString(`,"match":`)
-	if m := d.MatchFor(name); m.Kind == governance.MatchExact {
-		// The pattern is the name itself: encoded once, and d.ID's bytes,
-		// which are likely out of cache, are not read.
-		buf.Write(m.AppendJSONPatternAs(buf.AvailableBuffer(), nameJSON))
-	} else {
-		appendMatch(buf, m)
-	}
-	buf.WriteByte(',')
-	buf.Write(d.ruleBody())
-	if explain {
-		buf.WriteString(`,"provenance":`)
-		buf.Write(d.Rule().AppendProvenanceJSON(buf.AvailableBuffer()))
-	}
-	buf.WriteByte('}')
-}
-
-// AppendExposureBody writes the body of GET /datasets/{id}/exposure.
-func (s *Snapshot) AppendExposureBody(buf *bytes.Buffer, name string, d *Dataset) {
-	buf.WriteString(`{"revision":`)
-	buf.Write(s.revJSON)
-	buf.WriteString(`,"dataset":`)
-	buf.Write(jsonstring.Append(nil, name))
-	buf.WriteString(`,"app":`)
-	buf.Write(jsonstring.Append(nil, d.App.Name))
-	fmt.Fprintf(buf, `,"expose":%t,"dataspace_expose":%t,"conflict":`, d.Expose, d.DataspaceExpose)
-	if d.Conflict != "" {
-		buf.Write(jsonstring.Append(nil, d.Conflict))
-	} else {
-		buf.WriteString("null")
-	}
-	buf.WriteByte('}')
-}
-
 // Facet is the governance facet of d's rule.
 func (d *Dataset) Facet(producer string, includeDataspace bool) []byte {
 	return governance.BuildFacet(d.Rule(), producer, includeDataspace)
 }
-
-// Provenance is the provenance object of d's rule.
-func (d *Dataset) Provenance() []byte {
-	return d.Rule().AppendProvenanceJSON(nil)
-}
-
-// AppsBody is the body of GET /apps.
-func (s *Snapshot) AppsBody() []byte { return s.appsBody }
-
-// AppBody is the body of GET /apps/{app} for one of the snapshot's apps:
-// every source of the app, so encoded on request rather than held beside the
-// rule bodies that already say the same.
-func (s *Snapshot) AppBody(a *App) []byte { return a.encode(s.revJSON) }
 
 // ETag is the entity tag of every representation derived from this revision:
 // the body of a GET is a function of the URL and the revision, so the revision
@@ -491,124 +361,10 @@ func (s *Snapshot) ETag() string { return s.etag }
 func (s *Snapshot) RevisionValues() []string { return s.revisionValues }
 func (s *Snapshot) ETagValues() []string     { return s.etagValues }
 
-// RevisionJSON is the revision as a JSON string.
-func (s *Snapshot) RevisionJSON() []byte { return s.revJSON }
-
-func (s *Snapshot) encodeApps() []byte {
-	var buf bytes.Buffer
-	buf.WriteString(`{"revision":`)
-	buf.Write(s.revJSON)
-	buf.WriteString(`,"items":[`)
-	for i, a := range s.apps {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(`{"name":`)
-		buf.Write(jsonstring.Append(nil, a.Name))
-		buf.WriteString(`,"file":`)
-		buf.Write(jsonstring.Append(nil, a.File))
-		buf.WriteString(`,"overlay_file":`)
-		appendOptString(&buf, a.OverlayFile)
-		fmt.Fprintf(&buf, `,"active":%t,"sources":%d}`, a.Config.Active, len(a.Datasets))
-	}
-	buf.WriteString(`]}`)
-	return buf.Bytes()
-}
-
-func (a *App) encode(revJSON []byte) []byte {
-	var buf bytes.Buffer
-	buf.WriteString(`{"revision":`)
-	buf.Write(revJSON)
-	buf.WriteString(`,"name":`)
-	buf.Write(a.nameJSON)
-	buf.WriteString(`,"file":`)
-	buf.Write(jsonstring.Append(nil, a.File))
-	buf.WriteString(`,"overlay_file":`)
-	appendOptString(&buf, a.OverlayFile)
-	fmt.Fprintf(&buf, `,"active":%t,"defaults":`, a.Config.Active)
-	a.Config.Defaults.AppendJSON(&buf)
-	buf.WriteString(`,"depends_on":`)
-	if !a.Config.DependsOnSet {
-		buf.WriteString("null")
-	} else {
-		buf.WriteByte('[')
-		for i, dep := range a.Config.DependsOn {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			buf.WriteString(`{"dataset":`)
-			buf.Write(jsonstring.Append(nil, dep.Dataset))
-			fmt.Fprintf(&buf, `,"external":%t,"optional":%t,"description":`, dep.External, dep.Optional)
-			if dep.Description == nil {
-				buf.WriteString("null")
-			} else {
-				buf.Write(jsonstring.Append(nil, *dep.Description))
-			}
-			buf.WriteByte('}')
-		}
-		buf.WriteByte(']')
-	}
-	buf.WriteString(`,"sources":{`)
-	for i, src := range a.Config.Sources {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(jsonstring.Append(nil, src.Key))
-		buf.WriteByte(':')
-		src.Rule.AppendJSON(&buf)
-	}
-	buf.WriteString(`}}`)
-	return buf.Bytes()
-}
-
-func appendOptString(buf *bytes.Buffer, s string) {
-	if s == "" {
-		buf.WriteString("null")
-		return
-	}
-	buf.Write(jsonstring.Append(nil, s))
-}
-
-// renderedReport is the report in one format, rendered once per revision.
-type renderedReport struct {
-	once sync.Once
-	body []byte
-	err  error
-}
-
-// WriteReport renders the check report this revision passed in a format of
-// check.Formats. Each format is rendered once, when first asked for: on a
-// large tree a report is megabytes, and rendering it for every request let
-// a few clients take the memory of many.
-func (s *Snapshot) WriteReport(w io.Writer, format string) error {
-	b, err := s.ReportBody(format)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// ReportBody is the check report in a format of check.Formats; callers must
-// not modify it.
-func (s *Snapshot) ReportBody(format string) ([]byte, error) {
-	v, _ := s.reports.LoadOrStore(format, &renderedReport{})
-	r := v.(*renderedReport)
-	r.once.Do(func() {
-		if format == "json" {
-			r.body = reportJSON(s.report)
-			return
-		}
-		var buf bytes.Buffer
-		if format == "sarif" && s.sarifBases != nil {
-			r.err = s.report.WriteSARIFIn(&buf, s.sarifBases)
-		} else {
-			r.err = s.report.Write(&buf, format)
-		}
-		r.body = buf.Bytes()
-	})
-	return r.body, r.err
-}
+// SARIFBases place the report's files in its SARIF rendering: the
+// tree's relative to %SRCROOT%, the repository it is a checkout of; nil
+// when the snapshot was not read from files.
+func (s *Snapshot) SARIFBases() *check.SARIFBases { return s.sarifBases }
 
 // Report is the check report this revision passed.
 func (s *Snapshot) Report() *check.Report { return s.report }

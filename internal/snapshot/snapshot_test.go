@@ -90,18 +90,22 @@ func TestBuildRealTreeMatchesConformance(t *testing.T) {
 				t.Fatalf("%s: %v", c.ID, err)
 			}
 			var buf bytes.Buffer
-			s.AppendRuleBody(&buf, name, d, false)
-			var got, want map[string]any
-			if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+			d.Rule().AppendJSON(&buf)
+			var rule, match any
+			var want map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &rule); err != nil {
 				t.Fatalf("%s: %v\n%s", c.ID, err, buf.Bytes())
+			}
+			if err := json.Unmarshal(d.MatchFor(name).AppendJSON(nil), &match); err != nil {
+				t.Fatal(err)
 			}
 			if err := json.Unmarshal(c.Expected, &want); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want["rule"], got["rule"]); diff != "" {
+			if diff := cmp.Diff(want["rule"], rule); diff != "" {
 				t.Errorf("%s: rule (-want +got):\n%s", c.ID, diff)
 			}
-			if diff := cmp.Diff(want["match"], got["match"]); diff != "" {
+			if diff := cmp.Diff(want["match"], match); diff != "" {
 				t.Errorf("%s: match (-want +got):\n%s", c.ID, diff)
 			}
 		}
@@ -227,8 +231,8 @@ func TestOverlayAndProvenance(t *testing.T) {
 			Layer string `json:"layer"`
 		} `json:"merged_from"`
 	}
-	if err := json.Unmarshal(d.Provenance(), &prov); err != nil {
-		t.Fatalf("%v\n%s", err, d.Provenance())
+	if err := json.Unmarshal(d.Rule().AppendProvenanceJSON(nil), &prov); err != nil {
+		t.Fatalf("%v\n%s", err, d.Rule().AppendProvenanceJSON(nil))
 	}
 	want := map[string]string{
 		"access_level":          governance.LayerOverlaySource,

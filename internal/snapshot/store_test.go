@@ -190,9 +190,10 @@ func TestConcurrentReadsDuringReloads(t *testing.T) {
 				for _, name := range []string{"datasets.gold.meters", "datasets.gold.x", "other"} {
 					if d, err := s.Resolve(name); err == nil {
 						buf.Reset()
-						s.AppendRuleBody(&buf, name, d, true)
-						if !bytes.Contains(buf.Bytes(), []byte(s.Revision)) {
-							t.Error("a body from one snapshot named another revision")
+						d.Rule().AppendJSON(&buf)
+						buf.Write(d.Rule().AppendProvenanceJSON(nil))
+						if s.App(d.App.Name) != d.App {
+							t.Error("a dataset of one snapshot resolved in another")
 						}
 					}
 				}
