@@ -141,13 +141,19 @@ func appendExposureBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string,
 	appendString(buf, name)
 	buf.WriteString(`,"app":`)
 	appendString(buf, d.App.Name)
+	appendGates(buf, d)
+	buf.WriteByte('}')
+}
+
+// appendGates writes `,"expose":…,"dataspace_expose":…,"conflict":…`: d's
+// exposure gates, as the exposure body and a listing item say them.
+func appendGates(buf *bytes.Buffer, d *snapshot.Dataset) {
 	buf.WriteString(`,"expose":`)
 	appendBool(buf, d.Expose)
 	buf.WriteString(`,"dataspace_expose":`)
 	appendBool(buf, d.DataspaceExpose)
 	buf.WriteString(`,"conflict":`)
 	appendOptString(buf, d.Conflict)
-	buf.WriteByte('}')
 }
 
 // appendListBody writes the body of GET /datasets for a page; withRule
@@ -176,12 +182,7 @@ func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, d *snapshot.Data
 	appendString(buf, d.App.Name)
 	buf.WriteString(`,"pattern":`)
 	appendBool(buf, d.Pattern)
-	buf.WriteString(`,"expose":`)
-	appendBool(buf, d.Expose)
-	buf.WriteString(`,"dataspace_expose":`)
-	appendBool(buf, d.DataspaceExpose)
-	buf.WriteString(`,"conflict":`)
-	appendOptString(buf, d.Conflict)
+	appendGates(buf, d)
 	if withRule {
 		buf.WriteString(`,"rule":`)
 		appendRuleBody(buf, snap, d.ID, d, false)
@@ -197,14 +198,8 @@ func appendAppsBody(buf *bytes.Buffer, snap *snapshot.Snapshot) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.WriteString(`{"name":`)
-		appendString(buf, a.Name)
-		buf.WriteString(`,"file":`)
-		appendString(buf, a.File)
-		buf.WriteString(`,"overlay_file":`)
-		appendOptString(buf, a.OverlayFile)
-		buf.WriteString(`,"active":`)
-		appendBool(buf, a.Config.Active)
+		buf.WriteByte('{')
+		appendAppMembers(buf, a)
 		buf.WriteString(`,"sources":`)
 		buf.WriteString(strconv.Itoa(len(a.Datasets)))
 		buf.WriteByte('}')
@@ -212,12 +207,10 @@ func appendAppsBody(buf *bytes.Buffer, snap *snapshot.Snapshot) {
 	buf.WriteString(`]}`)
 }
 
-// appendAppBody writes the body of GET /apps/{app}: every source of the app,
-// so encoded on request rather than held beside the rule bodies that
-// already say the same.
-func appendAppBody(buf *bytes.Buffer, snap *snapshot.Snapshot, a *snapshot.App) {
-	openEnvelope(buf, snap)
-	buf.WriteString(`,"name":`)
+// appendAppMembers writes what GET /apps says of an app, and GET
+// /apps/{app} first: `"name":…,"file":…,"overlay_file":…,"active":…`.
+func appendAppMembers(buf *bytes.Buffer, a *snapshot.App) {
+	buf.WriteString(`"name":`)
 	appendString(buf, a.Name)
 	buf.WriteString(`,"file":`)
 	appendString(buf, a.File)
@@ -225,6 +218,15 @@ func appendAppBody(buf *bytes.Buffer, snap *snapshot.Snapshot, a *snapshot.App) 
 	appendOptString(buf, a.OverlayFile)
 	buf.WriteString(`,"active":`)
 	appendBool(buf, a.Config.Active)
+}
+
+// appendAppBody writes the body of GET /apps/{app}: every source of the app,
+// so encoded on request rather than held beside the rule bodies that
+// already say the same.
+func appendAppBody(buf *bytes.Buffer, snap *snapshot.Snapshot, a *snapshot.App) {
+	openEnvelope(buf, snap)
+	buf.WriteByte(',')
+	appendAppMembers(buf, a)
 	buf.WriteString(`,"defaults":`)
 	a.Config.Defaults.AppendJSON(buf)
 	buf.WriteString(`,"depends_on":`)

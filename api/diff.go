@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -284,7 +283,7 @@ func diffFormat(r *http.Request) (string, error) {
 // apply to two uploaded trees; against the served tree the served options
 // apply, and giving any is refused.
 func (s *server) readDiff(r *http.Request, body *bufio.Reader, mem *account) (*diffRequest, error) {
-	kind, mr, err := detectUpload(r, body)
+	kind, err := bodyKind(r, body)
 	if err != nil {
 		return nil, uploadError(err)
 	}
@@ -292,7 +291,7 @@ func (s *server) readDiff(r *http.Request, body *bufio.Reader, mem *account) (*d
 	budget := &extractor{maxFiles: s.limits.MaxUploadFiles, maxBytes: s.limits.MaxUploadBytes, parseLimit: s.parseLimit()}
 	extract := func(kind uploadKind, rd io.Reader) (*memfs.FS, error) {
 		x := &extractor{maxFiles: budget.maxFiles - budget.entries, maxBytes: budget.maxBytes - budget.written, mem: mem, parseLimit: budget.parseLimit}
-		err := x.extract(kind, rd, nil)
+		err := x.extractArchive(kind, rd)
 		budget.entries += x.entries
 		budget.written += x.written
 		budget.costliest = max(budget.costliest, x.costliest)
@@ -306,15 +305,7 @@ func (s *server) readDiff(r *http.Request, body *bufio.Reader, mem *account) (*d
 			return nil, err
 		}
 	} else {
-		for {
-			part, err := mr.NextPart()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, uploadError(fmt.Errorf("not a readable multipart body: %w", err))
-			}
-			name := part.FormName()
+		err := formParts(r.Header.Get("Content-Type"), body, func(name, _ string, content io.Reader) error {
 			var dst **memfs.FS
 			switch name {
 			case "head":
@@ -322,19 +313,23 @@ func (s *server) readDiff(r *http.Request, body *bufio.Reader, mem *account) (*d
 			case "base":
 				dst = &req.base
 			default:
-				part.Close()
-				return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload",
+				return &requestError{status: http.StatusBadRequest, kind: "invalid-upload",
 					detail: fmt.Sprintf("part %q: the parts are head and base, each a tar or gzip archive", name)}
 			}
 			if *dst != nil {
-				part.Close()
-				return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: fmt.Sprintf("part %q is given twice", name)}
+				return &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: fmt.Sprintf("part %q is given twice", name)}
 			}
-			*dst, err = extractPart(part, name, extract)
-			part.Close()
-			if err != nil {
-				return nil, err
+			br := bufio.NewReader(content)
+			kind, ok := sniffArchive(br)
+			if !ok {
+				return &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: fmt.Sprintf("part %q is neither a tar nor a gzip archive", name)}
 			}
+			var err error
+			*dst, err = extract(kind, br)
+			return err
+		})
+		if err != nil {
+			return nil, uploadError(err)
 		}
 		if req.head == nil {
 			return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: "no part named head: it holds the tree to compare"}
@@ -354,20 +349,6 @@ func (s *server) readDiff(r *http.Request, body *bufio.Reader, mem *account) (*d
 		return nil, badRequest("check options are given for an upload compared with the served tree, which is checked with the served options; send the base tree too (a part named base) to choose them")
 	}
 	return req, nil
-}
-
-// extractPart reads one multipart part that is an archive, of the kind its
-// first bytes say.
-func extractPart(part *multipart.Part, name string, extract func(uploadKind, io.Reader) (*memfs.FS, error)) (*memfs.FS, error) {
-	br := bufio.NewReader(part)
-	head, _ := br.Peek(262)
-	switch {
-	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-		return extract(uploadGzip, br)
-	case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
-		return extract(uploadTar, br)
-	}
-	return nil, &requestError{status: http.StatusBadRequest, kind: "invalid-upload", detail: fmt.Sprintf("part %q is neither a tar nor a gzip archive", name)}
 }
 
 // diffInputs reads the check options of two uploaded trees from the query:

@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net/http"
 
 	"github.com/celine-eu/governanced/internal/dbt"
@@ -29,33 +29,25 @@ func isMultipart(r *http.Request) bool {
 // body is bounded by limitBody). Each part is named by its form field name;
 // an unknown or repeated name refuses the request.
 func readArtifactParts(r *http.Request) (map[string][]byte, error) {
-	_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if params["boundary"] == "" {
-		return nil, badRequest("multipart/form-data without a boundary")
-	}
-	mr := multipart.NewReader(r.Body, params["boundary"])
 	parts := map[string][]byte{}
-	for {
-		p, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return parts, nil
-		}
-		if err != nil {
-			return nil, bodyError(err)
-		}
-		name := p.FormName()
+	err := formParts(r.Header.Get("Content-Type"), r.Body, func(name, _ string, content io.Reader) error {
 		switch {
 		case !artifactParts[name]:
-			return nil, badRequest("unknown part %q: the parts are policy, manifest, base_manifest, catalog, base_catalog and precision", name)
+			return badRequest("unknown part %q: the parts are policy, manifest, base_manifest, catalog, base_catalog and precision", name)
 		case parts[name] != nil:
-			return nil, badRequest("the part %q appears twice", name)
+			return badRequest("the part %q appears twice", name)
 		}
-		data, err := io.ReadAll(p)
+		data, err := io.ReadAll(content)
 		if err != nil {
-			return nil, bodyError(err)
+			return fmt.Errorf("not a readable multipart body: %w", err)
 		}
 		parts[name] = data
+		return nil
+	})
+	if err != nil {
+		return nil, bodyError(err)
 	}
+	return parts, nil
 }
 
 // bodyError turns a failure to read the body into 413, 408 or 400.
@@ -71,7 +63,7 @@ func bodyError(err error) error {
 	if re := slowBody(err); re != nil {
 		return re
 	}
-	return badRequest("not a readable multipart body: %v", err)
+	return badRequest("%v", err)
 }
 
 // artifactError is an artifact the dbt reader refused: 422 naming the part.

@@ -17,13 +17,19 @@ import (
 	"github.com/celine-eu/governanced/internal/memfs"
 )
 
-// An upload is a tree sent to POST /validate: a tar, a gzip-compressed tar, or
-// multipart/form-data whose parts' filenames are relative paths. It is
-// read into a file system in memory with nothing but regular files and
-// directories: no absolute path, no "..", no symlink, hard link or device, and
-// at most maxFiles entries and maxBytes of content. Anything else refuses the
-// whole upload — the check must see exactly the tree the client meant.
-// Nothing is written to disk, so nothing outlives the request.
+// An upload is a tree sent to POST /validate or /diff: a tar, a
+// gzip-compressed tar, or multipart/form-data whose parts' filenames are
+// relative paths (for /diff, whose parts are archives). It is read into a
+// file system in memory with nothing but regular files and directories: no
+// absolute path, no "..", no symlink, hard link or device, and at most
+// maxFiles entries and maxBytes of content. Anything else refuses the whole
+// upload — the check must see exactly the tree the client meant. Nothing is
+// written to disk, so nothing outlives the request.
+//
+// Every route reads its body with the same two readers: formParts, the one
+// multipart reader (also the dbt artifacts of POST /policy/evaluate), and
+// extractArchive, the one archive reader, whose kind bodyKind and
+// sniffArchive tell.
 
 // uploadKind is how a body is encoded.
 type uploadKind int
@@ -213,24 +219,28 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// extractMultipart reads multipart/form-data: every part is a file whose
-// filename (the raw Content-Disposition parameter, not the base name
-// mime/multipart would reduce it to) is its path in the tree.
-func (x *extractor) extractMultipart(mr *multipart.Reader) error {
+// formParts reads a multipart/form-data body of a Content-Type (whose
+// boundary it takes): each is called with every
+// part in turn, its form name, its filename as sent (the raw
+// Content-Disposition parameter, not the base name mime/multipart reduces
+// it to; "" for none) and its content, until the body ends or each fails.
+// It is the one multipart reader of the server's routes.
+func formParts(contentType string, body io.Reader, each func(name, filename string, content io.Reader) error) error {
+	_, params, _ := mime.ParseMediaType(contentType)
+	if params["boundary"] == "" {
+		return fmt.Errorf("multipart/form-data without a boundary")
+	}
+	mr := multipart.NewReader(body, params["boundary"])
 	for {
-		part, err := mr.NextRawPart()
+		part, err := mr.NextPart()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("not a readable multipart body: %w", err)
 		}
-		_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
-		name := params["filename"]
-		if err != nil || name == "" {
-			return fmt.Errorf("part %q has no filename; every part is a file named by its path in the tree", part.FormName())
-		}
-		err = x.file(name, part)
+		_, disposition, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+		err = each(part.FormName(), disposition["filename"], part)
 		part.Close()
 		if err != nil {
 			return err
@@ -238,32 +248,57 @@ func (x *extractor) extractMultipart(mr *multipart.Reader) error {
 	}
 }
 
-// detectUpload decides how a body is encoded from its media type, sniffing the
+// bodyKind decides how a body is encoded from its media type, sniffing the
 // bytes when the type says nothing specific (curl --data-binary without -H).
-func detectUpload(r *http.Request, body *bufio.Reader) (uploadKind, *multipart.Reader, error) {
+func bodyKind(r *http.Request, body *bufio.Reader) (uploadKind, error) {
 	ct := r.Header.Get("Content-Type")
-	mt, params, _ := mime.ParseMediaType(ct)
+	mt, _, _ := mime.ParseMediaType(ct)
 	switch mt {
 	case "application/x-tar", "application/tar":
-		return uploadTar, nil, nil
+		return uploadTar, nil
 	case "application/gzip", "application/x-gzip", "application/tar+gzip", "application/x-compressed-tar", "application/x-tgz":
-		return uploadGzip, nil, nil
+		return uploadGzip, nil
 	case "multipart/form-data":
-		if params["boundary"] == "" {
-			return 0, nil, fmt.Errorf("multipart/form-data without a boundary")
-		}
-		return uploadMultipart, multipart.NewReader(body, params["boundary"]), nil
+		return uploadMultipart, nil
 	case "", "application/octet-stream", "application/x-www-form-urlencoded":
-		head, _ := body.Peek(262)
-		switch {
-		case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-			return uploadGzip, nil, nil
-		case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
-			return uploadTar, nil, nil
+		if kind, ok := sniffArchive(body); ok {
+			return kind, nil
 		}
 	}
-	return 0, nil, &requestError{status: http.StatusUnsupportedMediaType, kind: "unsupported-media-type",
+	return 0, &requestError{status: http.StatusUnsupportedMediaType, kind: "unsupported-media-type",
 		detail: fmt.Sprintf("send the tree as application/x-tar, application/gzip or multipart/form-data (got %q)", ct)}
+}
+
+// sniffArchive tells a gzip stream or a tar archive by its first bytes,
+// without consuming them.
+func sniffArchive(br *bufio.Reader) (uploadKind, bool) {
+	head, _ := br.Peek(262)
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return uploadGzip, true
+	case len(head) >= 262 && bytes.Equal(head[257:262], []byte("ustar")):
+		return uploadTar, true
+	}
+	return 0, false
+}
+
+// extractArchive reads a tar or gzip archive into x: the one archive reader.
+func (x *extractor) extractArchive(kind uploadKind, r io.Reader) error {
+	if kind == uploadGzip {
+		return x.extractGzip(r)
+	}
+	return x.extractTar(r)
+}
+
+// extractFiles reads a multipart body of a Content-Type whose every part
+// is a file, named by its filename, its path in the tree.
+func (x *extractor) extractFiles(contentType string, body io.Reader) error {
+	return formParts(contentType, body, func(name, filename string, content io.Reader) error {
+		if filename == "" {
+			return fmt.Errorf("part %q has no filename; every part is a file named by its path in the tree", name)
+		}
+		return x.file(filename, content)
+	})
 }
 
 // documentName is what POST /validate calls a lone YAML document: the base
@@ -289,15 +324,4 @@ func documentOptions(opts check.Options) error {
 		return badRequest("a single YAML document is checked alone: path, owners, overlay_dir, overlay_name and placeholders name files of an archive; send a tar, gzip or multipart body to use them")
 	}
 	return nil
-}
-
-// extract reads an upload of a kind into x.
-func (x *extractor) extract(kind uploadKind, body io.Reader, mr *multipart.Reader) error {
-	switch kind {
-	case uploadGzip:
-		return x.extractGzip(body)
-	case uploadMultipart:
-		return x.extractMultipart(mr)
-	}
-	return x.extractTar(body)
 }

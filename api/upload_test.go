@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -283,11 +284,9 @@ func FuzzExtractTar(f *testing.F) {
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x := &extractor{maxFiles: 64, maxBytes: 1 << 16}
-		if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
-			_ = x.extractGzip(bytes.NewReader(data))
-		} else {
-			_ = x.extractTar(bytes.NewReader(data))
-		}
+		br := bufio.NewReader(bytes.NewReader(data))
+		kind, _ := sniffArchive(br) // a tar when it says nothing
+		_ = x.extractArchive(kind, br)
 		assertContained(t, x)
 	})
 }
@@ -309,7 +308,7 @@ func FuzzExtractMultipart(f *testing.F) {
 		if boundary == "" {
 			return
 		}
-		_ = x.extractMultipart(multipart.NewReader(bytes.NewReader(data), boundary))
+		_ = x.extractFiles(mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary}), bytes.NewReader(data))
 		assertContained(t, x)
 	})
 }

@@ -121,11 +121,15 @@ func readUpload(r *http.Request, body *bufio.Reader, x *extractor) error {
 	if isDocument(r) {
 		return uploadError(x.file(documentName, body))
 	}
-	kind, mr, err := detectUpload(r, body)
-	if err != nil {
-		return uploadError(err)
+	kind, err := bodyKind(r, body)
+	switch {
+	case err != nil:
+	case kind == uploadMultipart:
+		err = x.extractFiles(r.Header.Get("Content-Type"), body)
+	default:
+		err = x.extractArchive(kind, body)
 	}
-	return uploadError(x.extract(kind, body, mr))
+	return uploadError(err)
 }
 
 // uploadError maps a failure to read an upload to its answer: 400, 408 for
