@@ -281,24 +281,16 @@ func newLogger(c *serveConfig, w io.Writer) zerolog.Logger {
 	return zerolog.New(w).Level(c.logLevel).With().Timestamp().Logger()
 }
 
+// runServe serves until ctx ends or the server fails, in named steps: the
+// server over a store of the trees (newServer), its listener (listen), the
+// first load (firstLoad), the watcher (watch), and the shutdown.
 func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) error {
 	logOut, flushLog := bufferLog(stderr)
 	defer flushLog()
-	log := newLogger(c, logOut)
-
-	loader := &snapshot.Loader{Inputs: c.inputs}
+	s := &running{c: c, log: newLogger(c, logOut)}
 	for _, n := range c.notes {
-		log.Info().Msg(n)
+		s.log.Info().Msg(n)
 	}
-	demoMode := len(c.inputs.Trees) == 0 && c.inputs.Base == ""
-	if demoMode {
-		if len(c.inputs.Owners) > 0 || c.inputs.OverlayDir != "" || c.inputs.Placeholders != "" {
-			log.Warn().Msg("no --tree given: serving the demo tree and ignoring --owners, --overlay-dir and --placeholders")
-		}
-		loader = &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()}
-		log.Info().Msg("no --tree given: serving the demo tree built into the binary")
-	}
-
 	// SIGHUP is caught from the start: its default action would end the
 	// process, and an operator may send it while a large tree still loads.
 	// The watcher reads it: signals that arrive while a reload runs
@@ -306,32 +298,93 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-
-	store := snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
-	logAuth(log, c.auth)
-	tokens := api.NewTokens(c.auth.tokens)
-	conns := api.NewConnLimit(c.maxConns, probeConns)
-	log.Info().Int("max_connections", conns.Max()).Int("kept_for_probes", conns.Reserve()).Uint64("open_file_limit", openFileLimit()).
-		Msg("connections capped: quiet ones are closed first near the cap")
 	// Long-lived answers (?wait, /events) end when shutdown begins: a
 	// graceful shutdown waits for every request.
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	handler := api.NewServer(api.Deps{Store: store, Log: log, Limits: c.limits, Version: buildVersion(), Tokens: tokens, Streams: streams, Conns: conns})
 
+	s.newServer(streams)
 	if c.debugAddr != "" {
-		stopDebug, err := serveDebug(c.debugAddr, log)
+		stopDebug, err := serveDebug(c.debugAddr, s.log)
 		if err != nil {
 			return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: --debug-addr: %w", err)}
 		}
 		defer stopDebug()
 	}
-	ln, err := net.Listen("tcp", c.addr)
+	served, err := s.listen(endStreams)
 	if err != nil {
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", err)}
 	}
-	srv := &http.Server{
-		Handler:           handler,
+	// The listener is up before the first load so liveness probes pass while
+	// a large tree loads; /readyz says 503 until it is served.
+	if err := s.firstLoad(ctx); err != nil {
+		s.shutdown()
+		var rej *snapshot.Rejection
+		if errors.As(err, &rej) {
+			flushLog() // the log lines before the report, as they happened
+			fmt.Fprintln(stderr, "governanced: the tree failed its check; nothing is served. The report:")
+			_ = rej.Report.WriteText(stderr)
+		}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", err)}
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := s.watch(wctx, hup)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		s.log.Info().Msg("shutting down")
+	case serveErr = <-served:
+	}
+	stopWatch()
+	s.shutdown()
+	// A reload in progress sees its context end and stops between units;
+	// whatever it is doing, the process ends within the shutdown timeout.
+	select {
+	case <-watched:
+	case <-time.After(c.shutdownTimeout):
+		s.log.Warn().Msg("shutdown: a reload did not stop in time; exiting anyway")
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", serveErr)}
+	}
+	return nil
+}
+
+// running is what the steps of a running serve share.
+type running struct {
+	c      *serveConfig
+	log    zerolog.Logger
+	demo   bool // no tree given: the demo tree built into the binary
+	store  *snapshot.Store
+	tokens *api.Tokens
+	conns  *api.ConnLimit
+	srv    *http.Server
+}
+
+// newServer makes the store of the trees to serve (the demo tree when none
+// is given) and the HTTP server answering from it, with its tokens, its
+// connection cap and its timeouts.
+func (s *running) newServer(streams context.Context) {
+	c := s.c
+	loader := &snapshot.Loader{Inputs: c.inputs}
+	s.demo = len(c.inputs.Trees) == 0 && c.inputs.Base == ""
+	if s.demo {
+		if len(c.inputs.Owners) > 0 || c.inputs.OverlayDir != "" || c.inputs.Placeholders != "" {
+			s.log.Warn().Msg("no --tree given: serving the demo tree and ignoring --owners, --overlay-dir and --placeholders")
+		}
+		loader = &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()}
+		s.log.Info().Msg("no --tree given: serving the demo tree built into the binary")
+	}
+	s.store = snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
+	logAuth(s.log, c.auth)
+	s.tokens = api.NewTokens(c.auth.tokens)
+	s.conns = api.NewConnLimit(c.maxConns, probeConns)
+	s.log.Info().Int("max_connections", s.conns.Max()).Int("kept_for_probes", s.conns.Reserve()).Uint64("open_file_limit", openFileLimit()).
+		Msg("connections capped: quiet ones are closed first near the cap")
+	s.srv = &http.Server{
+		Handler: api.NewServer(api.Deps{Store: s.store, Log: s.log, Limits: c.limits, Version: buildVersion(),
+			Tokens: s.tokens, Streams: streams, Conns: s.conns}),
 		ReadHeaderTimeout: c.readHeader,
 		// The body of an upload arrives within the request's time; the answer
 		// gets a little longer than the handler's own timeout to be written.
@@ -340,120 +393,116 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 		IdleTimeout:  2 * time.Minute,
 		// net/http's own complaints (a TLS probe, a client hanging up) as JSON
 		// lines like every other, not bare text in between.
-		ErrorLog:    stdlog.New(log.With().Str("component", "net/http").Logger(), "", 0),
-		ConnState:   conns.ConnState,
-		ConnContext: conns.ConnContext,
+		ErrorLog:    stdlog.New(s.log.With().Str("component", "net/http").Logger(), "", 0),
+		ConnState:   s.conns.ConnState,
+		ConnContext: s.conns.ConnContext,
 	}
-	srv.RegisterOnShutdown(endStreams)
-	served := make(chan error, 1)
-	// A request net/http refuses before any handler runs (a bad escape in
-	// the path, headers too large) gets net/http's own plain-text answer.
-	go func() { served <- srv.Serve(conns.Listener(ln)) }()
-	log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")
+}
+
+// listen starts serving on --addr; served says why serving ended. A
+// request net/http refuses before any handler runs (a bad escape in the
+// path, headers too large) gets net/http's own plain-text answer.
+func (s *running) listen(onShutdown func()) (served <-chan error, err error) {
+	ln, err := net.Listen("tcp", s.c.addr)
+	if err != nil {
+		return nil, err
+	}
+	s.srv.RegisterOnShutdown(onShutdown)
+	done := make(chan error, 1)
+	go func() { done <- s.srv.Serve(s.conns.Listener(ln)) }()
+	s.log.Info().Str("addr", ln.Addr().String()).Str("version", buildVersion()).Msg("listening")
 	if onListen != nil {
 		onListen(ln.Addr())
 	}
-	shutdown := func() {
-		sctx, cancel := context.WithTimeout(context.Background(), c.shutdownTimeout)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			log.Warn().Err(err).Msg("shutdown: requests still in flight were cut off")
-		}
-	}
-	reload := func(ctx context.Context, t watch.Trigger) *snapshot.ReloadStatus {
-		// A reload is bounded in time: past its bound it fails, the last
-		// good revision keeps serving, and the next trigger tries again.
-		rctx, cancel := context.WithTimeout(ctx, c.reloadTimeout)
-		defer cancel()
-		var st *snapshot.ReloadStatus
-		if t.Rescan {
-			st = store.Rescan(rctx)
-		} else {
-			st = store.Reload(rctx, t.Force)
-		}
-		logReload(log, st, t)
-		return st
-	}
+	return done, nil
+}
 
-	// The listener is up before the first load so liveness probes pass while
-	// a large tree loads; /readyz says 503 until it is served.
-	first := reload(ctx, watch.Trigger{Reason: "start-up", Force: true})
+// shutdown stops the server, letting requests in flight finish within
+// --shutdown-timeout.
+func (s *running) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.c.shutdownTimeout)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		s.log.Warn().Err(err).Msg("shutdown: requests still in flight were cut off")
+	}
+}
+
+// reload reloads the store on a trigger, bounded in time (--reload-timeout):
+// past its bound it fails, the last good revision keeps serving, and the
+// next trigger tries again.
+func (s *running) reload(ctx context.Context, t watch.Trigger) *snapshot.ReloadStatus {
+	rctx, cancel := context.WithTimeout(ctx, s.c.reloadTimeout)
+	defer cancel()
+	var st *snapshot.ReloadStatus
+	if t.Rescan {
+		st = s.store.Rescan(rctx)
+	} else {
+		st = s.store.Reload(rctx, t.Force)
+	}
+	logReload(s.log, st, t)
+	return st
+}
+
+// firstLoad loads the trees at start-up. A tree that is not there yet
+// (before git-sync's first clone) is waited for: the watcher sees it
+// appear, and /readyz answers 503 meanwhile, instead of the process
+// restarting until it lands. Any other failure ends serve.
+func (s *running) firstLoad(ctx context.Context) error {
+	first := s.reload(ctx, watch.Trigger{Reason: "start-up", Force: true})
 	var missing *snapshot.MissingRootError
 	switch {
 	case first.Outcome == snapshot.Activated:
+		return nil
 	case errors.As(first.Err, &missing) && ctx.Err() == nil:
-		// Before git-sync's first clone the tree is not there: wait for it
-		// (the watcher sees it appear), not ready meanwhile, instead of
-		// restarting until it lands.
-		log.Warn().Str("tree", missing.Root).Msg("waiting for the tree to appear; /readyz answers 503 until it is served")
-	default:
-		shutdown()
-		if first.Rejected != nil {
-			flushLog() // the log lines before the report, as they happened
-			fmt.Fprintln(stderr, "governanced: the tree failed its check; nothing is served. The report:")
-			_ = first.Rejected.Report.WriteText(stderr)
-		}
-		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", first.Err)}
+		s.log.Warn().Str("tree", missing.Root).Msg("waiting for the tree to appear; /readyz answers 503 until it is served")
+		return nil
 	}
+	return first.Err // a rejection is a *snapshot.Rejection
+}
 
+// watch reloads the store on every change of the inputs (and the token
+// file on a change of its own) until ctx ends, then closes the channel it
+// returns.
+func (s *running) watch(ctx context.Context, hup <-chan os.Signal) <-chan struct{} {
+	c := s.c
 	var tf *tokenFile
 	if c.auth.file != "" {
 		tf = &tokenFile{path: c.auth.file, accepted: c.auth.data}
 	}
-	wctx, stopWatch := context.WithCancel(ctx)
+	cfg := watch.Config{Debounce: c.debounce, Signals: hup,
+		Retry: func() bool {
+			st := s.store.LastReload()
+			return st != nil && errors.Is(st.Err, snapshot.ErrInputsChanged)
+		},
+		OnError: func(err error) {
+			s.log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
+		}}
+	if s.demo {
+		// The demo tree is the binary's; the token file is watched all
+		// the same.
+		cfg.Targets = watchTargets(snapshot.Inputs{}, c.auth.file)
+	} else {
+		cfg.Targets = watchTargets(c.inputs, c.auth.file)
+		cfg.Rescan = c.rescan
+	}
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		cfg := watch.Config{Debounce: c.debounce, Signals: hup,
-			Retry: func() bool {
-				st := store.LastReload()
-				return st != nil && errors.Is(st.Err, snapshot.ErrInputsChanged)
-			},
-			OnError: func(err error) {
-				log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
-			}}
-		if demoMode {
-			// The demo tree is the binary's; the token file is watched all
-			// the same.
-			cfg.Targets = watchTargets(snapshot.Inputs{}, c.auth.file)
-		} else {
-			cfg.Targets = watchTargets(c.inputs, c.auth.file)
-			cfg.Rescan = c.rescan
-		}
-		err := watch.Run(wctx, cfg, func(t watch.Trigger) {
+		err := watch.Run(ctx, cfg, func(t watch.Trigger) {
 			if t.Has(tagAuth) {
-				tf.reload(log, tokens)
+				tf.reload(s.log, s.tokens)
 			}
 			// A retry (the inputs changed under the last reload) names no
 			// target: it is the inputs'.
 			if t.Has(tagInputs) || t.Force || t.Reason == "retry" {
-				reload(wctx, t)
+				s.reload(ctx, t)
 			}
 		})
 		if err != nil {
-			log.Error().Err(err).Msg("file watching is off; reload with SIGHUP or rely on the rescan")
+			s.log.Error().Err(err).Msg("file watching is off; reload with SIGHUP or rely on the rescan")
 		}
 	}()
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-		log.Info().Msg("shutting down")
-	case serveErr = <-served:
-	}
-	stopWatch()
-	shutdown()
-	// A reload in progress sees its context end and stops between units;
-	// whatever it is doing, the process ends within the shutdown timeout.
-	select {
-	case <-watched:
-	case <-time.After(c.shutdownTimeout):
-		log.Warn().Msg("shutdown: a reload did not stop in time; exiting anyway")
-	}
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", serveErr)}
-	}
-	return nil
+	return watched
 }
 
 // The tags of watched targets: the governance inputs, and the token file.
