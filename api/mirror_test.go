@@ -125,7 +125,7 @@ func TestBlockingRead(t *testing.T) {
 	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
 		t.Fatal(st.Err)
 	}
-	h, _ := newServer(Deps{Store: store})
+	h, srv := newServer(Deps{Store: store})
 	first := do(t, h, "GET", "/datasets/ds.x/rule", nil)
 	etag := first.header.Get("Etag")
 
@@ -144,10 +144,13 @@ func TestBlockingRead(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		got <- response{rec.Code, rec.Header(), rec.Body.Bytes()}
 	}()
+	// The request holds a waiter slot while it waits, and gives it back
+	// when it is answered: once it holds one it has not been answered.
+	waitFor(t, "the request to wait", func() bool { return srv.waiters.inUse() == 1 || len(got) > 0 })
 	select {
 	case r := <-got:
 		t.Fatalf("answered before anything changed: %d", r.status)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	testfs.Replace(t, dir, "apps/a/governance.yaml", "expose: true", "expose: false")
 	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Activated {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,19 +30,24 @@ func (s *server) dial(t *testing.T) net.Conn {
 }
 
 // dribble writes prompt at once, then msg one byte at a time, every gap,
-// until the server closes the connection or the message is out. It reports
-// whether the server cut the client off and what it answered before (if
-// anything).
-func dribble(c net.Conn, prompt, msg string, gap time.Duration) (cut bool, answer string) {
+// until the server closes the connection or the message is out; started is
+// called once the first byte is out (and again on return: it must bear
+// that). It reports whether the server cut the client off and what it
+// answered before (if anything).
+func dribble(c net.Conn, prompt, msg string, gap time.Duration, started func()) (cut bool, answer string) {
 	got := make(chan string, 1)
 	go func() {
 		b, _ := io.ReadAll(c) // until the server closes
 		got <- string(b)
 	}()
+	defer started()
 	if _, err := io.WriteString(c, prompt); err != nil {
 		return true, <-got
 	}
 	for i := 0; i < len(msg); i++ {
+		if i == 1 {
+			started()
+		}
 		select {
 		case a := <-got:
 			return true, a
@@ -80,18 +86,20 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 		answer string
 	}
 	results := make(chan result, 40)
+	var started sync.WaitGroup
 	for i := range 40 {
 		prompt, msg := "", slowHeaders
 		if i%2 == 1 {
 			prompt, msg = bodyHeaders, slowBody
 		}
 		c := s.dial(t)
+		started.Add(1)
 		go func() {
-			cut, answer := dribble(c, prompt, msg, 50*time.Millisecond)
+			cut, answer := dribble(c, prompt, msg, 50*time.Millisecond, sync.OnceFunc(started.Done))
 			results <- result{prompt != "", cut, answer}
 		}()
 	}
-	time.Sleep(100 * time.Millisecond) // the slow clients are connected
+	started.Wait() // every slow client is connected and sending
 	resp, err := http.Get(s.base + "/healthz")
 	if err != nil {
 		t.Fatal(err)

@@ -476,7 +476,10 @@ func (s *running) watch(ctx context.Context, hup <-chan os.Signal) <-chan struct
 		},
 		OnError: func(err error) {
 			s.log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
-		}}
+		},
+		Watching: func() { s.log.Debug().Msg("watching the inputs") },
+		// Why an edit did not reload, for an operator at --log-level debug.
+		Ignored: func(path string) { s.log.Debug().Str("path", path).Msg("file event ignored: not an input") }}
 	if s.demo {
 		// The demo tree is the binary's; the token file is watched all
 		// the same.

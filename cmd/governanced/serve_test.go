@@ -105,6 +105,18 @@ func startServe(t *testing.T, env map[string]string, args ...string) *server {
 	return s
 }
 
+// logged reports whether the server has logged a line with message that
+// holds (nil: any such line).
+func (s *server) logged(message string, holds func(line map[string]any) bool) bool {
+	for _, text := range strings.Split(s.stderr.String(), "\n") {
+		var line map[string]any
+		if json.Unmarshal([]byte(text), &line) == nil && line["message"] == message && (holds == nil || holds(line)) {
+			return true
+		}
+	}
+	return false
+}
+
 func mapEnv(env map[string]string) func(string) string {
 	return func(k string) string { return env[k] }
 }
@@ -701,41 +713,40 @@ func TestWatcherIgnoresOtherFiles(t *testing.T) {
 	}
 	defer logFile.Close()
 	s := startServe(t, nil, "--tree", tree, "--log-level", "debug", "--reload-debounce", "20ms", "--rescan-interval", "0")
-	var first struct {
-		LastReload struct {
-			At string `json:"at"`
-		} `json:"last_reload"`
-	}
-	s.getJSON(t, "/status", &first)
-	for i := range 20 {
-		fmt.Fprintf(logFile, `{"level":"debug","message":"line %d"}`+"\n", i)
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond)
-	var after struct {
-		LastReload struct {
-			At string `json:"at"`
-		} `json:"last_reload"`
-	}
-	s.getJSON(t, "/status", &after)
-	if after.LastReload.At != first.LastReload.At {
-		t.Fatalf("writing a log file beside the tree reloaded (last reload %s, was %s)", after.LastReload.At, first.LastReload.At)
-	}
-	testfs.Append(t, tree, "apps/a/governance.yaml", "  ds.y: {expose: false}\n")
-	eventually(t, "the edit to be served", func() bool {
-		var now struct {
+	eventually(t, "the watcher to watch", func() bool { return s.logged("watching the inputs", nil) })
+	// When the last reload ran, whatever it found: a reload that finds
+	// the inputs unchanged is counted in no metric.
+	lastReload := func() string {
+		var st struct {
 			LastReload struct {
 				At string `json:"at"`
 			} `json:"last_reload"`
 		}
-		s.getJSON(t, "/status", &now)
-		return now.LastReload.At != first.LastReload.At
+		s.getJSON(t, "/status", &st)
+		return st.LastReload.At
+	}
+	before := lastReload()
+	for i := range 20 {
+		fmt.Fprintf(logFile, `{"level":"debug","message":"line %d"}`+"\n", i)
+	}
+	// The watcher says, at debug, that it judged the log file's events and
+	// asked for no reload: an event it took for an input would not be said
+	// so, and would reload.
+	eventually(t, "the log file's events to be ignored", func() bool {
+		return s.logged("file event ignored: not an input", func(line map[string]any) bool { return line["path"] == logPath })
 	})
+	if after := lastReload(); after != before {
+		t.Fatalf("writing a log file beside the tree reloaded (last reload %s, was %s)", after, before)
+	}
+	testfs.Append(t, tree, "apps/a/governance.yaml", "  ds.y: {expose: false}\n")
+	eventually(t, "the edit to be served", func() bool { return lastReload() != before })
 }
 
 // TestWaitReleasedByFileEdit: a client waiting on the served revision
 // (If-None-Match and ?wait) is answered with the new revision once an edit
-// to a file is reloaded; the test logs how long after the edit.
+// to a file is reloaded: the server counts it among its waiters
+// (governanced_waiters) until then, and the edit is made only once it does.
+// The test logs how long after the edit it was answered.
 func TestWaitReleasedByFileEdit(t *testing.T) {
 	tree := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
 	s := startServe(t, nil, "--tree", tree, "--reload-debounce", "50ms")
@@ -749,6 +760,7 @@ func TestWaitReleasedByFileEdit(t *testing.T) {
 		status int
 		etag   string
 		at     time.Time
+		err    error
 	}
 	got := make(chan answer, 1)
 	go func() {
@@ -756,23 +768,31 @@ func TestWaitReleasedByFileEdit(t *testing.T) {
 		req.Header.Set("If-None-Match", etag)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			got <- answer{}
+			got <- answer{err: err}
 			return
 		}
 		resp.Body.Close()
-		got <- answer{resp.StatusCode, resp.Header.Get("Etag"), time.Now()}
+		got <- answer{resp.StatusCode, resp.Header.Get("Etag"), time.Now(), nil}
 	}()
-	time.Sleep(200 * time.Millisecond) // the request is waiting
+	eventually(t, "the request to wait", func() bool { return s.metric(t, "governanced_waiters") == 1 || len(got) > 0 })
+	select {
+	case a := <-got:
+		t.Fatalf("answered before the edit, without waiting: %d with ETag %q (%v)", a.status, a.etag, a.err)
+	default:
+	}
 	edited := time.Now()
 	testfs.Replace(t, tree, "apps/a/governance.yaml", "expose: true", "expose: false")
 	select {
 	case a := <-got:
-		if a.status != http.StatusOK || a.etag == etag || a.etag == "" {
-			t.Fatalf("answer %d with ETag %q (was %q)", a.status, a.etag, etag)
+		if a.err != nil || a.status != http.StatusOK || a.etag == etag || a.etag == "" {
+			t.Fatalf("answer %d with ETag %q (was %q): %v", a.status, a.etag, etag, a.err)
 		}
 		t.Logf("released %v after the edit (debounce 50ms)", a.at.Sub(edited))
 	case <-time.After(60 * time.Second):
 		t.Fatal("the waiting request was never released")
+	}
+	if n := s.metric(t, "governanced_waiters"); n != 0 {
+		t.Errorf("%v waiters after the answer, want 0", n)
 	}
 }
 

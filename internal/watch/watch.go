@@ -72,6 +72,13 @@ type Config struct {
 	// OnError hears about directories that cannot be watched and watcher
 	// errors; watching goes on (the rescan still covers them). nil ignores.
 	OnError func(error)
+	// Watching, when set, is called once every target is watched: a
+	// change made after it is seen.
+	Watching func()
+	// Ignored, when set, hears of each file event that asks for no reload
+	// (a file beside the inputs that is not one), with the path it names,
+	// once the event is judged.
+	Ignored func(path string)
 }
 
 // maxReportedPaths bounds Trigger.Paths: a git checkout can touch thousands.
@@ -103,6 +110,9 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 	w := &watcher{fw: fw, onError: onError, dirs: map[string]bool{}}
 	for _, t := range cfg.Targets {
 		w.add(t)
+	}
+	if cfg.Watching != nil {
+		cfg.Watching()
 	}
 
 	var rescan <-chan time.Time
@@ -137,6 +147,9 @@ func Run(ctx context.Context, cfg Config, reload func(Trigger)) error {
 			}
 			tag, relevant := w.event(ev)
 			if !relevant {
+				if cfg.Ignored != nil {
+					cfg.Ignored(ev.Name)
+				}
 				continue
 			}
 			if len(paths) < maxReportedPaths && !slices.Contains(paths, ev.Name) {

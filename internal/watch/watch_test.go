@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,11 +43,28 @@ func TestDebouncer(t *testing.T) {
 	}
 }
 
-// start runs the watcher and returns its triggers; the test ends it.
-func start(t *testing.T, cfg Config) <-chan Trigger {
+// watched is a watcher a test runs: the triggers it asks for, and the
+// paths of the events it judged not to be inputs.
+type watched struct {
+	triggers <-chan Trigger
+	ignored  <-chan string
+}
+
+// start runs the watcher until the test ends, and returns once every
+// target is watched.
+func start(t *testing.T, cfg Config) watched {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	triggers := make(chan Trigger, 64)
+	ignored := make(chan string, 256)
+	ready := make(chan struct{})
+	cfg.Watching = func() { close(ready) }
+	cfg.Ignored = func(path string) {
+		select {
+		case ignored <- path:
+		default: // a test that does not read them
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -55,18 +73,60 @@ func start(t *testing.T, cfg Config) <-chan Trigger {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	return triggers
+	select {
+	case <-ready:
+	case <-done:
+		t.Fatal("the watcher ended before it watched anything")
+	}
+	return watched{triggers, ignored}
 }
 
-// next waits for a trigger; the deadline is only a guard against hanging.
+// guard bounds every wait of these tests: a watcher that never answers
+// fails instead of hanging. It asserts nothing about timing.
+const guard = 30 * time.Second
+
+// next waits for a trigger.
 func next(t *testing.T, triggers <-chan Trigger) Trigger {
 	t.Helper()
 	select {
 	case tr := <-triggers:
 		return tr
-	case <-time.After(30 * time.Second):
+	case <-time.After(guard):
 		t.Fatal("no reload was requested")
 		return Trigger{}
+	}
+}
+
+// nextFor waits for a trigger naming path among its paths, passing over
+// those of earlier changes (a burst of events may make two).
+func nextFor(t *testing.T, triggers <-chan Trigger, path string) Trigger {
+	t.Helper()
+	for {
+		if tr := next(t, triggers); slices.Contains(tr.Paths, path) {
+			return tr
+		}
+	}
+}
+
+// ignoredFor waits until the watcher has judged an event naming path not
+// to be an input: then it has asked for no reload for it. An event taken
+// for an input is never reported so, and the wait fails.
+func ignoredFor(t *testing.T, w watched, path string) {
+	t.Helper()
+	deadline := time.After(guard)
+	for {
+		select {
+		case p := <-w.ignored:
+			if p == path {
+				return
+			}
+		case tr := <-w.triggers:
+			if slices.Contains(tr.Paths, path) {
+				t.Fatalf("%s asked for a reload: %+v", path, tr)
+			}
+		case <-deadline:
+			t.Fatalf("no event on %s was ignored", path)
+		}
 	}
 }
 
@@ -75,58 +135,38 @@ func TestFileChangesAskForReload(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "apps", "a"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	triggers := start(t, Config{Targets: []Target{{Path: root, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
-	// The watches are set up asynchronously; keep touching until one lands.
-	var tr Trigger
-	for i := 0; ; i++ {
-		os.WriteFile(filepath.Join(root, "apps", "a", "governance.yaml"), []byte("defaults: {}\n"), 0o644)
-		select {
-		case tr = <-triggers:
-		case <-time.After(200 * time.Millisecond):
-			if i > 100 {
-				t.Fatal("no reload was requested")
-			}
-			continue
-		}
-		break
-	}
-	if tr.Reason != "files changed" || tr.Force || len(tr.Paths) == 0 || !tr.Has("tree") {
+	w := start(t, Config{Targets: []Target{{Path: root, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
+	base := filepath.Join(root, "apps", "a", "governance.yaml")
+	os.WriteFile(base, []byte("defaults: {}\n"), 0o644)
+	if tr := nextFor(t, w.triggers, base); tr.Reason != "files changed" || tr.Force || !tr.Has("tree") {
 		t.Errorf("trigger %+v", tr)
 	}
-	// A directory created after start is watched too (a new app).
+	// A directory created after start is watched too (a new app): its
+	// creation asks for a reload once it is watched.
 	newApp := filepath.Join(root, "apps", "b")
 	if err := os.Mkdir(newApp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	next(t, triggers) // the directory's creation
-	for i := 0; ; i++ {
-		os.WriteFile(filepath.Join(newApp, "governance.yaml"), []byte("defaults: {}\n"), 0o644)
-		select {
-		case tr = <-triggers:
-		case <-time.After(200 * time.Millisecond):
-			if i > 100 {
-				t.Fatal("a change in a new directory asked for no reload")
-			}
-			continue
-		}
-		break
-	}
+	nextFor(t, w.triggers, newApp)
+	newBase := filepath.Join(newApp, "governance.yaml")
+	os.WriteFile(newBase, []byte("defaults: {}\n"), 0o644)
+	nextFor(t, w.triggers, newBase)
 }
 
 func TestSignalForcesReload(t *testing.T) {
 	sig := make(chan os.Signal, 1)
-	triggers := start(t, Config{Signals: sig})
+	w := start(t, Config{Signals: sig})
 	sig <- syscall.SIGHUP
-	tr := next(t, triggers)
+	tr := next(t, w.triggers)
 	if !tr.Force || tr.Reason != syscall.SIGHUP.String() {
 		t.Errorf("trigger %+v, want a forced reload named after SIGHUP", tr)
 	}
 }
 
 func TestRescanAsksPeriodically(t *testing.T) {
-	triggers := start(t, Config{Rescan: 10 * time.Millisecond})
+	w := start(t, Config{Rescan: 10 * time.Millisecond})
 	for range 2 {
-		if tr := next(t, triggers); tr.Reason != "rescan" || tr.Force || !tr.Rescan {
+		if tr := next(t, w.triggers); tr.Reason != "rescan" || tr.Force || !tr.Rescan {
 			t.Errorf("trigger %+v", tr)
 		}
 	}
@@ -137,7 +177,7 @@ func TestUnwatchableDirectoryIsReported(t *testing.T) {
 	start(t, Config{Targets: []Target{{Path: filepath.Join(t.TempDir(), "missing"), Kind: Dir}}, OnError: func(err error) { errs <- err }})
 	select {
 	case <-errs:
-	case <-time.After(30 * time.Second):
+	case <-time.After(guard):
 		t.Fatal("a missing directory was not reported")
 	}
 }
@@ -151,21 +191,15 @@ func TestSymlinkedRootSwapAsksForReload(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "v1"), link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
-	triggers := start(t, Config{Targets: []Target{{Path: link, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
-	for i := 0; ; i++ {
-		tmp := filepath.Join(dir, "current.tmp")
-		os.Remove(tmp)
-		os.Symlink(filepath.Join(dir, []string{"v2", "v1"}[i%2]), tmp)
-		os.Rename(tmp, link)
-		select {
-		case <-triggers:
-			return
-		case <-time.After(200 * time.Millisecond):
-			if i > 100 {
-				t.Fatal("swapping the root asked for no reload")
-			}
-		}
+	w := start(t, Config{Targets: []Target{{Path: link, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
+	tmp := filepath.Join(dir, "current.tmp")
+	if err := os.Symlink(filepath.Join(dir, "v2"), tmp); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	nextFor(t, w.triggers, link)
 }
 
 // TestConfigMapTreeSwapAsksForReload: a ConfigMap mounted as the tree root
@@ -187,23 +221,16 @@ func TestConfigMapTreeSwapAsksForReload(t *testing.T) {
 	if err := os.Symlink("..data/governance.yaml", filepath.Join(root, "governance.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	triggers := start(t, Config{Targets: []Target{{Path: root, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
-	for i := 0; ; i++ {
-		tmp := filepath.Join(root, "..data_tmp")
-		os.Remove(tmp)
-		os.Symlink([]string{"..v2", "..v1"}[i%2], tmp)
-		os.Rename(tmp, filepath.Join(root, "..data"))
-		select {
-		case tr := <-triggers:
-			if !tr.Has("tree") {
-				t.Fatalf("trigger %+v", tr)
-			}
-			return
-		case <-time.After(200 * time.Millisecond):
-			if i > 100 {
-				t.Fatal("swapping ..data in the tree root asked for no reload")
-			}
-		}
+	w := start(t, Config{Targets: []Target{{Path: root, Kind: Tree, Match: isGovernance, Tag: "tree"}}, Debounce: 20 * time.Millisecond})
+	tmp := filepath.Join(root, "..data_tmp")
+	if err := os.Symlink("..v2", tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(root, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	if tr := nextFor(t, w.triggers, filepath.Join(root, "..data")); !tr.Has("tree") {
+		t.Fatalf("trigger %+v", tr)
 	}
 }
 
@@ -225,55 +252,43 @@ func TestOnlyInputsAskForReload(t *testing.T) {
 	owners := filepath.Join(dir, "etc", "owners.yaml")
 	os.WriteFile(owners, []byte("owners: []\n"), 0o644)
 	tree := filepath.Join(dir, "tree") // appears later, as git-sync's first clone does
-	triggers := start(t, Config{Debounce: 20 * time.Millisecond, Targets: []Target{
+	w := start(t, Config{Debounce: 20 * time.Millisecond, Targets: []Target{
 		{Path: tree, Kind: Tree, Match: isGovernance, Tag: "tree"},
 		{Path: filepath.Join(dir, "overlays"), Kind: Dir, Match: isGovernance, Tag: "tree"},
 		{Path: owners, Kind: File, Tag: "owners"},
 		{Path: filepath.Join(dir, "etc", "token"), Kind: File, Tag: "auth"},
 	}})
-	quiet := func(what string, change func()) {
+	// quiet changes a file that is not an input: the watcher judges its
+	// event and asks for nothing.
+	quiet := func(path string) {
+		t.Helper()
+		appendTo(t, path, "x\n")
+		ignoredFor(t, w, path)
+	}
+	// loud changes an input: a reload is asked for, naming it and its tag.
+	loud := func(what, tag, path string, change func()) {
 		t.Helper()
 		change()
-		select {
-		case tr := <-triggers:
-			t.Errorf("%s asked for a reload: %+v", what, tr)
-		case <-time.After(300 * time.Millisecond):
+		if tr := nextFor(t, w.triggers, path); !tr.Has(tag) {
+			t.Errorf("%s: trigger %+v, want tag %s", what, tr, tag)
 		}
 	}
-	loud := func(what, tag string, change func()) {
-		t.Helper()
-		for i := 0; ; i++ {
-			change()
-			select {
-			case tr := <-triggers:
-				if !tr.Has(tag) {
-					t.Errorf("%s: trigger %+v, want tag %s", what, tr, tag)
-				}
-				// Let the burst settle so the next step starts clean.
-				time.Sleep(100 * time.Millisecond)
-				for len(triggers) > 0 {
-					<-triggers
-				}
-				return
-			case <-time.After(200 * time.Millisecond):
-				if i > 50 {
-					t.Fatalf("%s asked for no reload", what)
-				}
-			}
-		}
-	}
-	quiet("a log file beside the tree", func() { appendTo(t, filepath.Join(dir, "governanced.log"), "a line\n") })
-	quiet("an editor's file beside the owners file", func() { appendTo(t, filepath.Join(dir, "etc", ".owners.yaml.swp"), "x") })
-	quiet("a README in the overlay directory", func() { appendTo(t, filepath.Join(dir, "overlays", "README.md"), "x") })
-	loud("the tree appearing", "tree", func() {
+	appendLine := func(path string) func() { return func() { appendTo(t, path, "# edit\n") } }
+	quiet(filepath.Join(dir, "governanced.log"))         // a log file beside the tree
+	quiet(filepath.Join(dir, "etc", ".owners.yaml.swp")) // an editor's file beside the owners file
+	quiet(filepath.Join(dir, "overlays", "README.md"))   // a README in the overlay directory
+	loud("the tree appearing", "tree", tree, func() {
 		os.MkdirAll(filepath.Join(tree, "apps", "a"), 0o755)
 		os.WriteFile(filepath.Join(tree, "apps", "a", "governance.yaml"), []byte("defaults: {}\n"), 0o644)
 	})
-	quiet("a README in an app directory", func() { appendTo(t, filepath.Join(tree, "apps", "a", "README.md"), "x") })
-	loud("a base edited", "tree", func() { appendTo(t, filepath.Join(tree, "apps", "a", "governance.yaml"), "# edit\n") })
-	loud("an overlay added", "tree", func() { appendTo(t, filepath.Join(dir, "overlays", "governance.a.yaml"), "defaults: {}\n") })
-	loud("the owners file", "owners", func() { appendTo(t, owners, "# edit\n") })
-	loud("the token file", "auth", func() { appendTo(t, filepath.Join(dir, "etc", "token"), "x\n") })
+	quiet(filepath.Join(tree, "apps", "a", "README.md")) // a README in an app directory
+	base := filepath.Join(tree, "apps", "a", "governance.yaml")
+	loud("a base edited", "tree", base, appendLine(base))
+	overlay := filepath.Join(dir, "overlays", "governance.a.yaml")
+	loud("an overlay added", "tree", overlay, appendLine(overlay))
+	loud("the owners file", "owners", owners, appendLine(owners))
+	token := filepath.Join(dir, "etc", "token")
+	loud("the token file", "auth", token, appendLine(token))
 }
 
 func appendTo(t *testing.T, path, text string) {
@@ -301,10 +316,6 @@ func TestFilesInsideATreeAskForTheirOwnReload(t *testing.T) {
 	if err := os.WriteFile(owners, []byte("owners: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	triggers := start(t, Config{Debounce: 20 * time.Millisecond, Targets: []Target{
-		{Path: tree, Kind: Tree, Match: isGovernance, Tag: "tree"},
-		{Path: owners, Kind: File, Tag: "owners"},
-	}})
 	changes := []struct {
 		name   string
 		change func()
@@ -321,26 +332,17 @@ func TestFilesInsideATreeAskForTheirOwnReload(t *testing.T) {
 		}},
 	}
 	for _, c := range changes {
-		// Run adds its watches while the first change may already be made:
-		// change again until a trigger comes.
-		for i := 0; ; i++ {
+		t.Run(c.name, func(t *testing.T) {
+			// A watcher of its own: the triggers of one change are not
+			// taken for the other's.
+			w := start(t, Config{Debounce: 20 * time.Millisecond, Targets: []Target{
+				{Path: tree, Kind: Tree, Match: isGovernance, Tag: "tree"},
+				{Path: owners, Kind: File, Tag: "owners"},
+			}})
 			c.change()
-			select {
-			case tr := <-triggers:
-				if !tr.Has("owners") {
-					t.Errorf("owners file %s: trigger %+v, want tag owners", c.name, tr)
-				}
-			case <-time.After(200 * time.Millisecond):
-				if i > 25 {
-					t.Fatalf("owners file %s: no reload asked for", c.name)
-				}
-				continue
+			if tr := nextFor(t, w.triggers, owners); !tr.Has("owners") {
+				t.Errorf("owners file %s: trigger %+v, want tag owners", c.name, tr)
 			}
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-		for len(triggers) > 0 {
-			<-triggers
-		}
+		})
 	}
 }
