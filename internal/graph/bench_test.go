@@ -88,7 +88,7 @@ func BenchmarkMatch(b *testing.B) {
 			for b.Loop() {
 				for _, q := range patterns {
 					for _, k := range keys {
-						Matches(q, k)
+						matches(q, k)
 					}
 				}
 			}

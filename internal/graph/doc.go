@@ -2,7 +2,7 @@
 // feeds which, computed from governance files alone. A pipeline's outputs are
 // the keys of its sources, its inputs the entries of its depends_on; an edge
 // joins a consumer to every producer whose key its entry matches, either side
-// possibly a glob (Matches). From the edges come the tiers (what may run in
+// possibly a glob. From the edges come the tiers (what may run in
 // parallel), the run order, and the findings: unresolved inputs, datasets
 // produced twice, cycles, self-dependencies, inactive producers, inputs marked
 // external that the scan produces, and, given a deployment's flows, schedule

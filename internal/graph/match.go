@@ -8,24 +8,10 @@ import (
 	"github.com/celine-eu/governanced/internal/keyindex"
 )
 
-// Matches reports whether a depends_on pattern names a sources key (graph.md
-// §5): either of the two, read as a Python fnmatchcase pattern, matches the
-// whole of the other read as text. Two globs therefore match only when one,
-// as plain text, matches the other.
-func Matches(pattern, key string) bool {
-	return fnmatch(key, pattern) || fnmatch(pattern, key)
-}
-
-// fnmatch is Python's fnmatchcase(text, pattern). A pattern is not always
-// matched by its own text: "[a]" matches only "a".
-func fnmatch(text, pattern string) bool {
-	if !keyindex.HasMeta(pattern) {
-		return text == pattern
-	}
-	return keyindex.Compile(pattern).Match(text)
-}
-
-// lookup appends to dst[:0] the entries of ix that Match q (§5), in
+// lookup appends to dst[:0] the entries of ix that match q (§5: either,
+// read as a Python fnmatchcase pattern, matches the whole of the other read
+// as text; two globs therefore match only when one, as plain text, matches
+// the other), in
 // ascending order, each once: the entries q matches as a glob (or equals),
 // and the glob entries that match q.
 func lookup(ix *keyindex.Index, q string, dst []int32) []int32 {
