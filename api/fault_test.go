@@ -102,14 +102,26 @@ func replaceWithDir(t *testing.T, p string) {
 	}
 }
 
+// faultCase is a way of breaking the tree under a running server: the
+// outcome of the reload that reads it, and what /status says of it.
+type faultCase struct {
+	name    string
+	break_  func(t *testing.T, dir string)
+	outcome snapshot.Outcome
+	says    []string // substrings of /status last_reload.error
+}
+
 func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
+	for _, c := range faultCases() {
+		t.Run(c.name, func(t *testing.T) { checkFault(t, c) })
+	}
+}
+
+// faultCases are the half-written files, the links to nothing, the files
+// turned directories and the registries broken that a served tree meets.
+func faultCases() []faultCase {
 	gov := "apps/a/governance.yaml"
-	tests := []struct {
-		name    string
-		break_  func(t *testing.T, dir string)
-		outcome snapshot.Outcome
-		says    []string // substrings of /status last_reload.error
-	}{
+	return []faultCase{
 		{name: "half-written: cut in the middle of a value",
 			break_: func(t *testing.T, dir string) {
 				testfs.Write(t, dir, map[string]string{gov: faultTree[gov][:len(faultTree[gov])-30]})
@@ -186,75 +198,77 @@ func TestFaultsKeepTheLastGoodSnapshot(t *testing.T) {
 			},
 			outcome: snapshot.Failed, says: []string{"apps/a cannot be read (permission denied)"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			store := faultStore(t, dir)
-			good := store.Current()
-			h, _ := newServer(Deps{Store: store})
+}
 
-			tt.break_(t, dir)
-			st := store.Reload(context.Background(), false)
-			if st.Outcome != tt.outcome {
-				t.Fatalf("outcome %v (%v), want %v", st.Outcome, st.Err, tt.outcome)
-			}
-			if store.Current() != good {
-				t.Fatal("a failed reload replaced the snapshot")
-			}
-			// A rescan of the same broken inputs changes nothing either.
-			if st := store.Reload(context.Background(), false); st.OK() || store.Current() != good {
-				t.Fatalf("a second look at the broken inputs: %v", st.Outcome)
-			}
+// checkFault breaks a served tree as c does: the reload is refused, the
+// last good revision keeps serving every dataset, /status says why, and the
+// repair serves the same revision again, reusing every app.
+func checkFault(t *testing.T, c faultCase) {
+	dir := t.TempDir()
+	store := faultStore(t, dir)
+	good := store.Current()
+	h, _ := newServer(Deps{Store: store})
 
-			var status struct {
-				Revision   string `json:"revision"`
-				LastReload struct {
-					OK      bool   `json:"ok"`
-					Outcome string `json:"outcome"`
-					Error   string `json:"error"`
-				} `json:"last_reload"`
-			}
-			r := do(t, h, "GET", "/status", nil)
-			if err := json.Unmarshal(r.body, &status); err != nil {
-				t.Fatal(err)
-			}
-			if status.Revision != good.Revision || status.LastReload.OK || status.LastReload.Outcome != tt.outcome.String() {
-				t.Errorf("/status: %s", r.body)
-			}
-			for _, s := range tt.says {
-				if !strings.Contains(status.LastReload.Error, s) {
-					t.Errorf("/status last_reload.error does not say %q:\n%s", s, status.LastReload.Error)
-				}
-			}
-			assertIntact(t, store.Current())
-			for _, id := range faultDatasets {
-				if r := do(t, h, "GET", "/datasets/"+strings.ReplaceAll(id, "*", "%2A")+"/rule", nil); r.status != 200 || r.header.Get(revisionHeader) != good.Revision {
-					t.Errorf("GET %s: %d from %s", id, r.status, r.header.Get(revisionHeader))
-				}
-			}
+	c.break_(t, dir)
+	st := store.Reload(context.Background(), false)
+	if st.Outcome != c.outcome {
+		t.Fatalf("outcome %v (%v), want %v", st.Outcome, st.Err, c.outcome)
+	}
+	if store.Current() != good {
+		t.Fatal("a failed reload replaced the snapshot")
+	}
+	// A rescan of the same broken inputs changes nothing either.
+	if st := store.Reload(context.Background(), false); st.OK() || store.Current() != good {
+		t.Fatalf("a second look at the broken inputs: %v", st.Outcome)
+	}
 
-			// Put the good inputs back: the same bytes, the same revision.
-			os.RemoveAll(filepath.Join(dir, "apps"))
-			os.RemoveAll(filepath.Join(dir, "owners.yaml"))
-			testfs.Write(t, dir, faultTree)
-			if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Activated || store.Current().Revision != good.Revision {
-				t.Fatalf("after the repair: %v (%v), revision %s", st.Outcome, st.Err, store.Current().Revision)
-			}
-			// The broken inputs were never served, so the repair finds every
-			// app as the last activated reload built it.
-			var repaired struct {
-				LastReload struct {
-					Reused int `json:"units_reused"`
-					Built  int `json:"units_built"`
-				} `json:"last_reload"`
-			}
-			if err := json.Unmarshal(do(t, h, "GET", "/status", nil).body, &repaired); err != nil {
-				t.Fatal(err)
-			}
-			if got := repaired.LastReload; got.Reused != 2 || got.Built != 0 {
-				t.Errorf("after the repair /status says %d apps reused, %d built; want 2, 0", got.Reused, got.Built)
-			}
-		})
+	var status struct {
+		Revision   string `json:"revision"`
+		LastReload struct {
+			OK      bool   `json:"ok"`
+			Outcome string `json:"outcome"`
+			Error   string `json:"error"`
+		} `json:"last_reload"`
+	}
+	r := do(t, h, "GET", "/status", nil)
+	if err := json.Unmarshal(r.body, &status); err != nil {
+		t.Fatal(err)
+	}
+	if status.Revision != good.Revision || status.LastReload.OK || status.LastReload.Outcome != c.outcome.String() {
+		t.Errorf("/status: %s", r.body)
+	}
+	for _, s := range c.says {
+		if !strings.Contains(status.LastReload.Error, s) {
+			t.Errorf("/status last_reload.error does not say %q:\n%s", s, status.LastReload.Error)
+		}
+	}
+	assertIntact(t, store.Current())
+	for _, id := range faultDatasets {
+		if r := do(t, h, "GET", "/datasets/"+strings.ReplaceAll(id, "*", "%2A")+"/rule", nil); r.status != 200 || r.header.Get(revisionHeader) != good.Revision {
+			t.Errorf("GET %s: %d from %s", id, r.status, r.header.Get(revisionHeader))
+		}
+	}
+
+	// Put the good inputs back: the same bytes, the same revision.
+	os.RemoveAll(filepath.Join(dir, "apps"))
+	os.RemoveAll(filepath.Join(dir, "owners.yaml"))
+	testfs.Write(t, dir, faultTree)
+	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Activated || store.Current().Revision != good.Revision {
+		t.Fatalf("after the repair: %v (%v), revision %s", st.Outcome, st.Err, store.Current().Revision)
+	}
+	// The broken inputs were never served, so the repair finds every
+	// app as the last activated reload built it.
+	var repaired struct {
+		LastReload struct {
+			Reused int `json:"units_reused"`
+			Built  int `json:"units_built"`
+		} `json:"last_reload"`
+	}
+	if err := json.Unmarshal(do(t, h, "GET", "/status", nil).body, &repaired); err != nil {
+		t.Fatal(err)
+	}
+	if got := repaired.LastReload; got.Reused != 2 || got.Built != 0 {
+		t.Errorf("after the repair /status says %d apps reused, %d built; want 2, 0", got.Reused, got.Built)
 	}
 }
 
@@ -286,127 +300,142 @@ func markerTree(n int) string {
 // marker of the very bytes its revision names.
 func TestRewritesDuringReloads(t *testing.T) {
 	for _, mode := range []string{"in place", "by rename"} {
-		t.Run(mode, func(t *testing.T) {
-			dir := t.TempDir()
-			store := faultStore(t, dir)
-			gov := filepath.Join(dir, "apps", "a", "governance.yaml")
-			const versions, rewrites = 4, 60
-			// The revision of each version, worked out before anything runs.
-			revs := map[string]int{}
-			loader := &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
-			for v := range versions {
-				os.WriteFile(gov, []byte(markerTree(v)), 0o644)
-				rev, _, err := loader.Revision(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				revs[rev] = v
-			}
-			os.WriteFile(gov, []byte(markerTree(0)), 0o644)
+		t.Run(mode, func(t *testing.T) { rewriteDuringReloads(t, mode) })
+	}
+}
 
-			verify := func(snap *snapshot.Snapshot) error {
-				v, ok := revs[snap.Revision]
-				if !ok {
-					return fmt.Errorf("revision %s names no version that was written", snap.Revision)
-				}
-				if got := servedDatasets(snap); !slices.Equal(got, faultDatasets) {
-					return fmt.Errorf("revision %s serves %v", snap.Revision, got)
-				}
-				d, err := snap.Resolve("ds.a.one")
-				if err != nil {
-					return err
-				}
-				var buf bytes.Buffer
-				appendRuleBody(&buf, snap, "ds.a.one", d, false)
-				if want := fmt.Sprintf(`"marker-%d"`, v); !bytes.Contains(buf.Bytes(), []byte(want)) {
-					return fmt.Errorf("revision %s (version %d) serves %s", snap.Revision, v, buf.Bytes())
-				}
-				return nil
+func rewriteDuringReloads(t *testing.T, mode string) {
+	dir := t.TempDir()
+	store := faultStore(t, dir)
+	gov := filepath.Join(dir, "apps", "a", "governance.yaml")
+	const versions, rewrites = 4, 60
+	revs := versionRevisions(t, dir, gov, versions)
+	var stop atomic.Bool
+	var reloads, activated atomic.Int64
+	// settle lets the reloader run twice on the complete file, so that
+	// rewrites and activations interleave.
+	settle := func() {
+		for n := reloads.Load(); reloads.Load() < n+2 && !stop.Load(); {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	wg.Add(2)
+	go func() { // the writer
+		defer wg.Done()
+		defer stop.Store(true)
+		for i := 1; i <= rewrites; i++ {
+			if err := rewrite(mode, gov, []byte(markerTree(i%versions)), store); err != nil {
+				errs <- err
+				return
 			}
-
-			var stop atomic.Bool
-			var reloads, activated atomic.Int64
-			// settle lets the reloader run twice on the complete file, so that
-			// rewrites and activations interleave.
-			settle := func() {
-				for n := reloads.Load(); reloads.Load() < n+2 && !stop.Load(); {
-					time.Sleep(100 * time.Microsecond)
-				}
+			if mode != "by rename" || i%2 == 0 {
+				settle()
 			}
-			var wg sync.WaitGroup
-			errs := make(chan error, 16)
-			wg.Add(2)
-			go func() { // the writer
-				defer wg.Done()
-				defer stop.Store(true)
-				for i := 1; i <= rewrites; i++ {
-					content := []byte(markerTree(i % versions))
-					if mode == "by rename" {
-						tmp := gov + ".tmp"
-						os.WriteFile(tmp, content, 0o644)
-						os.Rename(tmp, gov)
-						if i%2 == 0 {
-							settle()
-						}
-						continue
+		}
+	}()
+	go func() { // the reloader
+		defer wg.Done()
+		for !stop.Load() {
+			if st := store.Reload(context.Background(), false); st.Outcome == snapshot.Activated {
+				activated.Add(1)
+			}
+			reloads.Add(1)
+		}
+	}()
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Go(func() {
+			for !stop.Load() {
+				if err := servesItsVersion(store.Current(), revs); err != nil {
+					select {
+					case errs <- err:
+					default:
 					}
-					// Cut inside the first source's flow mapping: the first half
-					// alone is not YAML.
-					cut := bytes.Index(content, []byte("marker-"))
-					f, err := os.OpenFile(gov, os.O_WRONLY|os.O_TRUNC, 0o644)
-					if err != nil {
-						errs <- err
-						return
-					}
-					f.Write(content[:cut])
-					for range 3 {
-						store.Reload(context.Background(), false) // a reload meets the half-written file
-					}
-					f.Write(content[cut:])
-					f.Close()
-					settle()
+					return
 				}
-			}()
-			go func() { // the reloader
-				defer wg.Done()
-				for !stop.Load() {
-					if st := store.Reload(context.Background(), false); st.Outcome == snapshot.Activated {
-						activated.Add(1)
-					}
-					reloads.Add(1)
-				}
-			}()
-			var readers sync.WaitGroup
-			for range 4 {
-				readers.Add(1)
-				go func() {
-					defer readers.Done()
-					for !stop.Load() {
-						if err := verify(store.Current()); err != nil {
-							select {
-							case errs <- err:
-							default:
-							}
-							return
-						}
-					}
-				}()
 			}
-			wg.Wait()
-			readers.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-			// Quiet now: the last version is served.
-			store.Reload(context.Background(), false)
-			if err := verify(store.Current()); err != nil {
-				t.Error(err)
-			}
-			if v := revs[store.Current().Revision]; v != rewrites%versions {
-				t.Errorf("after the last rewrite version %d is served, want %d", v, rewrites%versions)
-			}
-			t.Logf("%d reloads, %d activated", reloads.Load(), activated.Load())
 		})
 	}
+	wg.Wait()
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Quiet now: the last version is served.
+	store.Reload(context.Background(), false)
+	if err := servesItsVersion(store.Current(), revs); err != nil {
+		t.Error(err)
+	}
+	if v := revs[store.Current().Revision]; v != rewrites%versions {
+		t.Errorf("after the last rewrite version %d is served, want %d", v, rewrites%versions)
+	}
+	t.Logf("%d reloads, %d activated", reloads.Load(), activated.Load())
+}
+
+// versionRevisions is the revision of each version of the tree, by
+// version, worked out before anything runs; the tree is left at version 0.
+func versionRevisions(t *testing.T, dir, gov string, versions int) map[string]int {
+	t.Helper()
+	revs := map[string]int{}
+	loader := &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
+	for v := range versions {
+		os.WriteFile(gov, []byte(markerTree(v)), 0o644)
+		rev, _, err := loader.Revision(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs[rev] = v
+	}
+	os.WriteFile(gov, []byte(markerTree(0)), 0o644)
+	return revs
+}
+
+// rewrite writes content to gov: by rename, or in place in two writes with
+// reloads meeting the half-written file in between.
+func rewrite(mode, gov string, content []byte, store *snapshot.Store) error {
+	if mode == "by rename" {
+		tmp := gov + ".tmp"
+		if err := os.WriteFile(tmp, content, 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, gov)
+	}
+	// Cut inside the first source's flow mapping: the first half alone is
+	// not YAML.
+	cut := bytes.Index(content, []byte("marker-"))
+	f, err := os.OpenFile(gov, os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Write(content[:cut])
+	for range 3 {
+		store.Reload(context.Background(), false) // a reload meets the half-written file
+	}
+	f.Write(content[cut:])
+	return f.Close()
+}
+
+// servesItsVersion checks that snap declares every dataset and carries the
+// marker of the very bytes its revision names.
+func servesItsVersion(snap *snapshot.Snapshot, revs map[string]int) error {
+	v, ok := revs[snap.Revision]
+	if !ok {
+		return fmt.Errorf("revision %s names no version that was written", snap.Revision)
+	}
+	if got := servedDatasets(snap); !slices.Equal(got, faultDatasets) {
+		return fmt.Errorf("revision %s serves %v", snap.Revision, got)
+	}
+	d, err := snap.Resolve("ds.a.one")
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	appendRuleBody(&buf, snap, "ds.a.one", d, false)
+	if want := fmt.Sprintf(`"marker-%d"`, v); !bytes.Contains(buf.Bytes(), []byte(want)) {
+		return fmt.Errorf("revision %s (version %d) serves %s", snap.Revision, v, buf.Bytes())
+	}
+	return nil
 }

@@ -95,16 +95,48 @@ func TestGraphDocument(t *testing.T) {
 	}
 }
 
+// graphRouteCase is one request of a graph route and what it answers.
+type graphRouteCase struct {
+	name    string
+	target  string
+	status  int
+	want    map[string]any // members of the body to compare
+	problem string
+}
+
 func TestGraphRoutes(t *testing.T) {
 	h, store := testServer(t)
 	rev := store.Current().Revision
-	tests := []struct {
-		name    string
-		target  string
-		status  int
-		want    map[string]any // members of the body to compare
-		problem string
-	}{
+	tests := graphRouteCases()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, h, "GET", tt.target, nil)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tt.status, r.body)
+			}
+			body := decodeBody(t, r)
+			if tt.problem != "" {
+				if typ, _ := body["type"].(string); !strings.HasSuffix(typ, "#problem-"+tt.problem) || r.header.Get("Content-Type") != "application/problem+json" {
+					t.Errorf("type %q (%s), want …#problem-%s", typ, r.header.Get("Content-Type"), tt.problem)
+				}
+				if tt.status == 404 && body["revision"] != rev {
+					t.Errorf("a lookup's problem names revision %v, want %s", body["revision"], rev)
+				}
+			} else if body["revision"] != rev || r.header.Get(revisionHeader) != rev || r.header.Get("ETag") == "" {
+				t.Errorf("revision %v, header %q, ETag %q", body["revision"], r.header.Get(revisionHeader), r.header.Get("ETag"))
+			}
+			for k, want := range tt.want {
+				if diff := cmp.Diff(want, body[k]); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", k, diff)
+				}
+			}
+		})
+	}
+}
+
+// graphRouteCases are the graph routes' answers on testdata/tree.
+func graphRouteCases() []graphRouteCase {
+	return []graphRouteCase{
 		{name: "a pipeline", target: "/graph/pipelines/weather", status: 200, want: map[string]any{
 			"name": "weather", "path": "apps/weather/governance.yaml", "active": true, "declared": true, "tier": 1.0,
 			"overlays": false, "depth": 1.0,
@@ -179,30 +211,6 @@ func TestGraphRoutes(t *testing.T) {
 		{name: "negative depth", target: "/graph/pipelines/weather?depth=-1", status: 400, problem: "bad-request"},
 		{name: "bad overlays", target: "/datasets/x/consumers?overlays=perhaps", status: 400, problem: "bad-request"},
 		{name: "bad format", target: "/graph?format=dot", status: 400, problem: "bad-request"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := do(t, h, "GET", tt.target, nil)
-			if r.status != tt.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tt.status, r.body)
-			}
-			body := decodeBody(t, r)
-			if tt.problem != "" {
-				if typ, _ := body["type"].(string); !strings.HasSuffix(typ, "#problem-"+tt.problem) || r.header.Get("Content-Type") != "application/problem+json" {
-					t.Errorf("type %q (%s), want …#problem-%s", typ, r.header.Get("Content-Type"), tt.problem)
-				}
-				if tt.status == 404 && body["revision"] != rev {
-					t.Errorf("a lookup's problem names revision %v, want %s", body["revision"], rev)
-				}
-			} else if body["revision"] != rev || r.header.Get(revisionHeader) != rev || r.header.Get("ETag") == "" {
-				t.Errorf("revision %v, header %q, ETag %q", body["revision"], r.header.Get(revisionHeader), r.header.Get("ETag"))
-			}
-			for k, want := range tt.want {
-				if diff := cmp.Diff(want, body[k]); diff != "" {
-					t.Errorf("%s (-want +got):\n%s", k, diff)
-				}
-			}
-		})
 	}
 }
 

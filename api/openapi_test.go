@@ -186,28 +186,30 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	schemas := newSchemaSet(t)
 	h, store := testServer(t)
 	etag := `"` + strings.TrimPrefix(store.Current().Revision, "sha256:") + `"`
-	tree := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {}\nsources:\n  ds.x: {expose: true}\n"})
-	broken := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {access_level: publik}\n"})
-	policyReq := `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": []}}`
-	artifacts := artifactBody(t, realPairParts(t, "version: 1\nrules: []\n"))
-	badCatalog := realPairParts(t, "version: 1\nrules: []\n")
-	badCatalog["catalog"] = []byte("{")
-	brokenArtifacts := artifactBody(t, badCatalog)
-	withoutPolicy := realPairParts(t, "")
-	delete(withoutPolicy, "policy")
-	noPolicy := artifactBody(t, withoutPolicy)
-
-	served := servedFiles(t)
-	changed := edited(t, served, "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n")
-	changed = edited(t, changed, "apps/twin/governance.yaml", "sources:", "sources:\n  datasets.new: {expose: true}")
-	diffHead := uploadOf(t, changed)
-	var diffBoth struct {
-		body        []byte
-		contentType string
+	reached := map[string]bool{}
+	for _, ex := range append(readExchanges(etag), operationExchanges(t)...) {
+		r := do(t, h, ex.method, ex.target, bytes.NewReader(ex.body), ex.header...)
+		reached[strings.ToLower(ex.method)+" "+ex.route] = true
+		matchesOpenAPI(t, doc, schemas, ex, r)
 	}
-	diffBoth.body, diffBoth.contentType = multipartDiff(t, "base", uploadOf(t, served), "head", uploadOf(t, edited(t, changed, "apps/weather/governance.yaml", "defaults:", "defaults:\n  access_level: [")))
+	var missed []string
+	for path, item := range doc["paths"].(map[string]any) {
+		for method := range item.(map[string]any) {
+			if !reached[method+" "+path] {
+				missed = append(missed, method+" "+path)
+			}
+		}
+	}
+	slices.Sort(missed)
+	if len(missed) > 0 {
+		t.Errorf("no exchange reaches %v", missed)
+	}
+}
 
-	exchanges := []exchange{
+// readExchanges are GETs reaching every read route, answered and refused,
+// and conditional; etag is the served revision's.
+func readExchanges(etag string) []exchange {
+	return []exchange{
 		{"GET", "/healthz", "/healthz", nil, nil},
 		{"GET", "/readyz", "/readyz", nil, nil},
 		{"GET", "/metrics", "/metrics", nil, nil},
@@ -296,6 +298,34 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"GET", "/ui/static/ui.css", "/ui/static/{name}", nil, nil},
 		{"GET", "/ui/static/ui.js", "/ui/static/{name}", nil, nil},
 		{"GET", "/ui/static/nope.js", "/ui/static/{name}", nil, nil},
+	}
+}
+
+// operationExchanges are POSTs reaching every operation, answered and
+// refused.
+func operationExchanges(t *testing.T) []exchange {
+	tree := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {}\nsources:\n  ds.x: {expose: true}\n"})
+	broken := uploadOf(t, map[string]string{"apps/a/governance.yaml": "defaults: {access_level: publik}\n"})
+	policyReq := `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": []}}`
+	artifacts := artifactBody(t, realPairParts(t, "version: 1\nrules: []\n"))
+	badCatalog := realPairParts(t, "version: 1\nrules: []\n")
+	badCatalog["catalog"] = []byte("{")
+	brokenArtifacts := artifactBody(t, badCatalog)
+	withoutPolicy := realPairParts(t, "")
+	delete(withoutPolicy, "policy")
+	noPolicy := artifactBody(t, withoutPolicy)
+
+	served := servedFiles(t)
+	changed := edited(t, served, "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n")
+	changed = edited(t, changed, "apps/twin/governance.yaml", "sources:", "sources:\n  datasets.new: {expose: true}")
+	diffHead := uploadOf(t, changed)
+	var diffBoth struct {
+		body        []byte
+		contentType string
+	}
+	diffBoth.body, diffBoth.contentType = multipartDiff(t, "base", uploadOf(t, served), "head", uploadOf(t, edited(t, changed, "apps/weather/governance.yaml", "defaults:", "defaults:\n  access_level: [")))
+
+	return []exchange{
 		{"POST", "/validate", "/validate", tree, []string{"Content-Type", "application/x-tar"}},
 		{"POST", "/validate?format=sarif", "/validate", tree, []string{"Content-Type", "application/x-tar"}},
 		{"POST", "/validate?strict=true", "/validate", broken, []string{"Content-Type", "application/x-tar"}},
@@ -326,58 +356,47 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"POST", "/policy/evaluate", "/policy/evaluate", brokenArtifacts.body, []string{"Content-Type", brokenArtifacts.contentType}},
 		{"POST", "/policy/evaluate", "/policy/evaluate", noPolicy.body, []string{"Content-Type", noPolicy.contentType}},
 	}
-	reached := map[string]bool{}
-	for _, ex := range exchanges {
-		r := do(t, h, ex.method, ex.target, bytes.NewReader(ex.body), ex.header...)
-		method := strings.ToLower(ex.method)
-		reached[method+" "+ex.route] = true
-		mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
-		if r.status == http.StatusNotModified {
-			mt = ""
-		}
-		pointer, ok := responseSchema(t, doc, ex.route, method, r.status, mt)
-		if !ok {
-			if len(r.body) > 0 {
-				t.Errorf("%s %s: %d with a body, but openapi.yaml documents none", ex.method, ex.target, r.status)
-			}
-			continue
-		}
-		if !strings.Contains(mt, "json") {
-			continue // YAML, text and Markdown bodies have no schema to hold them to
-		}
-		if mt == "application/x-ndjson" {
-			lines := bytes.Split(bytes.TrimSuffix(r.body, []byte("\n")), []byte("\n"))
-			for _, line := range lines {
-				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
-				if err == nil {
-					err = schemas.compile(t, pointer).Validate(inst)
-				}
-				if err != nil {
-					t.Errorf("%s %s: a line does not match openapi.yaml: %v\n%s", ex.method, ex.target, err, line)
-				}
-			}
-			continue
-		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.body))
-		if err != nil {
-			t.Errorf("%s %s: %d body is not JSON: %v\n%s", ex.method, ex.target, r.status, err, r.body)
-			continue
-		}
-		if err := schemas.compile(t, pointer).Validate(inst); err != nil {
-			t.Errorf("%s %s: %d body does not match openapi.yaml:\n%v\n%s", ex.method, ex.target, r.status, err, r.body)
-		}
+}
+
+// matchesOpenAPI holds one answer to the schema openapi.yaml gives the
+// exchange's route, method, status and media type.
+func matchesOpenAPI(t *testing.T, doc map[string]any, schemas *schemaSet, ex exchange, r response) {
+	t.Helper()
+	method := strings.ToLower(ex.method)
+	mt, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
+	if r.status == http.StatusNotModified {
+		mt = ""
 	}
-	var missed []string
-	for path, item := range doc["paths"].(map[string]any) {
-		for method := range item.(map[string]any) {
-			if !reached[method+" "+path] {
-				missed = append(missed, method+" "+path)
+	pointer, ok := responseSchema(t, doc, ex.route, method, r.status, mt)
+	if !ok {
+		if len(r.body) > 0 {
+			t.Errorf("%s %s: %d with a body, but openapi.yaml documents none", ex.method, ex.target, r.status)
+		}
+		return
+	}
+	if !strings.Contains(mt, "json") {
+		return // YAML, text and Markdown bodies have no schema to hold them to
+	}
+	if mt == "application/x-ndjson" {
+		lines := bytes.Split(bytes.TrimSuffix(r.body, []byte("\n")), []byte("\n"))
+		for _, line := range lines {
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+			if err == nil {
+				err = schemas.compile(t, pointer).Validate(inst)
+			}
+			if err != nil {
+				t.Errorf("%s %s: a line does not match openapi.yaml: %v\n%s", ex.method, ex.target, err, line)
 			}
 		}
+		return
 	}
-	slices.Sort(missed)
-	if len(missed) > 0 {
-		t.Errorf("no exchange reaches %v", missed)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.body))
+	if err != nil {
+		t.Errorf("%s %s: %d body is not JSON: %v\n%s", ex.method, ex.target, r.status, err, r.body)
+		return
+	}
+	if err := schemas.compile(t, pointer).Validate(inst); err != nil {
+		t.Errorf("%s %s: %d body does not match openapi.yaml:\n%v\n%s", ex.method, ex.target, r.status, err, r.body)
 	}
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -131,7 +132,42 @@ func TestNoServerPathInAnyAnswer(t *testing.T) {
 	}
 	h, _ := newServer(Deps{Store: store})
 	forbidden := []string{disk, ".worktrees", "srv/governance", "current/", "etc/governanced", "4f2a9c1e"}
+	values := routeValues(t, h)
+	walkAnswers(t, h, values, forbidden, "served")
+	for _, sarif := range []string{"/report?format=sarif"} {
+		r := do(t, h, "GET", sarif, nil)
+		if !strings.Contains(string(r.body), `"uriBaseId": "%SRCROOT%"`) && strings.Contains(string(r.body), `"uri"`) {
+			t.Errorf("the served SARIF places no file relative to %%SRCROOT%%:\n%s", r.body)
+		}
+	}
+	wt := filepath.Join(disk, "srv/governance/.worktrees/4f2a9c1e")
+	diffsNameNoPlace(t, h, wt, forbidden)
 
+	// A rejected reload (its report in /status) and a failed one (a link
+	// out of the tree): what they say names no place either.
+	testfs.Write(t, wt, map[string]string{"apps/weather/governance.yaml": "defaults: {access_level: publik}\nsources: {x: {}}\n"})
+	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Rejected {
+		t.Fatalf("a broken file: %v (%v)", st.Outcome, st.Err)
+	}
+	walkAnswers(t, h, values, forbidden, "after a rejected reload")
+	if err := os.Symlink(filepath.Join(disk, "etc/governanced/owners.yaml"), filepath.Join(wt, "apps/leak")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(wt, "apps/leak2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(disk, "etc/governanced/owners.yaml"), filepath.Join(wt, "apps/leak2/governance.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Failed {
+		t.Fatalf("a link out: %v (%v)", st.Outcome, st.Err)
+	}
+	walkAnswers(t, h, values, forbidden, "after a failed reload")
+}
+
+// routeValues are the values to fill each route parameter with: every app,
+// dataset, owner, schema and static file the server names.
+func routeValues(t *testing.T, h http.Handler) map[string][]string {
 	list := func(target, field string) []string {
 		var body struct {
 			Items []map[string]any `json:"items"`
@@ -145,7 +181,7 @@ func TestNoServerPathInAnyAnswer(t *testing.T) {
 		}
 		return out
 	}
-	values := map[string][]string{
+	return map[string][]string{
 		"app":                     list("/apps", "name"),
 		"id":                      list("/datasets", "id"),
 		"key":                     list("/owners", "id"),
@@ -158,50 +194,51 @@ func TestNoServerPathInAnyAnswer(t *testing.T) {
 		"/owners/{key}":           list("/owners", "id"),
 		"/ui/datasets/{id}":       list("/datasets", "id"),
 	}
-	walk := func(phase string) {
-		seen := map[string]bool{}
-		queue := getTargets(t, values)
-		link := regexp.MustCompile(`href="(/ui/[^"#]*)"`)
-		for len(queue) > 0 && len(seen) < 2000 {
-			target := queue[0]
-			queue = queue[1:]
-			if seen[target] {
-				continue
-			}
-			seen[target] = true
-			r := do(t, h, "GET", target, nil)
-			if r.status >= 500 && target != "/events" {
-				t.Errorf("%s: GET %s: %d %s", phase, target, r.status, r.body)
-			}
-			text := string(r.body) + " " + strings.Join(flatten(r.header), " ")
-			for _, f := range forbidden {
-				if i := strings.Index(text, f); i >= 0 {
-					t.Errorf("%s: GET %s names %q: …%s…", phase, target, f, text[max(0, i-80):min(len(text), i+80)])
-				}
-			}
-			if strings.HasPrefix(target, "/ui/") {
-				for _, m := range link.FindAllStringSubmatch(string(r.body), -1) {
-					u := strings.ReplaceAll(m[1], "&amp;", "&")
-					if !seen[u] {
-						queue = append(queue, u)
-					}
-				}
-			}
-		}
-		if len(seen) < 100 {
-			t.Errorf("%s: walked %d answers only", phase, len(seen))
-		}
-	}
-	walk("served")
-	for _, sarif := range []string{"/report?format=sarif"} {
-		r := do(t, h, "GET", sarif, nil)
-		if !strings.Contains(string(r.body), `"uriBaseId": "%SRCROOT%"`) && strings.Contains(string(r.body), `"uri"`) {
-			t.Errorf("the served SARIF places no file relative to %%SRCROOT%%:\n%s", r.body)
-		}
-	}
+}
 
-	// A pull request's diff against the served tree, in every format.
-	wt := filepath.Join(disk, "srv/governance/.worktrees/4f2a9c1e")
+// walkAnswers GETs every route with every value, and every page the web
+// page links to: none answers 5xx, and none names anything of forbidden.
+func walkAnswers(t *testing.T, h http.Handler, values map[string][]string, forbidden []string, phase string) {
+	t.Helper()
+	seen := map[string]bool{}
+	queue := getTargets(t, values)
+	link := regexp.MustCompile(`href="(/ui/[^"#]*)"`)
+	for len(queue) > 0 && len(seen) < 2000 {
+		target := queue[0]
+		queue = queue[1:]
+		if seen[target] {
+			continue
+		}
+		seen[target] = true
+		r := do(t, h, "GET", target, nil)
+		if r.status >= 500 && target != "/events" {
+			t.Errorf("%s: GET %s: %d %s", phase, target, r.status, r.body)
+		}
+		text := string(r.body) + " " + strings.Join(flatten(r.header), " ")
+		for _, f := range forbidden {
+			if i := strings.Index(text, f); i >= 0 {
+				t.Errorf("%s: GET %s names %q: …%s…", phase, target, f, text[max(0, i-80):min(len(text), i+80)])
+			}
+		}
+		if strings.HasPrefix(target, "/ui/") {
+			for _, m := range link.FindAllStringSubmatch(string(r.body), -1) {
+				u := strings.ReplaceAll(m[1], "&amp;", "&")
+				if !seen[u] {
+					queue = append(queue, u)
+				}
+			}
+		}
+	}
+	if len(seen) < 100 {
+		t.Errorf("%s: walked %d answers only", phase, len(seen))
+	}
+}
+
+// diffsNameNoPlace posts a pull request's diff against the served tree,
+// read from its checkout wt, in every format: none names anything of
+// forbidden.
+func diffsNameNoPlace(t *testing.T, h http.Handler, wt string, forbidden []string) {
+	t.Helper()
 	head := map[string]string{}
 	for _, f := range []string{"apps/meters/governance.yaml", "apps/meters/governance.meters.yaml", "apps/twin/governance.yaml", "apps/weather/governance.yaml"} {
 		b, err := os.ReadFile(filepath.Join(wt, f))
@@ -223,27 +260,6 @@ func TestNoServerPathInAnyAnswer(t *testing.T) {
 			}
 		}
 	}
-
-	// A rejected reload (its report in /status) and a failed one (a link
-	// out of the tree): what they say names no place either.
-	testfs.Write(t, wt, map[string]string{"apps/weather/governance.yaml": "defaults: {access_level: publik}\nsources: {x: {}}\n"})
-	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Rejected {
-		t.Fatalf("a broken file: %v (%v)", st.Outcome, st.Err)
-	}
-	walk("after a rejected reload")
-	if err := os.Symlink(filepath.Join(disk, "etc/governanced/owners.yaml"), filepath.Join(wt, "apps/leak")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(wt, "apps/leak2"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(disk, "etc/governanced/owners.yaml"), filepath.Join(wt, "apps/leak2/governance.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if st := store.Reload(context.Background(), false); st.Outcome != snapshot.Failed {
-		t.Fatalf("a link out: %v (%v)", st.Outcome, st.Err)
-	}
-	walk("after a failed reload")
 }
 
 func flatten(h map[string][]string) []string {

@@ -48,16 +48,50 @@ func (e effective) inputs() snapshot.Inputs {
 // from_file_with_override(base, overlay_name, infer_from_dir=…) on this
 // app, with GOVERNANCE_OVERLAY_NAME set or not: title is the defaults.title
 // of what the library returned, recorded by running it on this layout.
+// optionsCase is a command line and environment, the check options they
+// come to, and the title of the overlay served with them.
+type optionsCase struct {
+	name  string
+	args  []string
+	env   map[string]string
+	want  effective
+	title string // "" when the check fails (the tree is not served)
+}
+
 func TestCheckOptionsInEveryCommand(t *testing.T) {
 	t.Chdir(testfs.Tree(t, optionsTree))
+	for _, tc := range optionsCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			rev, _, err := (&snapshot.Loader{Inputs: tc.want.inputs()}).Revision(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			getenv := func(k string) string { return tc.env[k] }
+			run := func(t *testing.T, args ...string) (int, []byte) {
+				t.Helper()
+				var stdout, stderr bytes.Buffer
+				code := run(context.Background(), append(args, tc.args...), getenv, &stdout, &stderr)
+				if code == 2 {
+					t.Fatalf("%v: a usage error: %s", args, stderr.String())
+				}
+				return code, stdout.Bytes()
+			}
+			t.Run("validate", func(t *testing.T) { validateWithOptions(t, tc, run) })
+			t.Run("resolve", func(t *testing.T) { resolveWithOptions(t, tc, rev, run) })
+			t.Run("diff", func(t *testing.T) { diffWithOptions(t, tc, rev, run) })
+			t.Run("serve", func(t *testing.T) { serveWithOptions(t, tc, rev, getenv) })
+		})
+	}
+}
+
+// runWith runs a command with a case's command line and environment.
+type runWith func(t *testing.T, args ...string) (code int, stdout []byte)
+
+// optionsCases are the library's from_file_with_override answers, then
+// governanced's own variables and the other options.
+func optionsCases() []optionsCase {
 	noInfer := []string{"--infer-from-dir=false"}
-	for _, tc := range []struct {
-		name  string
-		args  []string
-		env   map[string]string
-		want  effective
-		title string // "" when the check fails (the tree is not served)
-	}{
+	return []optionsCase{
 		// from_file_with_override, as the library answers.
 		{"inferred", nil, nil, effective{}, "meters"},
 		{"base unchanged", noInfer, nil, effective{noInfer: true}, "base"},
@@ -80,110 +114,102 @@ func TestCheckOptionsInEveryCommand(t *testing.T) {
 		{"GOVERNANCED_OWNERS, GOVERNANCED_DATASPACE", nil, map[string]string{"GOVERNANCED_OWNERS": "owners.yaml:owners.yaml", "GOVERNANCED_DATASPACE": "true"}, effective{owners: []string{"owners.yaml", "owners.yaml"}, dataspace: true}, "meters"},
 		{"--strict fails on the unused overlay", []string{"--strict"}, nil, effective{strict: true}, ""},
 		{"GOVERNANCED_STRICT, with nothing unused", append([]string{"--overlay-name", "deploy"}, noInfer...), map[string]string{"GOVERNANCED_STRICT": "true", "GOVERNANCED_OVERLAY_NAME": "x"}, effective{overlayName: "deploy", noInfer: true, strict: true}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rev, _, err := (&snapshot.Loader{Inputs: tc.want.inputs()}).Revision(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			getenv := func(k string) string { return tc.env[k] }
-			run := func(args ...string) (int, []byte) {
-				t.Helper()
-				var stdout, stderr bytes.Buffer
-				code := run(context.Background(), append(args, tc.args...), getenv, &stdout, &stderr)
-				if code == 2 {
-					t.Fatalf("%v: a usage error: %s", args, stderr.String())
-				}
-				return code, stdout.Bytes()
-			}
+	}
+}
 
-			t.Run("validate", func(t *testing.T) {
-				code, out := run("validate", "apps/*", "--format", "json")
-				var rep check.Report
-				if err := json.Unmarshal(out, &rep); err != nil {
-					t.Fatalf("exit %d: %v\n%s", code, err, out)
-				}
-				want := check.Inputs{Paths: []string{"apps/*"}, Owners: tc.want.owners, Dataspace: tc.want.dataspace, InferFromDir: !tc.want.noInfer}
-				if want.Owners == nil {
-					want.Owners = []string{}
-				}
-				for p, v := range map[**string]string{&want.OverlayName: tc.want.overlayName, &want.OverlayDir: tc.want.overlayDir, &want.Placeholders: tc.want.placeholders} {
-					if v != "" {
-						*p = &v
-					}
-				}
-				if d := cmp.Diff(want, rep.Inputs); d != "" || rep.Strict != tc.want.strict {
-					t.Errorf("inputs (-want +got):\n%s\nstrict %v", d, rep.Strict)
-				}
-				if got := servedTitle(rep); (code == 0) != (tc.title != "") || (tc.title != "" && got != tc.title) {
-					t.Errorf("exit %d serving %q, want %q", code, got, tc.title)
-				}
-			})
-			t.Run("resolve", func(t *testing.T) {
-				code, out := run("resolve", "--tree", ".", "--app", "meters", "ds.none")
-				if tc.title == "" {
-					if code != 1 {
-						t.Errorf("exit %d, want 1: the tree fails its check", code)
-					}
-					return
-				}
-				var body struct {
-					Revision string `json:"revision"`
-					Rule     struct {
-						Title string `json:"title"`
-					} `json:"rule"`
-				}
-				if err := json.Unmarshal(out, &body); err != nil {
-					t.Fatalf("exit %d: %v\n%s", code, err, out)
-				}
-				if body.Revision != rev || body.Rule.Title != tc.title {
-					t.Errorf("revision %s, title %q; want %s, %q", body.Revision, body.Rule.Title, rev, tc.title)
-				}
-			})
-			t.Run("diff", func(t *testing.T) {
-				code, out := run("diff", "--base", ".", "--head", ".", "--format", "json")
-				var rep struct {
-					Base, Head struct {
-						Revision string `json:"revision"`
-						OK       bool   `json:"ok"`
-					}
-				}
-				if err := json.Unmarshal(out, &rep); err != nil {
-					t.Fatalf("exit %d: %v\n%s", code, err, out)
-				}
-				if rep.Head.Revision != rev || rep.Base.Revision != rev || rep.Head.OK != (tc.title != "") {
-					t.Errorf("revisions %s, %s, ok %v; want %s, %v", rep.Base.Revision, rep.Head.Revision, rep.Head.OK, rev, tc.title != "")
-				}
-			})
-			t.Run("serve", func(t *testing.T) {
-				args := append([]string{"--tree", "."}, tc.args...)
-				if tc.title == "" {
-					var stderr syncBuffer
-					err := runE(context.Background(), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), getenv, &bytes.Buffer{}, &stderr)
-					if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(stderr.String(), "the tree failed its check") {
-						t.Errorf("exit %d, want 1 with the report:\n%s", code, stderr.String())
-					}
-					return
-				}
-				s := startServe(t, tc.env, args...)
-				defer s.stop()
-				var status struct {
-					Revision string `json:"revision"`
-				}
-				var app struct {
-					Defaults struct {
-						Title string `json:"title"`
-					} `json:"defaults"`
-				}
-				var rep check.Report
-				s.getJSON(t, "/status", &status)
-				s.getJSON(t, "/apps/meters", &app)
-				s.getJSON(t, "/report", &rep)
-				if status.Revision != rev || app.Defaults.Title != tc.title || rep.Strict != tc.want.strict || rep.Inputs.InferFromDir == tc.want.noInfer {
-					t.Errorf("revision %s, title %q, report %+v strict %v; want %s, %q", status.Revision, app.Defaults.Title, rep.Inputs, rep.Strict, rev, tc.title)
-				}
-			})
-		})
+// validateWithOptions: the report names the inputs the case comes to.
+func validateWithOptions(t *testing.T, tc optionsCase, run runWith) {
+	code, out := run(t, "validate", "apps/*", "--format", "json")
+	var rep check.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	want := check.Inputs{Paths: []string{"apps/*"}, Owners: tc.want.owners, Dataspace: tc.want.dataspace, InferFromDir: !tc.want.noInfer}
+	if want.Owners == nil {
+		want.Owners = []string{}
+	}
+	for p, v := range map[**string]string{&want.OverlayName: tc.want.overlayName, &want.OverlayDir: tc.want.overlayDir, &want.Placeholders: tc.want.placeholders} {
+		if v != "" {
+			*p = &v
+		}
+	}
+	if d := cmp.Diff(want, rep.Inputs); d != "" || rep.Strict != tc.want.strict {
+		t.Errorf("inputs (-want +got):\n%s\nstrict %v", d, rep.Strict)
+	}
+	if got := servedTitle(rep); (code == 0) != (tc.title != "") || (tc.title != "" && got != tc.title) {
+		t.Errorf("exit %d serving %q, want %q", code, got, tc.title)
+	}
+}
+
+// resolveWithOptions: resolve answers from the case's revision and
+// overlay.
+func resolveWithOptions(t *testing.T, tc optionsCase, rev string, run runWith) {
+	code, out := run(t, "resolve", "--tree", ".", "--app", "meters", "ds.none")
+	if tc.title == "" {
+		if code != 1 {
+			t.Errorf("exit %d, want 1: the tree fails its check", code)
+		}
+		return
+	}
+	var body struct {
+		Revision string `json:"revision"`
+		Rule     struct {
+			Title string `json:"title"`
+		} `json:"rule"`
+	}
+	if err := json.Unmarshal(out, &body); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if body.Revision != rev || body.Rule.Title != tc.title {
+		t.Errorf("revision %s, title %q; want %s, %q", body.Revision, body.Rule.Title, rev, tc.title)
+	}
+}
+
+// diffWithOptions: diff reads both sides with the case's options.
+func diffWithOptions(t *testing.T, tc optionsCase, rev string, run runWith) {
+	code, out := run(t, "diff", "--base", ".", "--head", ".", "--format", "json")
+	var rep struct {
+		Base, Head struct {
+			Revision string `json:"revision"`
+			OK       bool   `json:"ok"`
+		}
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if rep.Head.Revision != rev || rep.Base.Revision != rev || rep.Head.OK != (tc.title != "") {
+		t.Errorf("revisions %s, %s, ok %v; want %s, %v", rep.Base.Revision, rep.Head.Revision, rep.Head.OK, rev, tc.title != "")
+	}
+}
+
+// serveWithOptions: serve serves the case's revision and overlay, or
+// refuses to start on a tree that fails its check.
+func serveWithOptions(t *testing.T, tc optionsCase, rev string, getenv func(string) string) {
+	args := append([]string{"--tree", "."}, tc.args...)
+	if tc.title == "" {
+		var stderr syncBuffer
+		err := runE(context.Background(), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), getenv, &bytes.Buffer{}, &stderr)
+		if code := exitCode(err, &bytes.Buffer{}); code != 1 || !strings.Contains(stderr.String(), "the tree failed its check") {
+			t.Errorf("exit %d, want 1 with the report:\n%s", code, stderr.String())
+		}
+		return
+	}
+	s := startServe(t, tc.env, args...)
+	defer s.stop()
+	var status struct {
+		Revision string `json:"revision"`
+	}
+	var app struct {
+		Defaults struct {
+			Title string `json:"title"`
+		} `json:"defaults"`
+	}
+	var rep check.Report
+	s.getJSON(t, "/status", &status)
+	s.getJSON(t, "/apps/meters", &app)
+	s.getJSON(t, "/report", &rep)
+	if status.Revision != rev || app.Defaults.Title != tc.title || rep.Strict != tc.want.strict || rep.Inputs.InferFromDir == tc.want.noInfer {
+		t.Errorf("revision %s, title %q, report %+v strict %v; want %s, %q", status.Revision, app.Defaults.Title, rep.Inputs, rep.Strict, rev, tc.title)
 	}
 }
 

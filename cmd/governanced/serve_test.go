@@ -274,8 +274,26 @@ func TestServeRealTree(t *testing.T) {
 	}
 	s := startServe(t, nil, "--tree", dir, "--owners", filepath.Join(dir, "owners.yaml"),
 		"--reload-debounce", "50ms", "--rescan-interval", "2s", "--log-level", "warn")
+	listed := listedKeys(t, s)
+	t.Run("conformance", func(t *testing.T) { servesAsTheLibrary(t, s, cases, listed, reg) })
 
-	// Every key listed, once.
+	rev1 := s.status(t).Revision
+	grid := filepath.Join(dir, "apps", "grid", "governance.yaml")
+	orig, err := os.ReadFile(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("an edit is served under a new revision", func(t *testing.T) { servesAnEdit(t, s, grid, orig, rev1) })
+	t.Run("a broken edit keeps the last good revision", func(t *testing.T) { keepsTheLastGood(t, s, grid, orig, rev1) })
+	t.Run("POST /validate of the same tree", func(t *testing.T) { validatesTheSameTree(t, s, dir) })
+	if err := s.stop(); err != nil {
+		t.Errorf("serve ended with %v after its context was cancelled", err)
+	}
+}
+
+// listedKeys is every key /datasets lists, once, with its app.
+func listedKeys(t *testing.T, s *server) map[string]string {
+	t.Helper()
 	var list struct {
 		Items []struct {
 			ID, App string
@@ -290,184 +308,206 @@ func TestServeRealTree(t *testing.T) {
 	for _, it := range list.Items {
 		listed[it.ID] = it.App
 	}
+	return listed
+}
 
-	t.Run("conformance", func(t *testing.T) {
-		keys := 0
-		for app, cs := range cases {
-			for _, c := range cs {
-				name, _ := c.Args["dataset"].(string)
-				switch c.Operation {
-				case "resolve":
-					var want struct {
-						Rule  map[string]any `json:"rule"`
-						Match map[string]any `json:"match"`
-					}
-					json.Unmarshal(c.Expected, &want)
-					path := "/datasets/" + pathEscape(name) + "/rule"
-					if want.Match["kind"] == "exact" {
-						keys++
-						if listed[name] != app {
-							t.Errorf("%s: /datasets lists it under %q, want %q", c.ID, listed[name], app)
-						}
-					} else {
-						path += "?app=" + app // a name no key matches: the app's defaults
-					}
-					var got struct {
-						App   string         `json:"app"`
-						Rule  map[string]any `json:"rule"`
-						Match map[string]any `json:"match"`
-					}
-					if code := s.getJSON(t, path, &got); code != 200 {
-						t.Errorf("%s: GET %s = %d", c.ID, path, code)
-						continue
-					}
-					servedOwnership(reg, want.Rule)
-					if diff := cmp.Diff(want.Rule, got.Rule); diff != "" {
-						t.Errorf("%s: rule (-want +got):\n%s", c.ID, diff)
-					}
-					if diff := cmp.Diff(want.Match, got.Match); diff != "" || got.App != app {
-						t.Errorf("%s: app %s, match (-want +got):\n%s", c.ID, got.App, diff)
-					}
-				case "exposure":
-					if c.Args["document"] == nil {
-						continue
-					}
-					var want struct {
-						Expose, DataspaceExpose, Conflict bool
-					}
-					json.Unmarshal(c.Expected, &want)
-					var got struct {
-						Expose          bool    `json:"expose"`
-						DataspaceExpose bool    `json:"dataspace_expose"`
-						Conflict        *string `json:"conflict"`
-					}
-					s.getJSON(t, "/datasets/"+pathEscape(name)+"/exposure?app="+app, &got)
-					if got.Expose != want.Expose || got.DataspaceExpose != want.DataspaceExpose || (got.Conflict != nil) != want.Conflict {
-						t.Errorf("%s: exposure %+v, want %+v", c.ID, got, want)
-					}
-				case "facet":
-					if c.Args["document"] == nil {
-						continue
-					}
-					q := url.Values{"app": {app}, "include_dataspace": {fmt.Sprint(c.Args["include_dataspace"])}, "producer": {fmt.Sprint(c.Args["producer"])}}
-					var got, want map[string]any
-					s.getJSON(t, "/datasets/"+pathEscape(name)+"/facet?"+q.Encode(), &got)
-					json.Unmarshal(c.Expected, &want)
-					if names, ok := want["owners"].([]any); ok {
-						var resolved []any
-						for _, n := range names {
-							id, _ := owners.ResolveName(n.(string), reg, nil)
-							if !slices.Contains(resolved, any(id)) {
-								resolved = append(resolved, id)
-							}
-						}
-						want["owners"] = resolved
-					}
-					if diff := cmp.Diff(want, got); diff != "" {
-						t.Errorf("%s: facet (-want +got):\n%s", c.ID, diff)
-					}
+// servesAsTheLibrary holds every rule, exposure and facet the server
+// answers to the library's, case by case; the resolve cases cover every
+// key.
+func servesAsTheLibrary(t *testing.T, s *server, cases map[string][]confCase, listed map[string]string, reg *owners.Registry) {
+	keys := 0
+	for app, cs := range cases {
+		for _, c := range cs {
+			switch c.Operation {
+			case "resolve":
+				if servesResolve(t, s, c, app, listed, reg) {
+					keys++
+				}
+			case "exposure":
+				if c.Args["document"] != nil {
+					servesExposure(t, s, c, app)
+				}
+			case "facet":
+				if c.Args["document"] != nil {
+					servesFacet(t, s, c, app, reg)
 				}
 			}
 		}
-		if keys != 174 {
-			t.Errorf("the conformance cases cover %d keys, want 174", keys)
-		}
-	})
+	}
+	if keys != 174 {
+		t.Errorf("the conformance cases cover %d keys, want 174", keys)
+	}
+}
 
-	rev1 := s.status(t).Revision
-	grid := filepath.Join(dir, "apps", "grid", "governance.yaml")
-	orig, err := os.ReadFile(grid)
-	if err != nil {
+// servesResolve holds GET /datasets/{id}/rule to a resolve case, and
+// reports whether the case's name is a key.
+func servesResolve(t *testing.T, s *server, c confCase, app string, listed map[string]string, reg *owners.Registry) (key bool) {
+	name, _ := c.Args["dataset"].(string)
+	var want struct {
+		Rule  map[string]any `json:"rule"`
+		Match map[string]any `json:"match"`
+	}
+	json.Unmarshal(c.Expected, &want)
+	path := "/datasets/" + pathEscape(name) + "/rule"
+	if key = want.Match["kind"] == "exact"; key {
+		if listed[name] != app {
+			t.Errorf("%s: /datasets lists it under %q, want %q", c.ID, listed[name], app)
+		}
+	} else {
+		path += "?app=" + app // a name no key matches: the app's defaults
+	}
+	var got struct {
+		App   string         `json:"app"`
+		Rule  map[string]any `json:"rule"`
+		Match map[string]any `json:"match"`
+	}
+	if code := s.getJSON(t, path, &got); code != 200 {
+		t.Errorf("%s: GET %s = %d", c.ID, path, code)
+		return key
+	}
+	servedOwnership(reg, want.Rule)
+	if diff := cmp.Diff(want.Rule, got.Rule); diff != "" {
+		t.Errorf("%s: rule (-want +got):\n%s", c.ID, diff)
+	}
+	if diff := cmp.Diff(want.Match, got.Match); diff != "" || got.App != app {
+		t.Errorf("%s: app %s, match (-want +got):\n%s", c.ID, got.App, diff)
+	}
+	return key
+}
+
+// servesExposure holds GET /datasets/{id}/exposure to an exposure case.
+func servesExposure(t *testing.T, s *server, c confCase, app string) {
+	name, _ := c.Args["dataset"].(string)
+	var want struct {
+		Expose, DataspaceExpose, Conflict bool
+	}
+	json.Unmarshal(c.Expected, &want)
+	var got struct {
+		Expose          bool    `json:"expose"`
+		DataspaceExpose bool    `json:"dataspace_expose"`
+		Conflict        *string `json:"conflict"`
+	}
+	s.getJSON(t, "/datasets/"+pathEscape(name)+"/exposure?app="+app, &got)
+	if got.Expose != want.Expose || got.DataspaceExpose != want.DataspaceExpose || (got.Conflict != nil) != want.Conflict {
+		t.Errorf("%s: exposure %+v, want %+v", c.ID, got, want)
+	}
+}
+
+// servesFacet holds GET /datasets/{id}/facet to a facet case, its owner
+// names resolved as the server serves them.
+func servesFacet(t *testing.T, s *server, c confCase, app string, reg *owners.Registry) {
+	name, _ := c.Args["dataset"].(string)
+	q := url.Values{"app": {app}, "include_dataspace": {fmt.Sprint(c.Args["include_dataspace"])}, "producer": {fmt.Sprint(c.Args["producer"])}}
+	var got, want map[string]any
+	s.getJSON(t, "/datasets/"+pathEscape(name)+"/facet?"+q.Encode(), &got)
+	json.Unmarshal(c.Expected, &want)
+	if names, ok := want["owners"].([]any); ok {
+		var resolved []any
+		for _, n := range names {
+			id, _ := owners.ResolveName(n.(string), reg, nil)
+			if !slices.Contains(resolved, any(id)) {
+				resolved = append(resolved, id)
+			}
+		}
+		want["owners"] = resolved
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: facet (-want +got):\n%s", c.ID, diff)
+	}
+}
+
+// gridRule is the rule of a dataset of the grid app, which the edits
+// below change.
+const gridRule = "/datasets/datasets.ds_dev_gold.grid_wind_risks/rule"
+
+// servesAnEdit edits the grid app (orig is its file) and waits for the
+// edit to be served under a revision other than rev1.
+func servesAnEdit(t *testing.T, s *server, grid string, orig []byte, rev1 string) {
+	edited := bytes.Replace(orig, []byte("retention_days: 365"), []byte("retention_days: 400"), 1)
+	if bytes.Equal(edited, orig) {
+		t.Fatal("the edit changed nothing")
+	}
+	if err := os.WriteFile(grid, edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const ds = "/datasets/datasets.ds_dev_gold.grid_wind_risks/rule"
+	eventually(t, "the edit to be served", func() bool { return s.status(t).Revision != rev1 })
+	var got struct {
+		Revision string         `json:"revision"`
+		Rule     map[string]any `json:"rule"`
+	}
+	s.getJSON(t, gridRule, &got)
+	if got.Rule["retention_days"] != float64(400) || got.Revision == rev1 {
+		t.Errorf("after the edit: revision %s, retention_days %v", got.Revision, got.Rule["retention_days"])
+	}
+}
 
-	t.Run("an edit is served under a new revision", func(t *testing.T) {
-		edited := bytes.Replace(orig, []byte("retention_days: 365"), []byte("retention_days: 400"), 1)
-		if bytes.Equal(edited, orig) {
-			t.Fatal("the edit changed nothing")
-		}
-		if err := os.WriteFile(grid, edited, 0o644); err != nil {
+// keepsTheLastGood breaks the grid app: the reload is rejected, named in
+// /status, the log and the metrics, and the last good revision serves until
+// the file is put back (orig), when rev1 is served again.
+func keepsTheLastGood(t *testing.T, s *server, grid string, orig []byte, rev1 string) {
+	good := s.status(t).Revision
+	broken := bytes.Replace(orig, []byte("access_level: internal"), []byte("access_level: publik"), 1)
+	if err := os.WriteFile(grid, broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st status
+	eventually(t, "the broken edit to be rejected", func() bool {
+		st = s.status(t)
+		return !st.LastReload.OK
+	})
+	if st.Revision != good || st.LastReload.Outcome != "rejected" || st.LastReload.Error == nil {
+		t.Fatalf("status after a broken edit: %+v", st)
+	}
+	if !strings.Contains(strings.Join(st.LastReload.Problems, "\n"), "apps/grid/governance.yaml") {
+		t.Errorf("the problems do not name the file: %v", st.LastReload.Problems)
+	}
+	if code, body := s.get(t, gridRule); code != 200 || !bytes.Contains(body, []byte(good)) {
+		t.Errorf("the last good revision is not served: %d %s", code, body)
+	}
+	if !strings.Contains(s.stderr.String(), "apps/grid/governance.yaml") {
+		t.Errorf("the log does not name the file:\n%s", s.stderr)
+	}
+	_, metrics := s.get(t, "/metrics")
+	if !bytes.Contains(metrics, []byte(`governanced_reloads_total{result="failed"} 1`)) {
+		t.Errorf("the failure counter did not rise")
+	}
+	os.WriteFile(grid, orig, 0o644)
+	eventually(t, "the fix to be served", func() bool { st := s.status(t); return st.LastReload.OK && st.Revision == rev1 })
+}
+
+// validatesTheSameTree posts the served tree (dir) to /validate: the report
+// is the served tree's, strict or not.
+func validatesTheSameTree(t *testing.T, s *server, dir string) {
+	body := tarGz(t, dir)
+	for _, tc := range []struct {
+		query string
+		ok    bool
+		exit  int
+	}{{"owners=owners.yaml", true, 0}, {"owners=owners.yaml&strict=true", false, 1}} {
+		resp, err := http.Post(s.base+"/validate?"+tc.query, "application/gzip", bytes.NewReader(body))
+		if err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the edit to be served", func() bool { return s.status(t).Revision != rev1 })
-		var got struct {
-			Revision string         `json:"revision"`
-			Rule     map[string]any `json:"rule"`
+		var rep struct {
+			OK       bool `json:"ok"`
+			ExitCode int  `json:"exit_code"`
+			Summary  map[string]int
+			Findings []struct{ Code string }
 		}
-		s.getJSON(t, ds, &got)
-		if got.Rule["retention_days"] != float64(400) || got.Revision == rev1 {
-			t.Errorf("after the edit: revision %s, retention_days %v", got.Revision, got.Rule["retention_days"])
+		json.NewDecoder(resp.Body).Decode(&rep)
+		resp.Body.Close()
+		want := map[string]int{"errors": 0, "warnings": 42, "infos": 0, "bases": 17, "overlays": 0, "owners_files": 1, "datasets": 174}
+		if resp.StatusCode != 200 || rep.OK != tc.ok || rep.ExitCode != tc.exit {
+			t.Errorf("%s: status %d, ok %v, exit %d", tc.query, resp.StatusCode, rep.OK, rep.ExitCode)
 		}
-	})
-
-	t.Run("a broken edit keeps the last good revision", func(t *testing.T) {
-		good := s.status(t).Revision
-		broken := bytes.Replace(orig, []byte("access_level: internal"), []byte("access_level: publik"), 1)
-		if err := os.WriteFile(grid, broken, 0o644); err != nil {
-			t.Fatal(err)
+		if diff := cmp.Diff(want, rep.Summary); diff != "" {
+			t.Errorf("%s: summary (-want +got):\n%s", tc.query, diff)
 		}
-		var st status
-		eventually(t, "the broken edit to be rejected", func() bool {
-			st = s.status(t)
-			return !st.LastReload.OK
-		})
-		if st.Revision != good || st.LastReload.Outcome != "rejected" || st.LastReload.Error == nil {
-			t.Fatalf("status after a broken edit: %+v", st)
-		}
-		if !strings.Contains(strings.Join(st.LastReload.Problems, "\n"), "apps/grid/governance.yaml") {
-			t.Errorf("the problems do not name the file: %v", st.LastReload.Problems)
-		}
-		if code, body := s.get(t, ds); code != 200 || !bytes.Contains(body, []byte(good)) {
-			t.Errorf("the last good revision is not served: %d %s", code, body)
-		}
-		if !strings.Contains(s.stderr.String(), "apps/grid/governance.yaml") {
-			t.Errorf("the log does not name the file:\n%s", s.stderr)
-		}
-		_, metrics := s.get(t, "/metrics")
-		if !bytes.Contains(metrics, []byte(`governanced_reloads_total{result="failed"} 1`)) {
-			t.Errorf("the failure counter did not rise")
-		}
-		os.WriteFile(grid, orig, 0o644)
-		eventually(t, "the fix to be served", func() bool { st := s.status(t); return st.LastReload.OK && st.Revision == rev1 })
-	})
-
-	t.Run("POST /validate of the same tree", func(t *testing.T) {
-		body := tarGz(t, dir)
-		for _, tc := range []struct {
-			query string
-			ok    bool
-			exit  int
-		}{{"owners=owners.yaml", true, 0}, {"owners=owners.yaml&strict=true", false, 1}} {
-			resp, err := http.Post(s.base+"/validate?"+tc.query, "application/gzip", bytes.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var rep struct {
-				OK       bool `json:"ok"`
-				ExitCode int  `json:"exit_code"`
-				Summary  map[string]int
-				Findings []struct{ Code string }
-			}
-			json.NewDecoder(resp.Body).Decode(&rep)
-			resp.Body.Close()
-			want := map[string]int{"errors": 0, "warnings": 42, "infos": 0, "bases": 17, "overlays": 0, "owners_files": 1, "datasets": 174}
-			if resp.StatusCode != 200 || rep.OK != tc.ok || rep.ExitCode != tc.exit {
-				t.Errorf("%s: status %d, ok %v, exit %d", tc.query, resp.StatusCode, rep.OK, rep.ExitCode)
-			}
-			if diff := cmp.Diff(want, rep.Summary); diff != "" {
-				t.Errorf("%s: summary (-want +got):\n%s", tc.query, diff)
-			}
-			for _, f := range rep.Findings {
-				if f.Code != "row-policy-undeclared" {
-					t.Errorf("%s: unexpected finding %s", tc.query, f.Code)
-				}
+		for _, f := range rep.Findings {
+			if f.Code != "row-policy-undeclared" {
+				t.Errorf("%s: unexpected finding %s", tc.query, f.Code)
 			}
 		}
-	})
-
-	if err := s.stop(); err != nil {
-		t.Errorf("serve ended with %v after its context was cancelled", err)
 	}
 }
 

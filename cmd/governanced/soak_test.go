@@ -102,46 +102,19 @@ func TestSoak(t *testing.T) {
 	if raceEnabled {
 		clients = 8 // the race detector multiplies every cost; the interleavings still vary
 	}
-	dir := t.TempDir()
-	owners := filepath.Join(dir, "owners.yaml")
-	os.WriteFile(owners, []byte("owners:\n  - id: rec\n    type: schema:NGO\n    name: REC\n"), 0o644)
-	apps := []string{"a", "b", "c", "d", "e", "f"}[:soakApps]
-	gov := func(app string) string { return filepath.Join(dir, "apps", app, "governance.yaml") }
-	// Every state the inputs pass through, with the marker it serves: a
-	// revision seen by a client must be the fingerprint of one of them.
-	type state struct {
-		files  map[string]string // app → governance.yaml
-		marker int
-	}
-	current := map[string]string{}
-	var states []state
-	marker := 0
-	record := func() { states = append(states, state{maps.Clone(current), marker}) }
-	for _, app := range apps {
-		os.MkdirAll(filepath.Dir(gov(app)), 0o755)
-		current[app] = soakApp(app, 0)
-		os.WriteFile(gov(app), []byte(current[app]), 0o644)
-	}
-	record()
+	tree := newSoakTree(t)
 	totalSources := soakApps*(soakSources+1) + 1
-
-	// The revision of every marker version is what the loader computes for
-	// the same inputs; computed once the run is over, from the same files.
-	inputs := snapshot.Inputs{Trees: []string{dir}, Owners: []string{owners}}
 	s := startServe(t, map[string]string{"GOVERNANCED_LOG_LEVEL": "error"},
-		"--tree", dir, "--owners", owners, "--reload-debounce", "20ms", "--rescan-interval", "1s", "--max-validations", "2")
+		"--tree", tree.dir, "--owners", tree.owners, "--reload-debounce", "20ms", "--rescan-interval", "1s", "--max-validations", "2")
 
 	stats := &soakStats{markers: map[string]int{}}
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	defer client.CloseIdleConnections()
 	upload := soakUpload(t)
-
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(c), 1))
 			for {
 				select {
@@ -151,11 +124,9 @@ func TestSoak(t *testing.T) {
 				}
 				soakRequest(client, s.base, rng, stats, totalSources, upload)
 			}
-		}()
+		})
 	}
-
-	// Memory: HeapInuse after a GC, sampled through the run.
-	var heap []uint64
+	var heap []uint64 // HeapInuse after a GC, sampled through the run
 	sample := func() {
 		runtime.GC()
 		var m runtime.MemStats
@@ -163,98 +134,19 @@ func TestSoak(t *testing.T) {
 		heap = append(heap, m.HeapInuse)
 	}
 	sample()
-
-	// The writer: a new marker every soakWriteEvery, by rename; every 25th
-	// version is first written broken in place (no prefix of it is a valid
-	// tree, and it must never be served); every 7th also changes another app.
-	//
-	// Valid versions are written by rename because the invariant below is
-	// exact: every served revision is a state the writer recorded. An in-place
-	// write can be read half done, and a half that ends on a line boundary is a
-	// valid, shorter tree no loader can tell from an edit (docs/reliability.md),
-	// which this test would report as an unrecorded revision. Rewrites in
-	// place during reloads are TestRewritesDuringReloads' subject.
-	written := []int{0}
-	deadline := time.Now().Add(duration)
-	nextSample := time.Now().Add(duration / 10)
-	broken := 0
-	for time.Now().Before(deadline) {
-		marker++
-		if marker%25 == 0 {
-			os.WriteFile(gov("a"), []byte("defaults: {access_level: internal}\nsources:\n  "+soakMarkerID+": {expose: tr"), 0o644)
-			broken++
-			time.Sleep(soakWriteEvery)
-		}
-		if marker%7 == 0 {
-			app := apps[1+marker%(soakApps-1)]
-			current[app] = soakApp(app, 0) + "  # " + strconv.Itoa(marker) + "\n"
-			writeByRename(gov(app), current[app])
-			marker-- // app a still holds the previous marker
-			record()
-			marker++
-		}
-		current["a"] = soakApp("a", marker)
-		writeByRename(gov("a"), current["a"])
-		record()
-		written = append(written, marker)
-		time.Sleep(soakWriteEvery)
-		if time.Now().After(nextSample) {
-			sample()
-			nextSample = time.Now().Add(duration / 10)
-		}
-	}
-	last := marker
+	written, broken := tree.write(duration, sample)
 	// Quiet: the last version must be served.
-	eventually(t, "the last version to be served", func() bool {
-		resp, err := client.Get(s.base + "/datasets/" + soakMarkerID + "/rule")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		var body struct {
-			Rule struct {
-				Tags []string `json:"tags"`
-			} `json:"rule"`
-		}
-		json.NewDecoder(resp.Body).Decode(&body)
-		return slices.Equal(body.Rule.Tags, []string{"m-" + strconv.Itoa(last)})
-	})
+	eventually(t, "the last version to be served", func() bool { return servesMarker(client, s.base, tree.marker) })
 	close(stop)
 	wg.Wait()
 	sample()
-
 	okReloads, failedReloads := soakReloads(t, s)
 	s.stop()
 
-	// Every revision a client saw is the fingerprint of a state the inputs
-	// passed through, and was served with that state's marker: rebuild each
-	// state on disk and hash it as the server does.
-	revs := map[string]int{}
-	for _, st := range states {
-		for app, content := range st.files {
-			os.WriteFile(gov(app), []byte(content), 0o644)
-		}
-		rev, _, err := (&snapshot.Loader{Inputs: inputs}).Revision(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		revs[rev] = st.marker
-	}
-	matched := 0
-	for rev, m := range stats.markers {
-		want, ok := revs[rev]
-		switch {
-		case !ok:
-			stats.failures = append(stats.failures, fmt.Sprintf("revision %s (served with marker %d) is no state the inputs passed through", rev, m))
-		case want != m:
-			stats.failures = append(stats.failures, fmt.Sprintf("revision %s is marker %d's, served with marker %d", rev, want, m))
-		default:
-			matched++
-		}
-	}
+	matched := tree.matchRevisions(t, stats)
 	t.Logf("soak: %s, %d clients: %d requests (%d validations, %d refused 429), %d versions written (%d broken first), "+
 		"%d reloads activated, %d refused, %d revisions served (%d matched to a rebuilt fingerprint), failures: %d",
-		duration, clients, stats.requests.Load(), stats.validations.Load(), stats.busy.Load(), len(written)-1, broken,
+		duration, clients, stats.requests.Load(), stats.validations.Load(), stats.busy.Load(), written, broken,
 		okReloads, failedReloads, len(stats.markers), matched, len(stats.failures))
 	t.Logf("soak: HeapInuse after GC (MiB): %s", mib(heap))
 	for _, f := range stats.failures {
@@ -266,6 +158,135 @@ func TestSoak(t *testing.T) {
 	if growing(heap) {
 		t.Errorf("memory keeps growing: HeapInuse after GC (MiB) %s", mib(heap))
 	}
+}
+
+// soakTree is the soak's tree, and every state its inputs pass through with
+// the marker it serves: a revision seen by a client must be the
+// fingerprint of one of them.
+type soakTree struct {
+	dir, owners string
+	apps        []string
+	current     map[string]string // app → governance.yaml
+	states      []soakState
+	marker      int
+}
+
+type soakState struct {
+	files  map[string]string // app → governance.yaml
+	marker int
+}
+
+func newSoakTree(t *testing.T) *soakTree {
+	dir := t.TempDir()
+	tree := &soakTree{dir: dir, owners: filepath.Join(dir, "owners.yaml"), apps: []string{"a", "b", "c", "d", "e", "f"}[:soakApps], current: map[string]string{}}
+	os.WriteFile(tree.owners, []byte("owners:\n  - id: rec\n    type: schema:NGO\n    name: REC\n"), 0o644)
+	for _, app := range tree.apps {
+		os.MkdirAll(filepath.Dir(tree.gov(app)), 0o755)
+		tree.current[app] = soakApp(app, 0)
+		os.WriteFile(tree.gov(app), []byte(tree.current[app]), 0o644)
+	}
+	tree.record()
+	return tree
+}
+
+func (tree *soakTree) gov(app string) string {
+	return filepath.Join(tree.dir, "apps", app, "governance.yaml")
+}
+
+func (tree *soakTree) record() {
+	tree.states = append(tree.states, soakState{maps.Clone(tree.current), tree.marker})
+}
+
+// write writes a new marker every soakWriteEvery for duration, by rename;
+// every 25th version is first written broken in place (no prefix of it is
+// a valid tree, and it must never be served); every 7th also changes
+// another app. sample is called every tenth of the run. It returns the
+// versions written, and how many were broken first.
+//
+// Valid versions are written by rename because the invariant the soak
+// checks is exact: every served revision is a state the writer recorded.
+// An in-place write can be read half done, and a half that ends on a line
+// boundary is a valid, shorter tree no loader can tell from an edit
+// (docs/reliability.md), which this test would report as an unrecorded
+// revision. Rewrites in place during reloads are TestRewritesDuringReloads'
+// subject.
+func (tree *soakTree) write(duration time.Duration, sample func()) (written, broken int) {
+	deadline := time.Now().Add(duration)
+	nextSample := time.Now().Add(duration / 10)
+	for time.Now().Before(deadline) {
+		tree.marker++
+		if tree.marker%25 == 0 {
+			os.WriteFile(tree.gov("a"), []byte("defaults: {access_level: internal}\nsources:\n  "+soakMarkerID+": {expose: tr"), 0o644)
+			broken++
+			time.Sleep(soakWriteEvery)
+		}
+		if tree.marker%7 == 0 {
+			app := tree.apps[1+tree.marker%(soakApps-1)]
+			tree.current[app] = soakApp(app, 0) + "  # " + strconv.Itoa(tree.marker) + "\n"
+			writeByRename(tree.gov(app), tree.current[app])
+			tree.marker-- // app a still holds the previous marker
+			tree.record()
+			tree.marker++
+		}
+		tree.current["a"] = soakApp("a", tree.marker)
+		writeByRename(tree.gov("a"), tree.current["a"])
+		tree.record()
+		written++
+		time.Sleep(soakWriteEvery)
+		if time.Now().After(nextSample) {
+			sample()
+			nextSample = time.Now().Add(duration / 10)
+		}
+	}
+	return written, broken
+}
+
+// servesMarker reports whether the server serves the marker dataset with
+// marker's tag.
+func servesMarker(client *http.Client, base string, marker int) bool {
+	resp, err := client.Get(base + "/datasets/" + soakMarkerID + "/rule")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Rule struct {
+			Tags []string `json:"tags"`
+		} `json:"rule"`
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	return slices.Equal(body.Rule.Tags, []string{"m-" + strconv.Itoa(marker)})
+}
+
+// matchRevisions holds every revision a client saw to the fingerprint of a
+// state the inputs passed through, served with that state's marker: each
+// state is rebuilt on disk and hashed as the server does. It returns how
+// many matched, and records the others as failures.
+func (tree *soakTree) matchRevisions(t *testing.T, stats *soakStats) (matched int) {
+	inputs := snapshot.Inputs{Trees: []string{tree.dir}, Owners: []string{tree.owners}}
+	revs := map[string]int{}
+	for _, st := range tree.states {
+		for app, content := range st.files {
+			os.WriteFile(tree.gov(app), []byte(content), 0o644)
+		}
+		rev, _, err := (&snapshot.Loader{Inputs: inputs}).Revision(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs[rev] = st.marker
+	}
+	for rev, m := range stats.markers {
+		want, ok := revs[rev]
+		switch {
+		case !ok:
+			stats.failures = append(stats.failures, fmt.Sprintf("revision %s (served with marker %d) is no state the inputs passed through", rev, m))
+		case want != m:
+			stats.failures = append(stats.failures, fmt.Sprintf("revision %s is marker %d's, served with marker %d", rev, want, m))
+		default:
+			matched++
+		}
+	}
+	return matched
 }
 
 // soakRequest sends one request of the mix and checks the answer.
