@@ -55,6 +55,20 @@ func (req *policyRequest) evaluate(ctx context.Context, mem *account, markdown b
 	if err != nil {
 		return result{}, policyError(err)
 	}
+	return verdict(ctx, policyText, cs, markdown, nil)
+}
+
+// Derivation is how a changeset was derived from dbt artifacts: how
+// precisely, and what could not be derived.
+type Derivation struct {
+	Precision string   `json:"precision"`
+	Warnings  []string `json:"changeset_warnings"`
+}
+
+// verdict checks cs against the policy and answers with the verdict: the
+// Markdown section a CI bot posts, or JSON, which says how cs was derived
+// when it was (from dbt artifacts).
+func verdict(ctx context.Context, policyText []byte, cs *policy.Changeset, markdown bool, derived *Derivation) (result, error) {
 	res, err := policy.Check(ctx, policyText, "policy", cs)
 	if err != nil {
 		return result{}, policyError(err)
@@ -65,7 +79,8 @@ func (req *policyRequest) evaluate(ctx context.Context, mem *account, markdown b
 	return jsonResult(struct {
 		Verdict     *policy.Verdict     `json:"policy_verdict"`
 		Diagnostics *policy.Diagnostics `json:"diagnostics"`
-	}{res.Verdict, res.Diagnostics}), nil
+		*Derivation
+	}{res.Verdict, res.Diagnostics, derived}), nil
 }
 
 func policyError(err error) error {

@@ -162,17 +162,5 @@ func evaluateArtifacts(ctx context.Context, mem *account, parts map[string][]byt
 	if err != nil {
 		return result{}, err
 	}
-	res, err := policy.Check(ctx, parts["policy"], "policy", cs)
-	if err != nil {
-		return result{}, policyError(err)
-	}
-	if markdown {
-		return okResult("text/markdown; charset=utf-8", []byte(res.Markdown())), nil
-	}
-	return jsonResult(struct {
-		Verdict     *policy.Verdict     `json:"policy_verdict"`
-		Diagnostics *policy.Diagnostics `json:"diagnostics"`
-		Precision   string              `json:"precision"`
-		Warnings    []string            `json:"changeset_warnings"`
-	}{res.Verdict, res.Diagnostics, precision, warnings}), nil
+	return verdict(ctx, parts["policy"], cs, markdown, &Derivation{Precision: precision, Warnings: warnings})
 }
