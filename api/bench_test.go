@@ -92,7 +92,7 @@ func BenchmarkRuleHandlerNotModified(b *testing.B) {
 
 // BenchmarkRuleHandlerAcceptsGzip is BenchmarkRuleHandler for a client that
 // accepts gzip, as Go's and most HTTP clients say they do: what routing the
-// dataset reads through compress would cost them (ADR-0014).
+// dataset reads through compress would cost them (ADR-0015).
 func BenchmarkRuleHandlerAcceptsGzip(b *testing.B) {
 	h := realServer(b)
 	req := httptest.NewRequest("GET", "/datasets/datasets.ds_dev_gold.meters_data_15m/rule", nil)

@@ -31,7 +31,7 @@ var gzipWriters = sync.Pool{New: func() any {
 // body the handler encoded itself (GET /metrics), a HEAD and a bodiless
 // status pass as they are. The reads of one dataset are routed without it
 // (routes.go): their bodies are small, and their throughput is the
-// service's (ADR-0014).
+// service's (ADR-0015).
 //
 // A compressed body is another representation of the resource: its ETag
 // becomes weak (W/"…"), which If-None-Match still matches (etagMatches),

@@ -40,7 +40,7 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 
 	// The reads of one dataset go without compress: their answers are a
 	// few hundred bytes to a few kilobytes, mostly under compressMin, and
-	// holding them to decide costs every read (ADR-0014 has the figures).
+	// holding them to decide costs every read (ADR-0015 has the figures).
 	for i, h := range [...]handler{s.datasetRule, s.datasetExposure, s.datasetFacet} {
 		tree(root, datasetReads[i], h)
 	}
