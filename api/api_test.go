@@ -257,6 +257,9 @@ func TestOwners(t *testing.T) {
 	}
 }
 
+// resolveOwners is an owners registry as a POST /resolve member.
+const resolveOwners = `"owners: [{id: acme, type: schema:Organization, name: Acme, url: https://acme.example}]"`
+
 func TestStatelessOperations(t *testing.T) {
 	h, _ := testServer(t)
 	tests := []struct {
@@ -280,6 +283,14 @@ func TestStatelessOperations(t *testing.T) {
 		{name: "resolve invalid document", target: "/resolve", status: 422, body: `{"document": "sources:\n  ds.x: {retention_days: forever}\n", "dataset": "ds.x"}`},
 		{name: "resolve broken YAML", target: "/resolve", status: 422, body: `{"document": "sources: {", "dataset": "ds.x"}`},
 		{name: "resolve not JSON", target: "/resolve", status: 400, body: `{`},
+		// The placeholder map is read as the tree check reads a
+		// --placeholders file: a bad entry is named where it stands.
+		{name: "resolve placeholders, YAML, an entry not a string", target: "/resolve", status: 422, key: "line", want: `2`,
+			body: `{"document": "defaults: {}", "dataset": "x", "owners": ` + resolveOwners + `, "placeholders": "op: acme\nx: [1]\n"}`},
+		{name: "resolve placeholders, JSON, an entry not a string", target: "/resolve", status: 422, key: "path", want: `"op"`,
+			body: `{"document": "defaults: {}", "dataset": "x", "owners": ` + resolveOwners + `, "placeholders": {"op": 1}}`},
+		{name: "resolve placeholders not a mapping", target: "/resolve", status: 422, key: "file", want: `"placeholders"`,
+			body: `{"document": "defaults: {}", "dataset": "x", "owners": ` + resolveOwners + `, "placeholders": "[op, acme]"}`},
 		{name: "merge", target: "/merge", status: 200, key: "rule",
 			body: `{"base": {"tags": ["b", "a"], "expose": true}, "override": "tags: [c]\nexpose: null\n"}`,
 			want: `{"expose":null,"tags":["a","b","c"]}`},

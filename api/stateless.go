@@ -46,6 +46,17 @@ func documentError(err error) error {
 		}
 		return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-document", detail: ge.Error(), ext: ext}
 	}
+	var oe *owners.Error
+	if errors.As(err, &oe) {
+		ext := []member{{"file", oe.File}}
+		if oe.Pos.Line > 0 {
+			ext = append(ext, member{"line", oe.Pos.Line}, member{"column", oe.Pos.Column})
+		}
+		if oe.Path != "" {
+			ext = append(ext, member{"path", oe.Path})
+		}
+		return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-document", detail: oe.Error(), ext: ext}
+	}
 	var ye *yaml11.Error
 	if errors.As(err, &ye) {
 		return &requestError{status: http.StatusUnprocessableEntity, kind: "invalid-document", detail: ye.Error(),
@@ -134,7 +145,9 @@ func registry(mem *account, raw json.RawMessage) (*owners.Registry, error) {
 }
 
 // placeholderMap reads the placeholders member: a JSON object of strings,
-// or YAML text holding the mapping.
+// or YAML text holding the mapping, read as the tree check reads a
+// --placeholders file (owners.ReadPlaceholders): an entry that is not a
+// string name and a string owner id is a 422 at the entry.
 func placeholderMap(mem *account, raw json.RawMessage) (map[string]string, error) {
 	var m map[string]string
 	if err := json.Unmarshal(raw, &m); err == nil {
@@ -151,15 +164,13 @@ func placeholderMap(mem *account, raw json.RawMessage) (map[string]string, error
 	if err != nil {
 		return nil, documentError(err)
 	}
-	if root.Kind != yaml11.Map {
-		return nil, badRequest("placeholders must map ownership names to owner ids")
-	}
-	m = map[string]string{}
-	for _, p := range root.Pairs {
-		if p.Key.Kind != yaml11.String || p.Value.Kind != yaml11.String {
-			return nil, badRequest("placeholders: %s: %s must map a string name to a string owner id", yaml11.PyRepr(p.Key), yaml11.PyRepr(p.Value))
+	m, errs := owners.ReadPlaceholders(root, "placeholders")
+	if len(errs) > 0 {
+		perr := documentError(errs[0]).(*requestError)
+		if n := len(errs) - 1; n > 0 {
+			perr.detail += fmt.Sprintf(" (and %d more)", n)
 		}
-		m[p.Key.Str] = p.Value.Str
+		return nil, perr
 	}
 	return m, nil
 }
