@@ -24,39 +24,53 @@ func PyStr(n *Node) string {
 // messages (validation.md §2.5).
 func PyRepr(n *Node) string {
 	var b strings.Builder
-	writeRepr(&b, n)
+	writeRepr(&b, n, scalarRepr, math.MaxInt)
 	return b.String()
 }
 
-func writeRepr(b *strings.Builder, n *Node) {
+// scalarRepr is the repr of a scalar n; a list or mapping is written by
+// writeRepr.
+func scalarRepr(n *Node) string {
 	switch n.Kind {
 	case Null:
-		b.WriteString("None")
+		return "None"
 	case Bool:
 		if n.Bool {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
+			return "True"
 		}
+		return "False"
 	case Int:
 		if n.BigInt != nil {
-			b.WriteString(n.BigInt.String())
-		} else {
-			b.WriteString(strconv.FormatInt(n.Int, 10))
+			return n.BigInt.String()
 		}
+		return strconv.FormatInt(n.Int, 10)
 	case Float:
-		b.WriteString(PyFloat(n.Float))
+		return PyFloat(n.Float)
 	case String:
-		b.WriteString(PyQuote(n.Str))
+		return PyQuote(n.Str)
 	case Timestamp:
-		b.WriteString(timeRepr(*n.Time))
+		return timeRepr(*n.Time)
+	}
+	return ""
+}
+
+// writeRepr writes n's repr, each scalar in it as scalar writes it, and
+// stops once b holds more than max bytes, reporting whether it wrote
+// everything.
+func writeRepr(b *strings.Builder, n *Node, scalar func(*Node) string, max int) bool {
+	if b.Len() > max {
+		return false
+	}
+	switch n.Kind {
 	case Seq:
 		b.WriteByte('[')
 		for i, it := range n.Items {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, it)
+			if !writeRepr(b, it, scalar, max) {
+				return false
+			}
 		}
 		b.WriteByte(']')
 	case Map:
@@ -65,12 +79,19 @@ func writeRepr(b *strings.Builder, n *Node) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeRepr(b, p.Key)
+			if !writeRepr(b, p.Key, scalar, max) {
+				return false
+			}
 			b.WriteString(": ")
-			writeRepr(b, p.Value)
+			if !writeRepr(b, p.Value, scalar, max) {
+				return false
+			}
 		}
 		b.WriteByte('}')
+	default:
+		b.WriteString(scalar(n))
 	}
+	return b.Len() <= max
 }
 
 // MaxQuoted is about how many characters of a value a message quotes
@@ -99,7 +120,7 @@ func ShortRepr(n *Node) string {
 		}
 	case Seq, Map:
 		var b strings.Builder
-		if !writeShortRepr(&b, n, 2*MaxQuoted) {
+		if !writeRepr(&b, n, ShortRepr, 2*MaxQuoted) {
 			return cutRunes(b.String(), 2*MaxQuoted) + "…"
 		}
 		return b.String()
@@ -127,45 +148,6 @@ func cutRunes(s string, n int) string {
 		n--
 	}
 	return s
-}
-
-// writeShortRepr writes n's repr, strings cut, and stops once b holds more
-// than max bytes, reporting whether it wrote everything.
-func writeShortRepr(b *strings.Builder, n *Node, max int) bool {
-	if b.Len() > max {
-		return false
-	}
-	switch n.Kind {
-	case Seq:
-		b.WriteByte('[')
-		for i, it := range n.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if !writeShortRepr(b, it, max) {
-				return false
-			}
-		}
-		b.WriteByte(']')
-	case Map:
-		b.WriteByte('{')
-		for i, p := range n.Pairs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if !writeShortRepr(b, p.Key, max) {
-				return false
-			}
-			b.WriteString(": ")
-			if !writeShortRepr(b, p.Value, max) {
-				return false
-			}
-		}
-		b.WriteByte('}')
-	default:
-		b.WriteString(ShortRepr(n))
-	}
-	return b.Len() <= max
 }
 
 // PyFloat is Python's repr of a float: the shortest round-tripping digits,
