@@ -186,18 +186,7 @@ func FuzzDecider(f *testing.F) {
 }
 
 func BenchmarkDecider(b *testing.B) {
-	var docs []*yaml11.Node
-	for _, f := range realGovernanceFiles(b) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		docs = append(docs, parse(b, string(data)))
-	}
-	s, err := Load(schemas.Governance)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, docs := realGovernanceDocs(b)
 	for _, via := range []string{"decider", "library"} {
 		b.Run(via, func(b *testing.B) {
 			b.ReportAllocs()

@@ -543,21 +543,29 @@ func realGovernanceFiles(t testing.TB) []string {
 	return testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 }
 
-func BenchmarkViolationsRealFiles(b *testing.B) {
+// realGovernanceDocs are realGovernanceFiles parsed, with the governance
+// schema that checks them.
+func realGovernanceDocs(tb testing.TB) (*Schema, []*yaml11.Node) {
+	tb.Helper()
 	var docs []*yaml11.Node
-	for _, f := range realGovernanceFiles(b) {
+	for _, f := range realGovernanceFiles(tb) {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		docs = append(docs, parse(b, string(data)))
-	}
-	if len(docs) != 17 {
-		b.Fatalf("found %d files", len(docs))
+		docs = append(docs, parse(tb, string(data)))
 	}
 	s, err := Load(schemas.Governance)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
+	}
+	return s, docs
+}
+
+func BenchmarkViolationsRealFiles(b *testing.B) {
+	s, docs := realGovernanceDocs(b)
+	if len(docs) != 17 {
+		b.Fatalf("found %d files", len(docs))
 	}
 	b.ResetTimer()
 	for b.Loop() {
