@@ -609,17 +609,11 @@ func (vs *values) temporal(v *yaml11.Node, path string) (*Temporal, error) {
 		return nil, err
 	}
 	t := &Temporal{}
-	if s := m.Get("start"); s != nil {
-		if t.Start, err = vs.optString(s, path+"/start"); err != nil {
-			return nil, err
-		}
-		t.StartSet = true
+	if t.StartSet, err = vs.optKey(m, path, "start", &t.Start); err != nil {
+		return nil, err
 	}
-	if e := m.Get("end"); e != nil {
-		if t.End, err = vs.optString(e, path+"/end"); err != nil {
-			return nil, err
-		}
-		t.EndSet = true
+	if t.EndSet, err = vs.optKey(m, path, "end", &t.End); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -630,19 +624,27 @@ func (vs *values) ontology(v *yaml11.Node, path string) (*Ontology, error) {
 		return nil, err
 	}
 	o := &Ontology{}
-	if s := m.Get("spec"); s != nil {
-		if o.Spec, err = vs.optString(s, path+"/spec"); err != nil {
-			return nil, err
-		}
-		o.SpecSet = true
+	if o.SpecSet, err = vs.optKey(m, path, "spec", &o.Spec); err != nil {
+		return nil, err
 	}
-	if s := m.Get("spec_file"); s != nil {
-		if o.SpecFile, err = vs.optString(s, path+"/spec_file"); err != nil {
-			return nil, err
-		}
-		o.SpecFileSet = true
+	if o.SpecFileSet, err = vs.optKey(m, path, "spec_file", &o.SpecFile); err != nil {
+		return nil, err
 	}
 	return o, nil
+}
+
+// optKey reads block m's key, when m states it, into *dst as optString
+// does, reporting whether m stated it: a sub-block's null value is stated,
+// an absent key is not.
+func (vs *values) optKey(m *yaml11.Node, path, key string, dst **string) (stated bool, err error) {
+	v := m.Get(key)
+	if v == nil {
+		return false, nil
+	}
+	if *dst, err = vs.optString(v, path+"/"+key); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 func (vs *values) dataspace(v *yaml11.Node, path string) (*Dataspace, error) {
