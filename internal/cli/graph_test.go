@@ -14,25 +14,12 @@ import (
 // and §12.1, and GOVERNANCE_GRAPH_CASES_DIR when set) through the graph
 // command: stdout, stderr and exit status compared exactly.
 func TestGraphCases(t *testing.T) {
-	n := 0
-	for _, dir := range graphcases.Dirs() {
-		cases, err := graphcases.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cases {
-			n++
-			t.Run(c.Name, func(t *testing.T) {
-				t.Parallel()
-				root := &cobra.Command{Use: "governanced"}
-				root.AddCommand(NewGraphCmd(&Env{Dir: c.WorkDir(t)}))
-				var stdout, stderr bytes.Buffer
-				exit := Execute(context.Background(), root, append([]string{"graph"}, c.Args...), &stdout, &stderr)
-				c.Check(t, stdout.String(), stderr.String(), exit)
-			})
-		}
-	}
-	if n == 0 {
-		t.Fatal("no graph cases found")
-	}
+	graphcases.Run(t, func(t *testing.T, c graphcases.Case) {
+		t.Parallel()
+		root := &cobra.Command{Use: "governanced"}
+		root.AddCommand(NewGraphCmd(&Env{Dir: c.WorkDir(t)}))
+		var stdout, stderr bytes.Buffer
+		exit := Execute(context.Background(), root, append([]string{"graph"}, c.Args...), &stdout, &stderr)
+		c.Check(t, stdout.String(), stderr.String(), exit)
+	})
 }

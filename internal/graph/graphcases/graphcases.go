@@ -132,3 +132,24 @@ func (c *Case) Check(t testing.TB, stdout, stderr string, exit int) {
 		t.Errorf("standard error:\n%q\nwant:\n%q", stderr, c.Stderr)
 	}
 }
+
+// Run runs every case of Dirs as a subtest of t named after the case, run
+// being one command's run of it, and fails t when there is no case at all:
+// a runner that found none would otherwise pass.
+func Run(t *testing.T, run func(t *testing.T, c Case)) {
+	t.Helper()
+	n := 0
+	for _, dir := range Dirs() {
+		cases, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			n++
+			t.Run(c.Name, func(t *testing.T) { run(t, c) })
+		}
+	}
+	if n == 0 {
+		t.Fatal("no graph cases found")
+	}
+}
