@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/celine-eu/governanced/internal/memfs"
+	"github.com/celine-eu/governanced/internal/testmem"
 )
 
 // manyApps is a tree of apps apps, each declaring sources sources.
@@ -31,39 +29,6 @@ func manyApps(t testing.TB, apps, sources int) *memfs.FS {
 	return &fsys
 }
 
-// peakHeap runs f and returns the most heap in use while it ran, above
-// what was in use before.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	f()
-	close(stop)
-	<-stopped
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
-
 // TestRunHoldsNoServedRules: Run keeps each unit's findings and counts, not
 // the rules it would serve: holding those, its memory would grow with every
 // rule of the tree, and an upload's with every app it names. The check holds
@@ -75,7 +40,7 @@ func TestRunHoldsNoServedRules(t *testing.T) {
 	fsys := manyApps(t, 900, 300)
 	var rep *Report
 	var err error
-	peak := peakHeap(func() { rep, err = Run(context.Background(), Options{Paths: []string{"apps/*"}, FS: fsys}) })
+	peak := testmem.PeakHeap(func() { rep, err = Run(context.Background(), Options{Paths: []string{"apps/*"}, FS: fsys}) })
 	if err != nil {
 		t.Fatal(err)
 	}
