@@ -118,7 +118,7 @@ func MemTree(t testing.TB, dir string) fstest.MapFS {
 // CaseDir is the fixture tree of a worked case of check.md §12.
 func CaseDir(t testing.TB, id string) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join(root(t), "testdata", "check-cases", id, "tree"))
+	dir, err := filepath.Abs(filepath.Join(testcorpus.Root(t), "check-cases", id, "tree"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,25 +126,6 @@ func CaseDir(t testing.TB, id string) string {
 		t.Fatalf("worked case %s: %v", id, err)
 	}
 	return dir
-}
-
-// root is the repository's top, the directory holding go.mod.
-func root(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // SARIFSchema is the official SARIF 2.1.0 (rtm.5) JSON schema, draft-04,
