@@ -58,26 +58,26 @@ func genProjectJSON(n int, edit bool) (manifestJSON, catalogJSON []byte) {
 		catSources[uid] = map[string]any{"columns": catalogCols([]string{"id", "a", "b", "c", "d", "e", "f", "g"})}
 	}
 	rel := func(i int) string { return fmt.Sprintf(`"db"."main"."m%d"`, i) }
+	// edited is changed in model i when the project is edited and i is the
+	// last of every run of period models, else plain.
+	edited := func(i, period int, plain, changed string) string {
+		if edit && i%period == period-1 {
+			return changed
+		}
+		return plain
+	}
+	// gColumn is the name of model i's column g.
+	gColumn := func(i int) string { return edited(i, 60, "g", "g_renamed") }
 	for i := 0; i < n; i++ {
 		uid := fmt.Sprintf("model.gen.m%d", i)
 		var sql string
 		var deps []string
-		outCols := cols
-		if edit && i%60 == 59 {
-			outCols = append([]string{}, cols...)
-			outCols[7] = "g_renamed"
-		}
+		outCols := append(cols[:7:7], gColumn(i))
 		if i < nSources {
 			src := fmt.Sprintf("source.gen.raw.t%d", i)
 			deps = []string{src}
-			amount := "a / 100.0"
-			if edit && i%25 == 24 {
-				amount = "round(a / 100.0, 2)"
-			}
-			where := "where b is not null"
-			if edit && i%40 == 39 {
-				where = "where b is not null and c > 0"
-			}
+			amount := edited(i, 25, "a / 100.0", "round(a / 100.0, 2)")
+			where := edited(i, 40, "where b is not null", "where b is not null and c > 0")
 			sql = fmt.Sprintf(`with source as (
     select * from "db"."raw"."raw_%d"
 ),
@@ -90,14 +90,8 @@ select * from renamed`, i, amount, outCols[7], where)
 		} else {
 			l, r := rng.Intn(i), rng.Intn(i)
 			deps = []string{fmt.Sprintf("model.gen.m%d", l), fmt.Sprintf("model.gen.m%d", r)}
-			expr := "x.a + coalesce(y.a, 0)"
-			if edit && i%25 == 24 {
-				expr = "x.a - coalesce(y.a, 0)"
-			}
-			where := "x.e > 0"
-			if edit && i%40 == 39 {
-				where = "x.e >= 0"
-			}
+			expr := edited(i, 25, "x.a + coalesce(y.a, 0)", "x.a - coalesce(y.a, 0)")
+			where := edited(i, 40, "x.e > 0", "x.e >= 0")
 			sql = fmt.Sprintf(`with x as (select * from %s),
 y as (select * from %s),
 joined as (
@@ -121,7 +115,7 @@ agg as (
     where rn = 1
     group by k
 )
-select k, a, b, c, d, e, f, g as %s from agg`, rel(l), rel(r), expr, genColumn(l, edit, n), where, outCols[7])
+select k, a, b, c, d, e, f, g as %s from agg`, rel(l), rel(r), expr, gColumn(l), where, outCols[7])
 		}
 		node := map[string]any{"unique_id": uid, "resource_type": "model", "name": fmt.Sprintf("m%d", i), "package_name": "gen",
 			"database": "db", "schema": "main", "alias": fmt.Sprintf("m%d", i), "relation_name": rel(i),
@@ -148,15 +142,6 @@ select k, a, b, c, d, e, f, g as %s from agg`, rel(l), rel(r), expr, genColumn(l
 	mdata, _ := json.Marshal(manifest)
 	cdata, _ := json.Marshal(catalog)
 	return mdata, cdata
-}
-
-// genColumn is the name of column g of model l (renamed in the edited
-// project every 60th model).
-func genColumn(l int, edit bool, _ int) string {
-	if edit && l%60 == 59 {
-		return "g_renamed"
-	}
-	return "g"
 }
 
 // TestGeneratedProject: the generated project is read fully at level 2
