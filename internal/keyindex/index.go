@@ -61,7 +61,7 @@ type globEntry struct {
 func New(texts []string) *Index {
 	ix := &Index{exact: strindex.New(texts)}
 	ix.linkRepeats(texts)
-	ix.fileGlobs(len(texts), nil)
+	ix.fileGlobs(len(texts), nil, 0)
 	return ix
 }
 
@@ -76,7 +76,9 @@ func Join(parts []*Index) *Index {
 	}
 	texts := make([]string, 0, n)
 	var globs []*Glob
+	nGlobs := 0
 	for _, p := range parts {
+		nGlobs += p.nGlobs
 		for i := range p.Len() {
 			texts = append(texts, p.Text(i))
 		}
@@ -95,7 +97,7 @@ func Join(parts []*Index) *Index {
 	// rather than copying every key's bytes a second time.
 	ix := &Index{exact: strindex.NewShared(texts)}
 	ix.linkRepeats(texts)
-	ix.fileGlobs(n, globs)
+	ix.fileGlobs(n, globs, nGlobs)
 	return ix
 }
 
@@ -125,15 +127,17 @@ func (ix *Index) linkRepeats(texts []string) {
 
 // fileGlobs compiles every entry with a metacharacter (unless compiled
 // holds it already) and files it under the anchor that the fewest globs
-// share (ties: the kind cheapest to probe, then the longer text).
-func (ix *Index) fileGlobs(n int, compiled []*Glob) {
-	type glob struct {
-		id      int32
-		anchors []anchor
-	}
-	var globs []glob
-	var all []anchor // every glob's anchors, back to back
-	freq := map[anchor]int32{}
+// share (ties: the kind cheapest to probe, then the longer text). globs is
+// how many entries have a metacharacter, when known (0 otherwise): the
+// tables are made of their size at once rather than grown.
+//
+// A glob's anchors are worked out twice, once to count them and once to
+// choose among them, into one scratch list: a joined index is built again
+// on every reload, and keeping every glob's anchors between the two passes
+// made a list the size of the tree's globs each time.
+func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
+	var scratch []anchor
+	freq := make(map[anchor]int32, 2*globs)
 	for i := range n {
 		t := ix.exact.Key(i)
 		if !HasMeta(t) {
@@ -150,32 +154,38 @@ func (ix *Index) fileGlobs(n int, compiled []*Glob) {
 			g = Compile(t)
 		}
 		ix.globs[i] = g
-		start := len(all)
-		all = uniqueAnchors(g.anchors(all), start)
-		for _, a := range all[start:] {
+		ix.nGlobs++
+		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
+		for _, a := range scratch {
 			freq[a]++
 		}
-		globs = append(globs, glob{id: int32(i), anchors: all[start:len(all):len(all)]})
 	}
-	ix.nGlobs = len(globs)
+	if ix.nGlobs == 0 {
+		return
+	}
 	var builders [numAnchorKinds]bucketBuilder
-	for _, g := range globs {
-		e := globEntry{id: g.id, runes: int32(ix.globs[g.id].runes())}
-		if len(g.anchors) == 0 {
+	filed := make([]filedGlob, 0, ix.nGlobs)
+	for i, g := range ix.globs {
+		if g == nil {
+			continue
+		}
+		e := globEntry{id: int32(i), runes: int32(g.runes())}
+		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
+		if len(scratch) == 0 {
 			ix.floating = append(ix.floating, e)
 			continue
 		}
-		best, bestFreq := g.anchors[0], freq[g.anchors[0]]
-		for _, a := range g.anchors[1:] {
+		best, bestFreq := scratch[0], freq[scratch[0]]
+		for _, a := range scratch[1:] {
 			if f := freq[a]; f < bestFreq || f == bestFreq && (a.kind < best.kind || a.kind == best.kind && len(a.text) > len(best.text)) {
 				best, bestFreq = a, f
 			}
 		}
-		e.sure = best.kind == anchorPrefix && ix.globs[g.id].isPrefixStar()
-		builders[best.kind].add(best.text, e)
+		e.sure = best.kind == anchorPrefix && g.isPrefixStar()
+		filed = append(filed, filedGlob{kind: best.kind, bucket: builders[best.kind].bucket(best.text), e: e})
 	}
 	for k := range builders {
-		ix.by[k] = builders[k].build()
+		ix.by[k] = builders[k].build(anchorKind(k), filed)
 	}
 	slices.SortStableFunc(ix.floating, longerFirst)
 }
@@ -199,42 +209,68 @@ func uniqueAnchors(as []anchor, start int) []anchor {
 	return out
 }
 
+// bucketBuilder numbers the anchor texts of one kind globs are filed
+// under, then lays each anchor's bucket out in one list.
 type bucketBuilder struct {
-	group map[string]int
-	texts []string
-	ids   [][]globEntry
+	group map[string]int32 // anchor text → its bucket
+	texts []string         // by bucket
 }
 
-func (b *bucketBuilder) add(text string, id globEntry) {
+// filedGlob is a glob and the bucket of the anchor it is filed under.
+type filedGlob struct {
+	kind   anchorKind
+	bucket int32
+	e      globEntry
+}
+
+// bucket is text's bucket, numbered when first met.
+func (b *bucketBuilder) bucket(text string) int32 {
 	g, ok := b.group[text]
 	if !ok {
 		if b.group == nil {
-			b.group = map[string]int{}
+			b.group = map[string]int32{}
 		}
-		g = len(b.texts)
+		g = int32(len(b.texts))
 		b.group[text] = g
 		b.texts = append(b.texts, text)
-		b.ids = append(b.ids, nil)
 	}
-	b.ids[g] = append(b.ids[g], id)
+	return g
 }
 
-func (b *bucketBuilder) build() buckets {
+// build lays out the buckets of the globs of filed that have kind.
+func (b *bucketBuilder) build(kind anchorKind, filed []filedGlob) buckets {
 	if len(b.texts) == 0 {
 		return buckets{}
 	}
-	out := buckets{set: strindex.NewPrefixSet(b.texts), start: make([]int32, 0, len(b.texts)+1)}
-	n := 0
-	for _, g := range b.ids {
-		n += len(g)
+	out := buckets{
+		set:   strindex.NewPrefixSet(b.texts),
+		start: make([]int32, len(b.texts)+1),
 	}
-	out.entries = make([]globEntry, 0, n)
-	for _, g := range b.ids {
-		slices.SortFunc(g, longerFirst)
-		out.start = append(out.start, int32(len(out.entries)))
-		out.entries = append(out.entries, g...)
+	for _, f := range filed {
+		if f.kind == kind {
+			out.start[f.bucket+1]++
+		}
 	}
-	out.start = append(out.start, int32(len(out.entries)))
+	for g := range b.texts {
+		out.start[g+1] += out.start[g]
+	}
+	out.entries = make([]globEntry, out.start[len(b.texts)])
+	// Each bucket is filled from its end down, which leaves start[g] at the
+	// bucket's first entry once every entry is placed.
+	for g := range b.texts {
+		out.start[g] = out.start[g+1]
+	}
+	for i := len(filed) - 1; i >= 0; i-- {
+		f := filed[i]
+		if f.kind != kind {
+			continue
+		}
+		out.start[f.bucket]--
+		out.entries[out.start[f.bucket]] = f.e
+	}
+	for g := range b.texts {
+		slices.SortFunc(out.bucket(g), longerFirst)
+	}
 	return out
 }
 
