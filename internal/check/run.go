@@ -157,7 +157,17 @@ func (p *Plan) Report(results []UnitResult) *Report { return p.report(results, n
 // checked, one list per overlay in order; nil checks them here.
 func (p *Plan) report(results []UnitResult, unpaired [][]Finding) *Report {
 	r := &Report{ReportVersion: ReportVersion, Strict: p.strict, Inputs: p.inputs}
-	findings := append([]Finding(nil), p.findings...)
+	// One list of the size every unit's findings make: a server builds the
+	// report again on every reload, and a list grown by appending made
+	// about twice the tree's findings in garbage each time.
+	n := len(p.findings) + len(p.Unpaired) + 1
+	for i := range results {
+		n += len(results[i].Findings)
+	}
+	for _, u := range unpaired {
+		n += len(u)
+	}
+	findings := append(make([]Finding, 0, n), p.findings...)
 	offers := 0
 	for i := range results {
 		findings = append(findings, results[i].Findings...)

@@ -234,12 +234,17 @@ func BenchmarkReload(b *testing.B) {
 		// Many pipelines: a literal source appended to one app, whose
 		// depends_on entries and keys are all the graph matches again.
 		b.Run(fmt.Sprintf("one-file/pipelines-%d-apps", apps), func(b *testing.B) {
+			// A memory profile (-memprofile) samples the reloads, not the
+			// tree's generation and first build.
+			rate := runtime.MemProfileRate
+			runtime.MemProfileRate = 0
 			l, tree := genPipelines(b, apps)
 			base := heapInUse()
 			store := NewStoreWith(l, StoreOptions{Workers: 1})
 			if st := store.Reload(context.Background(), true); st.Outcome != Activated {
 				b.Fatal(st.Err)
 			}
+			runtime.MemProfileRate = rate
 			file := fmt.Sprintf("apps/app_%04d/governance.yaml", apps/2)
 			p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
 			orig := tree.Files[file]
