@@ -127,7 +127,9 @@ func (ix *Index) linkRepeats(texts []string) {
 
 // fileGlobs compiles every entry with a metacharacter (unless compiled
 // holds it already) and files it under the anchor that the fewest globs
-// share (ties: the kind cheapest to probe, then the longer text). globs is
+// share (ties: the kind cheapest to probe, then the longer text). compiled,
+// when not nil, has an entry for each of the n and becomes the index's own
+// list of globs. globs is
 // how many entries have a metacharacter, when known (0 otherwise): the
 // tables are made of their size at once rather than grown.
 //
@@ -137,7 +139,10 @@ func (ix *Index) linkRepeats(texts []string) {
 // made a list the size of the tree's globs each time.
 func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 	var scratch []anchor
-	freq := make(map[anchor]int32, 2*globs)
+	freq := make(map[anchor]int32, globs) // about one anchor a glob in a tree's keys
+	if compiled != nil {
+		ix.globs = compiled // the caller's own, made for this index
+	}
 	for i := range n {
 		t := ix.exact.Key(i)
 		if !HasMeta(t) {
