@@ -193,6 +193,45 @@ func (r *Report) finish(findings []Finding) {
 	}
 }
 
+// ShareFindings points each result's Findings at the run of r.Findings
+// that holds them, when r was made from results (Plan.Report) and they
+// are one run there: a caller keeping both the report and the results (a
+// server keeps the results to report again on its next reload) then holds
+// each finding once. The findings a result keeps this way are sorted and
+// collapsed as the report has them; a result whose findings are not one
+// run of the report keeps a copy of its own, so that none holds on to a
+// report it was not made into. A result's findings that are not sorted
+// already are sorted in place: the caller owns results.
+func (r *Report) ShareFindings(results []UnitResult) {
+	for i := range results {
+		results[i].Findings = r.run(results[i].Findings)
+	}
+}
+
+func (r *Report) run(fs []Finding) []Finding {
+	if len(fs) == 0 {
+		return nil
+	}
+	if !slices.IsSortedFunc(fs, compareFindings) {
+		slices.SortStableFunc(fs, compareFindings)
+	}
+	lo, found := slices.BinarySearchFunc(r.Findings, fs[0], compareFindings)
+	if !found {
+		return slices.Clone(fs)
+	}
+	k := lo
+	for j, f := range fs {
+		if j > 0 && sameFinding(fs[j-1], f) {
+			continue // collapsed, as the report did
+		}
+		if k == len(r.Findings) || r.Findings[k] != f {
+			return slices.Clone(fs)
+		}
+		k++
+	}
+	return r.Findings[lo:k:k]
+}
+
 // sameFinding is the identity of §11.4. Sorting puts identical findings next
 // to each other because every member of the identity is a sort key.
 func sameFinding(a, b Finding) bool {

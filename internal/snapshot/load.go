@@ -325,7 +325,14 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 		results[i] = b.result
 		next[b.key] = b
 	}
-	return built, next, plan.Report(results), nil
+	rep := plan.Report(results)
+	// The units are kept for the next reload and the report is served: the
+	// units' findings become the report's own.
+	rep.ShareFindings(results)
+	for i, b := range built {
+		b.result.Findings = results[i].Findings
+	}
+	return built, next, rep, nil
 }
 
 // revision hashes what the check was asked (its options, every input
