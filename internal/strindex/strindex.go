@@ -15,6 +15,7 @@ package strindex
 import (
 	"hash/maphash"
 	"math/bits"
+	"strings"
 )
 
 // Index answers "at which position is this key?" for a fixed list of keys.
@@ -62,12 +63,15 @@ func build(keys []string, shared bool) *Index {
 		ix.list = keys
 	} else {
 		ix.offs = make([]uint32, len(keys)+1)
-		packed := make([]byte, 0, size)
+		// A Builder grown to the size hands over its bytes without the copy
+		// a conversion from []byte makes.
+		var packed strings.Builder
+		packed.Grow(size)
 		for i, k := range keys {
-			packed = append(packed, k...)
-			ix.offs[i+1] = uint32(len(packed))
+			packed.WriteString(k)
+			ix.offs[i+1] = uint32(packed.Len())
 		}
-		ix.keys = string(packed)
+		ix.keys = packed.String()
 	}
 	ix.tagMask = ^ix.posMask
 	for i, k := range keys {
