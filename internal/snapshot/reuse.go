@@ -230,18 +230,26 @@ func (a *ownerAnswers) digest(id string) [32]byte {
 	return d
 }
 
-// hash is the digest of the answers to every id asked, in order.
+// hash is the digest of the answers to every id asked, in order: each id
+// with its length first (as writeField writes it), then its answer's
+// digest. Every unit reused is asked again on every reload, so the bytes
+// are gathered in a buffer kept between calls and hashed at once.
 func (a *ownerAnswers) hash(asked []string) [32]byte {
-	h := sha256.New()
+	buf := answerBufs.Get().(*[]byte)
+	b := (*buf)[:0]
 	for _, id := range asked {
-		writeField(h, []byte(id))
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(id)))
+		b = append(b, id...)
 		d := a.digest(id)
-		h.Write(d[:])
+		b = append(b, d[:]...)
 	}
-	var k [32]byte
-	h.Sum(k[:0])
+	k := sha256.Sum256(b)
+	*buf = b
+	answerBufs.Put(buf)
 	return k
 }
+
+var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // same reports whether the registry answers b's questions as it did when b
 // was built.
