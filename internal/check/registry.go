@@ -40,7 +40,7 @@ func (p *planner) loadOwners() {
 			clean = false
 			continue
 		}
-		f, err := owners.Parse(l.data, disp, owners.Options{})
+		f, err := owners.ParseDocument(l.root, l.dups, disp)
 		if err != nil {
 			// The strict schema is meant to refuse everything the loader does.
 			t.add(Finding{Severity: Error, Code: CodeLoadError, File: disp, Message: err.Error()})

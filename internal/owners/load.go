@@ -87,12 +87,21 @@ func Parse(data []byte, source string, opts Options) (*File, error) {
 			return nil, &schema.Error{Source: source, Violations: vs}
 		}
 	}
+	return ParseDocument(doc, yw, source)
+}
+
+// ParseDocument is Parse for a document read already: doc as
+// schema.Document gives it, dups the duplicate keys its reading warned of
+// (yaml11.Document.Warnings). It does not validate. A caller that reads
+// the document for its own checks passes it here rather than have the
+// bytes read twice.
+func ParseDocument(doc *yaml11.Node, dups []yaml11.Warning, source string) (*File, error) {
 	entries, err := parseDocument(doc, source)
 	if err != nil {
 		return nil, err
 	}
 	f := &File{Path: source, Entries: entries}
-	for _, w := range yw {
+	for _, w := range dups {
 		f.Warnings = append(f.Warnings, Warning{Code: WarnDuplicateKey, File: source, Pos: w.Pos, Msg: w.Msg})
 	}
 	return f, nil
