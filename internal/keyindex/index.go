@@ -139,7 +139,9 @@ func (ix *Index) linkRepeats(texts []string) {
 // made a list the size of the tree's globs each time.
 func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 	var scratch []anchor
-	freq := make(map[anchor]int32, globs) // about one anchor a glob in a tree's keys
+	// How many globs hold each anchor, and the bucket of those filed
+	// under it; about one anchor a glob in a tree's keys.
+	freq := make(map[anchor]anchorUse, globs)
 	if compiled != nil {
 		ix.globs = compiled // the caller's own, made for this index
 	}
@@ -162,7 +164,9 @@ func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 		ix.nGlobs++
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		for _, a := range scratch {
-			freq[a]++
+			u := freq[a]
+			u.globs++
+			freq[a] = u
 		}
 	}
 	if ix.nGlobs == 0 {
@@ -180,14 +184,21 @@ func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 			ix.floating = append(ix.floating, e)
 			continue
 		}
-		best, bestFreq := scratch[0], freq[scratch[0]]
+		best, bestFreq := scratch[0], freq[scratch[0]].globs
 		for _, a := range scratch[1:] {
-			if f := freq[a]; f < bestFreq || f == bestFreq && (a.kind < best.kind || a.kind == best.kind && len(a.text) > len(best.text)) {
+			if f := freq[a].globs; f < bestFreq || f == bestFreq && (a.kind < best.kind || a.kind == best.kind && len(a.text) > len(best.text)) {
 				best, bestFreq = a, f
 			}
 		}
 		e.sure = best.kind == anchorPrefix && g.isPrefixStar()
-		filed = append(filed, filedGlob{kind: best.kind, bucket: builders[best.kind].bucket(best.text), e: e})
+		u := freq[best]
+		if u.bucket == 0 {
+			b := &builders[best.kind]
+			b.texts = append(b.texts, best.text)
+			u.bucket = int32(len(b.texts))
+			freq[best] = u
+		}
+		filed = append(filed, filedGlob{kind: best.kind, bucket: u.bucket - 1, e: e})
 	}
 	for k := range builders {
 		ix.by[k] = builders[k].build(anchorKind(k), filed)
@@ -214,11 +225,17 @@ func uniqueAnchors(as []anchor, start int) []anchor {
 	return out
 }
 
-// bucketBuilder numbers the anchor texts of one kind globs are filed
-// under, then lays each anchor's bucket out in one list.
+// anchorUse is what filing globs records of an anchor: how many globs
+// hold it, and the bucket the globs filed under it go in (from 1; 0 until
+// one is).
+type anchorUse struct {
+	globs, bucket int32
+}
+
+// bucketBuilder holds the anchor texts of one kind globs are filed under,
+// by bucket, then lays each anchor's bucket out in one list.
 type bucketBuilder struct {
-	group map[string]int32 // anchor text → its bucket
-	texts []string         // by bucket
+	texts []string
 }
 
 // filedGlob is a glob and the bucket of the anchor it is filed under.
@@ -226,20 +243,6 @@ type filedGlob struct {
 	kind   anchorKind
 	bucket int32
 	e      globEntry
-}
-
-// bucket is text's bucket, numbered when first met.
-func (b *bucketBuilder) bucket(text string) int32 {
-	g, ok := b.group[text]
-	if !ok {
-		if b.group == nil {
-			b.group = map[string]int32{}
-		}
-		g = int32(len(b.texts))
-		b.group[text] = g
-		b.texts = append(b.texts, text)
-	}
-	return g
 }
 
 // build lays out the buckets of the globs of filed that have kind.
