@@ -152,12 +152,19 @@ func newGraph(pipelines []Pipeline) *Graph {
 	n := len(pipelines)
 	g := &Graph{Pipelines: pipelines, byName: make(map[string]int32, n),
 		keyStart: make([]int32, n+1), depStart: make([]int32, n+1)}
-	var texts []string
 	for i := range pipelines {
 		p := &pipelines[i]
 		g.byName[p.Name] = int32(i)
 		g.keyStart[i+1] = g.keyStart[i] + int32(len(p.Produces))
 		g.depStart[i+1] = g.depStart[i] + int32(len(p.DependsOn))
+	}
+	// Made of their size: a graph is made again on every reload, and a
+	// tree's keys are many.
+	g.keyOwner = make([]int32, 0, g.keyStart[n])
+	g.depOwner = make([]int32, 0, g.depStart[n])
+	texts := make([]string, 0, g.depStart[n])
+	for i := range pipelines {
+		p := &pipelines[i]
 		for range p.Produces {
 			g.keyOwner = append(g.keyOwner, int32(i))
 		}
@@ -178,6 +185,9 @@ func (g *Graph) finish(keys, start []int32, opts Options) {
 	findings := g.multipleProducers()
 	g.in = make([][]int32, len(pipelines))
 	g.out = make([][]int32, len(pipelines))
+	if len(keys) > 0 {
+		g.Edges = make([]Edge, 0, len(keys)) // an edge for each key matched, but a pipeline's own
+	}
 	for c := range pipelines {
 		consumer := &pipelines[c]
 		for j, dep := range consumer.DependsOn {
@@ -226,6 +236,9 @@ func (g *Graph) finish(keys, start []int32, opts Options) {
 				g.out[p] = append(g.out[p], e)
 			}
 		}
+	}
+	if len(g.Edges) == 0 {
+		g.Edges = nil // as a graph without edges always has them
 	}
 
 	for _, e := range g.Edges {
