@@ -1,0 +1,333 @@
+package search
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/testcorpus"
+)
+
+func TestWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"ICON-D2 Wind Gust", []string{"icon", "d2", "wind", "gust"}},
+		{"datasets.ds_dev_gold.dwd_icon_d2_gusts", []string{"datasets", "ds", "dev", "gold", "dwd", "icon", "d2", "gusts"}},
+		{"  Spindox Labs srl  ", []string{"spindox", "labs", "srl"}},
+		{"Straße — Ärger, naïve", []string{"straße", "ärger", "naïve"}},
+		{"Open-Meteo (Gold)", []string{"open", "meteo", "gold"}},
+		{"datasets.*_silver.[ab]?", []string{"datasets", "silver", "ab"}},
+		{"--- ... ***", nil},
+		{"", nil},
+		{"ΣΊΣΥΦΟΣ 42", []string{"σίσυφοσ", "42"}}, // strings.ToLower: no final sigma
+		{"\xff\xfebad", []string{"bad"}},
+	} {
+		if got := Words(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		words   []string
+		wantErr string
+	}{
+		{in: "Wind Gust", words: []string{"wind", "gust"}},
+		{in: "gust wind GUST", words: []string{"gust", "wind"}},
+		{in: "icon-d2", words: []string{"icon", "d2"}},
+		{in: "   ", wantErr: ErrNoWords.Error()},
+		{in: "*?[]", wantErr: ErrNoWords.Error()},
+		{in: strings.Repeat("a", MaxQueryBytes+1), wantErr: "at most 512 are read"},
+		{in: "a\xffb", wantErr: "not UTF-8"},
+		{in: strings.Repeat("w ", MaxQueryWords), words: Words(strings.Repeat("w ", MaxQueryWords))[:1]},
+		{in: "a b c d e f g h i j k l m n o p q", wantErr: "17 different words; at most 16"},
+	} {
+		q, err := ParseQuery(c.in)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("ParseQuery(%.40q): error %v, want one saying %q", c.in, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseQuery(%q): %v", c.in, err)
+			continue
+		}
+		if !slices.Equal(q.Words(), c.words) || q.Text() != c.in {
+			t.Errorf("ParseQuery(%q) = %q, want %q", c.in, q.Words(), c.words)
+		}
+	}
+	if _, err := ParseQuery(""); !errors.Is(err, ErrNoWords) {
+		t.Errorf("an empty search: %v, want ErrNoWords", err)
+	}
+}
+
+const registryText = `owners:
+  - id: spxl
+    name: Spindox Labs srl
+  - id: example_rec
+    name: Example REC
+    aliases: [rec]
+`
+
+const configText = `defaults:
+  title: Untitled
+  source_system: Meter Hub
+  tags: [energy]
+  ownership:
+    - {name: rec, type: DATA_OWNER}
+sources:
+  datasets.gold.wind_gusts:
+    title: Wind Gust Alerts
+    description: Daily gust maxima from the ICON-D2 model.
+    tags: [icon-d2, wind]
+    ownership:
+      - {name: spxl, type: organization}
+  datasets.silver.wind:
+    description: Wind fields, gust included.
+    source_system: null
+  datasets.raw.meters_*:
+    tags: [raw]
+    ownership:
+      - {name: ghost, type: OWNER}
+`
+
+// fixture is a configuration with its ownership resolved against a
+// registry, as the check serves it.
+func fixture(t testing.TB, config, registry string) (*governance.Config, *owners.Registry) {
+	t.Helper()
+	cfg, err := governance.Parse([]byte(config), "governance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := owners.Parse([]byte(registry), "owners.yaml", owners.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := f.Build()
+	cfg, _, err = owners.ResolveConfigOwnership(cfg, reg, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, reg
+}
+
+type hit struct {
+	Key    string
+	Fields string
+}
+
+func search(t testing.TB, ix *Index, cfg *governance.Config, text string) []hit {
+	t.Helper()
+	q, err := ParseQuery(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []hit
+	ix.Match(q, nil, func(pos int, m Match) {
+		out = append(out, hit{cfg.Sources[pos].Key, m.Fields.String()})
+	})
+	return out
+}
+
+func TestMatch(t *testing.T) {
+	cfg, reg := fixture(t, configText, registryText)
+	ix := NewIndex("weather", cfg, reg)
+	for _, c := range []struct {
+		query string
+		want  []hit
+	}{
+		{"Wind Gust", []hit{{"datasets.gold.wind_gusts", "key|title|tag|description"}, {"datasets.silver.wind", "key|description"}}},
+		{"gust wind", []hit{{"datasets.gold.wind_gusts", "key|title|tag|description"}, {"datasets.silver.wind", "key|description"}}},
+		{"icon-d2", []hit{{"datasets.gold.wind_gusts", "tag|description"}}},
+		// An owner's display name, from the registry.
+		{"Spindox", []hit{{"datasets.gold.wind_gusts", "owner"}}},
+		// The defaults' owner, through its alias: every dataset that lists
+		// no owner of its own.
+		{"example rec", []hit{{"datasets.silver.wind", "owner"}}},
+		{"rec", []hit{{"datasets.silver.wind", "owner"}}},
+		// An ownership name no owner has is found as written.
+		{"ghost", []hit{{"datasets.raw.meters_*", "owner"}}},
+		// The defaults' title only where the entry states none; the
+		// defaults' tags everywhere; the app's name everywhere.
+		{"untitled", []hit{{"datasets.silver.wind", "title"}, {"datasets.raw.meters_*", "title"}}},
+		{"energy", []hit{{"datasets.gold.wind_gusts", "tag"}, {"datasets.silver.wind", "tag"}, {"datasets.raw.meters_*", "tag"}}},
+		{"weather", []hit{{"datasets.gold.wind_gusts", "app"}, {"datasets.silver.wind", "app"}, {"datasets.raw.meters_*", "app"}}},
+		// A source system stated null is none.
+		{"meter hub", []hit{{"datasets.gold.wind_gusts", "source_system"}, {"datasets.raw.meters_*", "key|source_system"}}},
+		{"METERS", []hit{{"datasets.raw.meters_*", "key"}}},
+		{"wind nothing", nil},
+		{"zebra", nil},
+	} {
+		if diff := cmp.Diff(c.want, search(t, ix, cfg, c.query)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", c.query, diff)
+		}
+	}
+}
+
+func TestRanking(t *testing.T) {
+	cfg, reg := fixture(t, configText, registryText)
+	ix := NewIndex("weather", cfg, reg)
+	scores := map[string]uint32{}
+	q, _ := ParseQuery("wind gust")
+	ix.Match(q, nil, func(pos int, m Match) { scores[cfg.Sources[pos].Key] = m.Score })
+	// Both words in the title beat one in the key and one in the
+	// description.
+	if scores["datasets.gold.wind_gusts"] <= scores["datasets.silver.wind"] {
+		t.Errorf("scores %v: the title match should rank first", scores)
+	}
+	if s := scores["datasets.gold.wind_gusts"]; s > MaxScore {
+		t.Errorf("score %d above MaxScore %d", s, MaxScore)
+	}
+}
+
+// document is one dataset's fields, each as its words, read the slow way:
+// the served rule merged, every field's words listed.
+type document map[Field][]string
+
+func documents(app string, cfg *governance.Config, reg owners.Lookup) []document {
+	var out []document
+	for _, src := range cfg.Sources {
+		r := governance.MergeRules(cfg.Defaults, src.Rule)
+		fields := document{Key: Words(src.Key), App: Words(app)}
+		if r.Title != nil {
+			fields[Title] = Words(*r.Title)
+		}
+		if r.Description != nil {
+			fields[Description] = Words(*r.Description)
+		}
+		if r.SourceSystem != nil {
+			fields[Source] = Words(*r.SourceSystem)
+		}
+		for _, tag := range r.Tags {
+			fields[Tag] = append(fields[Tag], Words(tag)...)
+		}
+		for _, o := range r.Ownership {
+			fields[Owner] = append(fields[Owner], Words(o.Name)...)
+			if e := reg.ByID(o.Name); e != nil {
+				if e.Name != nil {
+					fields[Owner] = append(fields[Owner], Words(*e.Name)...)
+				}
+				for _, a := range e.Aliases {
+					fields[Owner] = append(fields[Owner], Words(a)...)
+				}
+			}
+		}
+		out = append(out, fields)
+	}
+	return out
+}
+
+// reference is what Match answers for the documents: a word of the query
+// matches a field when it begins one of its words.
+func reference(docs []document, q *Query) map[int]Field {
+	out := map[int]Field{}
+	for pos, fields := range docs {
+		var all Field
+		matched := true
+		for _, w := range q.Words() {
+			var in Field
+			for f, ws := range fields {
+				if slices.ContainsFunc(ws, func(x string) bool { return strings.HasPrefix(x, w) }) {
+					in |= f
+				}
+			}
+			if in == 0 {
+				matched = false
+				break
+			}
+			all |= in
+		}
+		if matched {
+			out[pos] = all
+		}
+	}
+	return out
+}
+
+// celine is the real pipelines' configurations, ownership resolved
+// against dataset-api's registry.
+func celine(t testing.TB) (map[string]*governance.Config, *owners.Registry) {
+	t.Helper()
+	reg, err := owners.Load(testcorpus.Path(t, "reference/dataset-api/owners.yaml"), owners.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := map[string]*governance.Config{}
+	for _, file := range testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17) {
+		cfg, err := governance.LoadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg, _, err = owners.ResolveConfigOwnership(cfg, reg, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		apps[filepath.Base(filepath.Dir(file))] = cfg
+	}
+	return apps, reg
+}
+
+// TestMatchAgreesWithReference holds Match to the slow reading on the real
+// pipelines, for every word of theirs, its prefixes, and pairs.
+func TestMatchAgreesWithReference(t *testing.T) {
+	apps, reg := celine(t)
+	indexes := map[string]*Index{}
+	docs := map[string][]document{}
+	vocab := map[string]bool{}
+	for app, cfg := range apps {
+		docs[app] = documents(app, cfg, reg)
+		indexes[app] = NewIndex(app, cfg, reg)
+		indexes[app].EachWord(func(w string) { vocab[w] = true })
+	}
+	var queries []string
+	for w := range vocab {
+		queries = append(queries, w, w[:max(1, len(w)/2)])
+	}
+	slices.Sort(queries)
+	for i := 0; i+7 < len(queries); i += 7 {
+		queries = append(queries, queries[i]+" "+queries[i+7])
+	}
+	queries = append(queries, "Wind Gust", "icon-d2", "Spindox", "zzz", "0")
+	var s Scratch
+	for _, text := range queries {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for app := range apps {
+			got := map[int]Field{}
+			indexes[app].Match(q, &s, func(pos int, m Match) { got[pos] = m.Fields })
+			if diff := cmp.Diff(reference(docs[app], q), got); diff != "" {
+				t.Fatalf("%q in %s (-reference +Match):\n%s", text, app, diff)
+			}
+		}
+	}
+}
+
+func TestSpans(t *testing.T) {
+	q, _ := ParseQuery("wind gus")
+	got := q.Spans("ICON-D2 Wind Gust Indicators (windy)")
+	want := []Span{{Text: "ICON-D2 "}, {Text: "Wind", Mark: true}, {Text: " "}, {Text: "Gust", Mark: true}, {Text: " Indicators ("}, {Text: "windy", Mark: true}, {Text: ")"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := q.Spans("nothing here"); len(got) != 1 || got[0].Mark {
+		t.Errorf("no match: %v", got)
+	}
+}
+
+func TestFieldNames(t *testing.T) {
+	if got := (Key | Owner | Description).Names(); !slices.Equal(got, []string{"key", "owner", "description"}) {
+		t.Errorf("names %q", got)
+	}
+}
