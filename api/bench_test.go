@@ -26,7 +26,7 @@ func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discard) WriteHeader(code int)        { d.status = code }
 
 // realServer serves the 17 reference apps with dataset-api's owners.
-func realServer(b *testing.B) http.Handler {
+func realServer(b testing.TB) http.Handler {
 	b.Helper()
 	ref := testcorpus.Path(b, "reference")
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{

@@ -161,11 +161,11 @@ func appendGates(buf *bytes.Buffer, d *snapshot.Dataset) {
 func appendListBody(buf *bytes.Buffer, snap *snapshot.Snapshot, p snapshot.Page, withRule bool) {
 	openEnvelope(buf, snap)
 	buf.WriteString(`,"items":[`)
-	for i, d := range p.Items {
+	for i, h := range p.Items {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		appendListItem(buf, snap, d, withRule)
+		appendListItem(buf, snap, h, withRule)
 	}
 	buf.WriteString(`],"next":`)
 	appendOptString(buf, p.Next)
@@ -175,7 +175,10 @@ func appendListBody(buf *bytes.Buffer, snap *snapshot.Snapshot, p snapshot.Page,
 // appendListItem writes one item of GET /datasets. withRule adds "rule":
 // the body GET /datasets/{id}/rule?app={app} answers for the item's key, so
 // that a client can mirror every resolved rule of the tree from the listing.
-func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, d *snapshot.Dataset, withRule bool) {
+// A dataset a search by words found says how: "search", its score and the
+// fields its words were found in.
+func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, h snapshot.Hit, withRule bool) {
+	d := h.Dataset
 	buf.WriteString(`{"id":`)
 	appendString(buf, d.ID)
 	buf.WriteString(`,"app":`)
@@ -183,6 +186,18 @@ func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, d *snapshot.Data
 	buf.WriteString(`,"pattern":`)
 	appendBool(buf, d.Pattern)
 	appendGates(buf, d)
+	if h.Found.Fields != 0 {
+		buf.WriteString(`,"search":{"score":`)
+		buf.WriteString(strconv.FormatUint(uint64(h.Found.Score), 10))
+		buf.WriteString(`,"fields":[`)
+		for i, name := range h.Found.Fields.Names() {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			appendString(buf, name)
+		}
+		buf.WriteString(`]}`)
+	}
 	if withRule {
 		buf.WriteString(`,"rule":`)
 		appendRuleBody(buf, snap, d.ID, d, false)

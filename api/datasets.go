@@ -33,6 +33,9 @@ func (s *server) listDatasets(r *http.Request) (result, error) {
 	if err == nil {
 		err = levelParams(f)
 	}
+	if v := q.Get("q"); err == nil && v != "" {
+		f.Query, err = searchParam(v)
+	}
 	if err != nil {
 		return result{snap: snap}, err
 	}
@@ -86,6 +89,16 @@ func levelParams(f snapshot.Filter) error {
 	return nil
 }
 
+// searchParam reads q, the search box's text: a glob over keys, or words
+// (snapshot.NewQuery).
+func searchParam(text string) (*snapshot.Query, error) {
+	query, err := snapshot.NewQuery(text)
+	if err != nil {
+		return nil, badRequest("q: %v", err)
+	}
+	return query, nil
+}
+
 // ndjsonType is newline-delimited JSON: one value a line.
 const ndjsonType = "application/x-ndjson"
 
@@ -111,8 +124,8 @@ func streamDatasets(w io.Writer, snap *snapshot.Snapshot, f snapshot.Filter, wit
 	buf := getBuffer()
 	defer putBuffer(buf)
 	var err error
-	snap.Each(f, func(d *snapshot.Dataset) bool {
-		appendListItem(buf, snap, d, withRule)
+	snap.Each(f, func(h snapshot.Hit) bool {
+		appendListItem(buf, snap, h, withRule)
 		buf.WriteByte('\n')
 		if buf.Len() < 64<<10 {
 			return true

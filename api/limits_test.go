@@ -225,7 +225,7 @@ func TestRouteParamsFromOpenAPI(t *testing.T) {
 	}
 	want := map[string][]string{
 		"GET /apps/{app}/datasets/{id}/rule": {"explain", "wait"},
-		"GET /datasets":                      {"access_level", "app", "classification", "conflict", "cursor", "dataspace_expose", "expose", "include", "limit", "tag[]", "wait"},
+		"GET /datasets":                      {"access_level", "app", "classification", "conflict", "cursor", "dataspace_expose", "expose", "include", "limit", "q", "tag[]", "wait"},
 		"GET /datasets/{id}/rule":            {"app", "explain", "wait"},
 		"GET /datasets/{id}/facet":           {"app", "include_dataspace", "producer", "wait"},
 		"GET /owners":                        {"uri", "wait"},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/search"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -31,7 +32,7 @@ type datasetsView struct {
 // datasetFilters are the table's query parameters, as given: the same
 // names and values as GET /datasets where the two share a filter.
 type datasetFilters struct {
-	Q               string // a glob, or text the name contains
+	Q               string // words to find, or a glob of keys
 	App             string
 	Expose          string // "", "true" or "false"
 	DataspaceExpose string
@@ -40,16 +41,21 @@ type datasetFilters struct {
 	Classification  string
 	Owner           string
 	Per             int
-	Glob            bool // Q has glob metacharacters
+	Glob            bool     // Q has glob metacharacters
+	Words           []string // Q's words, for a search by words
 }
 
 type datasetRow struct {
 	ID, App                     string
+	Key                         []search.Span // ID, its words a search found marked
 	Pattern                     bool
 	Expose, DataspaceExpose     bool
 	Conflict                    bool
 	AccessLevel, Classification string
 	Owners                      []ownerRef
+	// Why are the fields other than the key a search by words found the
+	// dataset in, each with its words marked.
+	Why []whyView
 }
 
 // ownerRef is an ownership name as a page shows it: the registry's id
@@ -121,9 +127,19 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusBadRequest, "This table cannot be filtered so", bad[0]+".", link{"Every dataset", Prefix + "/datasets"})
 		return
 	}
+	var nothing bool // the search cannot find anything
 	if fv.Q != "" {
-		f.Name = snapshot.NewNameQuery(fv.Q)
-		fv.Glob = f.Name.Glob()
+		query, err := snapshot.NewQuery(fv.Q)
+		if err != nil {
+			body.Notices = append(body.Notices, "This search finds nothing: "+err.Error()+".")
+			nothing = true
+		} else {
+			f.Query = query
+			fv.Glob = query.Glob()
+			if w := query.Words(); w != nil {
+				fv.Words = w.Words()
+			}
+		}
 	}
 	if fv.Owner != "" {
 		// An alias finds its owner, as ownership names resolve.
@@ -142,7 +158,11 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 	}
 	body.Owners = ownerOptions(snap)
 
-	items, total := snap.Page(f, (page-1)*fv.Per, fv.Per)
+	var items []snapshot.Hit
+	total := 0
+	if !nothing {
+		items, total = snap.Page(f, (page-1)*fv.Per, fv.Per)
+	}
 	body.Total, body.Page = total, page
 	body.Pages = max(1, (total+fv.Per-1)/fv.Per)
 	if len(items) > 0 {
@@ -173,8 +193,12 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 		body.Next, body.Last = pageURL(page+1), pageURL(body.Pages)
 	}
 	body.Rows = make([]datasetRow, len(items))
-	for i, d := range items {
-		body.Rows[i] = newDatasetRow(snap, d)
+	for i, h := range items {
+		body.Rows[i] = newDatasetRow(snap, h.Dataset)
+		if f.Query != nil && f.Query.Words() != nil {
+			body.Rows[i].Key = f.Query.Words().Spans(h.Dataset.ID)
+			body.Rows[i].Why = why(snap, f.Query.Words(), h)
+		}
 	}
 	v := p.newView(r, snap, "datasets", "Datasets")
 	v.Body = body

@@ -57,6 +57,32 @@ func (p *Pages) funcs() template.FuncMap {
 		"isGlob":      governance.HasMeta,
 		"dur":         duration,
 		"nameURL":     nameURL,
+		"breakable":   breakable,
+		"path":        breakablePath,
+	}
+}
+
+// breakable is a dataset key, escaped, with a line break allowed (<wbr>)
+// after each dot and underscore and nowhere else: on a narrow screen a
+// key wraps between its parts, never inside one.
+func breakable(key string) template.HTML { return withBreaks(key, "._") }
+
+// breakablePath is a file path or a file:line:column, escaped, with a line
+// break allowed after each slash only: it wraps between directories, and
+// never between a file and its line and column.
+func breakablePath(path string) template.HTML { return withBreaks(path, "/") }
+
+func withBreaks(s, after string) template.HTML {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(s, after)
+		if i < 0 {
+			b.WriteString(template.HTMLEscapeString(s))
+			return template.HTML(b.String())
+		}
+		b.WriteString(template.HTMLEscapeString(s[:i+1]))
+		b.WriteString("<wbr>")
+		s = s[i+1:]
 	}
 }
 

@@ -97,7 +97,7 @@ type Match struct {
 
 // rankStep puts a word found in the key or the title above any sum of
 // weights: MaxQueryWords words at twice the highest weight stay below it.
-const rankStep = 2 * 8 * MaxQueryWords
+const rankStep = 2*8*MaxQueryWords + 1
 
 // MaxScore bounds Match.Score.
 const MaxScore = MaxQueryWords*rankStep + rankStep - 1

@@ -326,6 +326,24 @@ func TestSpans(t *testing.T) {
 	}
 }
 
+// TestMaxScore: the most a query can score, every word whole in a title.
+func TestMaxScore(t *testing.T) {
+	words := Words("a b c d e f g h i j k l m n o p")
+	cfg, err := governance.Parse([]byte("sources:\n  x:\n    title: "+strings.Join(words, " ")+"\n"), "governance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ParseQuery(strings.Join(words, " "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got uint32
+	NewIndex("app", cfg, nil).Match(q, nil, func(_ int, m Match) { got = m.Score })
+	if got != MaxScore {
+		t.Errorf("score %d, want MaxScore %d", got, MaxScore)
+	}
+}
+
 func TestFieldNames(t *testing.T) {
 	if got := (Key | Owner | Description).Names(); !slices.Equal(got, []string{"key", "owner", "description"}) {
 		t.Errorf("names %q", got)

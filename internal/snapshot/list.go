@@ -21,9 +21,10 @@ type Filter struct {
 	// the same as restricted), as the library's consumers compare them.
 	Classification string
 	AccessLevel    string
-	// Name keeps the keys a name query matches (NewNameQuery); nil keeps
-	// every key.
-	Name *NameQuery
+	// Query keeps what a search box's text finds (NewQuery): the keys a
+	// glob matches, in listing order, or the datasets every word is found
+	// in, best first; nil keeps every key.
+	Query *Query
 	// Owner keeps the datasets whose merged ownership names it, as the
 	// served rule says it: an owner id when the name resolved, else the
 	// name as written.
@@ -49,7 +50,7 @@ func (f *Filter) keep(d *Dataset) bool {
 			return false
 		}
 	}
-	if f.Name != nil && !f.Name.Match(d.ID) {
+	if f.Query != nil && f.Query.glob != nil && !f.Query.glob.Match(d.ID) {
 		return false
 	}
 	if f.Owner != "" && !slices.ContainsFunc(d.Owners(), func(o governance.Owner) bool { return o.Name == f.Owner }) {
@@ -58,31 +59,49 @@ func (f *Filter) keep(d *Dataset) bool {
 	return true
 }
 
-// Page is the datasets the filter keeps from the offset-th on, at most
-// limit of them, and how many it keeps in all: a numbered page of a
-// listing for people, who want to know how far it goes. It reads every
-// dataset (only those naming the owner, with Owner): time linear in the
-// tree, which BenchmarkUIDatasets (api/ui) measures.
-func (s *Snapshot) Page(f Filter, offset, limit int) (items []*Dataset, total int) {
+// walk calls fn with every dataset f keeps, in the listing's order, until
+// fn returns false: best first under a search by words (Snapshot.search),
+// else apps by name and keys in sources order.
+func (s *Snapshot) walk(f *Filter, fn func(Hit) bool) {
+	if f.Query != nil && f.Query.words != nil {
+		for _, h := range s.search(f) {
+			if !fn(h) {
+				return
+			}
+		}
+		return
+	}
 	all := s.datasets
 	if f.Owner != "" {
 		all = s.OwnedBy(f.Owner) // in listing order too
 	}
 	for _, d := range all {
-		if !f.keep(d) {
-			continue
+		if f.keep(d) && !fn(Hit{Dataset: d}) {
+			return
 		}
+	}
+}
+
+// Page is the datasets the filter keeps from the offset-th on, at most
+// limit of them, and how many it keeps in all: a numbered page of a
+// listing for people, who want to know how far it goes. It reads every
+// dataset (only those naming the owner, with Owner; only those of the apps
+// holding every word, with a search by words): time linear in the tree,
+// which BenchmarkUIDatasets (api/ui) measures.
+func (s *Snapshot) Page(f Filter, offset, limit int) (items []Hit, total int) {
+	s.walk(&f, func(h Hit) bool {
 		if total >= offset && len(items) < limit {
-			items = append(items, d)
+			items = append(items, h)
 		}
 		total++
-	}
+		return true
+	})
 	return items, total
 }
 
 // Page is one page of a listing and the cursor of the next ("" on the last).
 type Page struct {
-	Items []*Dataset
+	Items []Hit
 	Next  string
 }
 
@@ -100,32 +119,24 @@ func (s *Snapshot) List(f Filter, limit int, cursor string) (Page, error) {
 	}
 	var p Page
 	skipped := 0
-	for _, d := range s.datasets {
-		if !f.keep(d) {
-			continue
-		}
+	s.walk(&f, func(h Hit) bool {
 		if skipped < offset {
 			skipped++
-			continue
+			return true
 		}
 		if len(p.Items) == limit {
 			p.Next = s.encodeCursor(offset + limit)
-			break
+			return false
 		}
-		p.Items = append(p.Items, d)
-	}
+		p.Items = append(p.Items, h)
+		return true
+	})
 	return p, nil
 }
 
 // Each calls fn for every dataset the filter keeps, in listing order,
 // until fn returns false.
-func (s *Snapshot) Each(f Filter, fn func(*Dataset) bool) {
-	for _, d := range s.datasets {
-		if f.keep(d) && !fn(d) {
-			return
-		}
-	}
-}
+func (s *Snapshot) Each(f Filter, fn func(Hit) bool) { s.walk(&f, fn) }
 
 // cursorTag is enough of the revision to tell two revisions apart.
 func (s *Snapshot) cursorTag() string {
@@ -159,10 +170,10 @@ func (s *Snapshot) decodeCursor(c string) (int, error) {
 	return n, nil
 }
 
-// NameQuery is what a person types to find datasets by name: a glob
-// (governance.CompileGlob's, matching the whole key) when it holds a
-// metacharacter, else text the key contains. A glob key is matched as the
-// text it is, not by the names it would match.
+// NameQuery is a glob a person types to find datasets by key
+// (governance.CompileGlob's, matching the whole key), or text the key
+// contains. A glob key is matched as the text it is, not by the names it
+// would match.
 type NameQuery struct {
 	text string
 	glob *governance.Glob

@@ -27,9 +27,10 @@ import (
 // the key only then: the same tree read from another directory, with the
 // same display paths, reuses the units (a diff's head reusing its base's).
 // The registry itself is not in the key: a unit reads it only through the
-// owner ids it asks for (check.UnitResult.OwnersAsked), so a unit is reused
-// when the registry answers each of those ids as before — the entry in
-// full, whatever its place in the file. TestUnitKeyCoversTheUnit fails when
+// owner ids it asks for (check.UnitResult.OwnersAsked, and the ids its
+// app's search index asked for the owners' names and aliases), so a unit
+// is reused when the registry answers each of those ids as before — the
+// entry in full, whatever its place in the file. TestUnitKeyCoversTheUnit fails when
 // a field is added to check.Unit and the key does not cover it.
 
 // digest is a file's SHA-256 and the identity of the file it was taken from.
@@ -100,7 +101,10 @@ type builtUnit struct {
 	err    error // why the app could not be built (deterministic for the same inputs)
 	// node is the app's pipeline as its base file says it: its part of the
 	// dependency graph (graph.go).
-	node    graph.Pipeline
+	node graph.Pipeline
+	// asked are the owner ids the unit's check and its app asked the
+	// registry about; answers the digest of the answers.
+	asked   []string
 	answers [32]byte
 	reuse   bool // taken from the previous build
 }
@@ -124,10 +128,21 @@ func countReuse(built []*builtUnit) (reused, checked int) {
 
 func buildUnit(key [32]byte, u *check.Unit, answers *ownerAnswers) *builtUnit {
 	b := &builtUnit{key: key, result: check.CheckUnit(u)}
-	b.answers = answers.hash(b.result.OwnersAsked)
+	b.asked = slices.Clip(b.result.OwnersAsked) // appended to below, never into the result's
 	if b.result.Config != nil {
-		b.app, b.err = newApp(u, &b.result)
+		var reg owners.Lookup
+		if answers.registry != nil {
+			reg = answers.registry
+		}
+		var asked []string
+		b.app, asked, b.err = newApp(u, &b.result, reg)
+		for _, id := range asked {
+			if !slices.Contains(b.asked, id) {
+				b.asked = append(b.asked, id)
+			}
+		}
 	}
+	b.answers = answers.hash(b.asked)
 	if b.app != nil {
 		b.node = baseNode(b.app.Name, u.Base.Display, b.result.Base)
 	}
@@ -254,5 +269,5 @@ var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 // same reports whether the registry answers b's questions as it did when b
 // was built.
 func (a *ownerAnswers) same(b *builtUnit) bool {
-	return a.hash(b.result.OwnersAsked) == b.answers
+	return a.hash(b.asked) == b.answers
 }

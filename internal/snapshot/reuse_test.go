@@ -63,6 +63,35 @@ func served(t *testing.T, s *Snapshot) []string {
 		}
 		out = append(out, buf.String())
 	}
+	// What a search finds by owners' ids, names and aliases (the
+	// registry's part of an app's index) and by apps' names.
+	var texts []string
+	for i, e := range s.Owners.All() {
+		if i == 20 {
+			break
+		}
+		texts = append(texts, e.ID)
+		if e.Name != nil {
+			texts = append(texts, *e.Name)
+		}
+		texts = append(texts, e.Aliases...)
+	}
+	for _, a := range s.Apps()[:min(20, len(s.Apps()))] {
+		texts = append(texts, a.Name)
+	}
+	for _, text := range texts {
+		q, err := NewQuery(text)
+		if err != nil {
+			continue
+		}
+		hits, _ := s.Page(Filter{Query: q}, 0, 1<<30)
+		var b strings.Builder
+		fmt.Fprintf(&b, "search %q:", text)
+		for _, h := range hits {
+			fmt.Fprintf(&b, " %s/%s %v %d", h.Dataset.App.Name, h.Dataset.ID, h.Found.Fields, h.Found.Score)
+		}
+		out = append(out, b.String())
+	}
 	return out
 }
 

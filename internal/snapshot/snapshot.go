@@ -13,6 +13,7 @@ import (
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/keyindex"
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/search"
 )
 
 // Snapshot is one revision of the served tree. It is never modified after Build
@@ -76,6 +77,7 @@ type App struct {
 	Datasets    []*Dataset // one per sources key, in sources order
 
 	defaults *Dataset // what a name matching no key resolves to
+	search   *search.Index
 }
 
 // Dataset is one sources key and the rule it resolves to, with everything a
