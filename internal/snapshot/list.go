@@ -59,24 +59,20 @@ func (f *Filter) keep(d *Dataset) bool {
 	return true
 }
 
-// walk calls fn with every dataset f keeps, in the listing's order, until
-// fn returns false: best first under a search by words (Snapshot.search),
-// else apps by name and keys in sources order.
-func (s *Snapshot) walk(f *Filter, fn func(Hit) bool) {
-	if f.Query != nil && f.Query.words != nil {
-		for _, h := range s.search(f) {
-			if !fn(h) {
-				return
-			}
-		}
-		return
-	}
+// searching reports whether f searches by words: its datasets are then
+// ranked, best first, rather than listed in order.
+func (f *Filter) searching() bool { return f.Query != nil && f.Query.words != nil }
+
+// walk calls fn with every dataset f keeps in listing order (apps by name,
+// keys in sources order), until fn returns false; f does not search by
+// words.
+func (s *Snapshot) walk(f *Filter, fn func(*Dataset) bool) {
 	all := s.datasets
 	if f.Owner != "" {
 		all = s.OwnedBy(f.Owner) // in listing order too
 	}
 	for _, d := range all {
-		if f.keep(d) && !fn(Hit{Dataset: d}) {
+		if f.keep(d) && !fn(d) {
 			return
 		}
 	}
@@ -87,11 +83,16 @@ func (s *Snapshot) walk(f *Filter, fn func(Hit) bool) {
 // listing for people, who want to know how far it goes. It reads every
 // dataset (only those naming the owner, with Owner; only those of the apps
 // holding every word, with a search by words): time linear in the tree,
-// which BenchmarkUIDatasets (api/ui) measures.
+// which BenchmarkUIDatasets (api/ui) and BenchmarkSearch measure.
 func (s *Snapshot) Page(f Filter, offset, limit int) (items []Hit, total int) {
-	s.walk(&f, func(h Hit) bool {
+	if f.searching() {
+		r := s.search(&f)
+		defer r.release()
+		return r.window(s, offset, limit), len(r.hits)
+	}
+	s.walk(&f, func(d *Dataset) bool {
 		if total >= offset && len(items) < limit {
-			items = append(items, h)
+			items = append(items, Hit{Dataset: d})
 		}
 		total++
 		return true
@@ -118,8 +119,17 @@ func (s *Snapshot) List(f Filter, limit int, cursor string) (Page, error) {
 		}
 	}
 	var p Page
+	if f.searching() {
+		r := s.search(&f)
+		defer r.release()
+		p.Items = r.window(s, offset, limit)
+		if offset+limit < len(r.hits) {
+			p.Next = s.encodeCursor(offset + limit)
+		}
+		return p, nil
+	}
 	skipped := 0
-	s.walk(&f, func(h Hit) bool {
+	s.walk(&f, func(d *Dataset) bool {
 		if skipped < offset {
 			skipped++
 			return true
@@ -128,15 +138,27 @@ func (s *Snapshot) List(f Filter, limit int, cursor string) (Page, error) {
 			p.Next = s.encodeCursor(offset + limit)
 			return false
 		}
-		p.Items = append(p.Items, h)
+		p.Items = append(p.Items, Hit{Dataset: d})
 		return true
 	})
 	return p, nil
 }
 
-// Each calls fn for every dataset the filter keeps, in listing order,
-// until fn returns false.
-func (s *Snapshot) Each(f Filter, fn func(Hit) bool) { s.walk(&f, fn) }
+// Each calls fn for every dataset the filter keeps, in the listing's order
+// (best first under a search by words), until fn returns false.
+func (s *Snapshot) Each(f Filter, fn func(Hit) bool) {
+	if f.searching() {
+		r := s.search(&f)
+		defer r.release()
+		for _, h := range r.window(s, 0, len(r.hits)) {
+			if !fn(h) {
+				return
+			}
+		}
+		return
+	}
+	s.walk(&f, func(d *Dataset) bool { return fn(Hit{Dataset: d}) })
+}
 
 // cursorTag is enough of the revision to tell two revisions apart.
 func (s *Snapshot) cursorTag() string {

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"sync"
+
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/search"
 )
@@ -47,20 +49,41 @@ type Hit struct {
 	Found search.Match
 }
 
-// search is every dataset the words of f's query find that the rest of f
-// keeps, best first: by score, a key spelled exactly as the query first,
-// then in listing order. It visits every app's index (an app whose index
-// lacks a word is passed over on a binary search), in time that grows with
-// the datasets of the apps holding every word.
-func (s *Snapshot) search(f *Filter) []Hit {
-	q := f.Query.words
+// found are the datasets a search by words found, in listing order, each
+// packed in a uint64 (score<<40 | position in Snapshot.datasets<<8 |
+// fields), and how many have each score. Packed and free of pointers,
+// the hits of a search every key answers cost 8 bytes each and nothing to
+// the collector; the buffers are kept for the next search.
+type found struct {
+	hits  []uint64
+	count [search.MaxScore + 2]int32 // by score
+}
+
+var foundPool = sync.Pool{New: func() any { return new(found) }}
+
+func (r *found) release() {
+	if cap(r.hits) > 1<<20 {
+		return // a rare huge answer is not kept for good
+	}
+	r.hits = r.hits[:0]
+	clear(r.count[:])
+	foundPool.Put(r)
+}
+
+// search finds the datasets f's words match that the rest of f keeps. It
+// visits every app's index (an app whose index lacks a word is passed
+// over on a binary search), in time that grows with the datasets of the
+// apps holding every word. A key spelled exactly as the query scores
+// above any other match.
+func (s *Snapshot) search(f *Filter) *found {
+	r := foundPool.Get().(*found)
 	var scratch search.Scratch
-	var hits []Hit
-	for _, a := range s.apps {
+	for i, a := range s.apps {
 		if f.App != "" && a.Name != f.App {
 			continue
 		}
-		a.search.Match(q, &scratch, func(pos int, m search.Match) {
+		start := uint64(s.appStart[i])
+		a.search.Match(f.Query.words, &scratch, func(pos int, m search.Match) {
 			d := a.Datasets[pos]
 			if !f.keep(d) {
 				return
@@ -68,30 +91,36 @@ func (s *Snapshot) search(f *Filter) []Hit {
 			if d.ID == f.Query.text {
 				m.Score = search.MaxScore + 1
 			}
-			hits = append(hits, Hit{Dataset: d, Found: m})
+			r.hits = append(r.hits, uint64(m.Score)<<40|(start+uint64(pos))<<8|uint64(m.Fields))
+			r.count[m.Score]++
 		})
 	}
-	return rank(hits)
+	return r
 }
 
-// rank orders hits by score, highest first, keeping their order among
-// equal scores: a counting sort, since scores are small.
-func rank(hits []Hit) []Hit {
-	if len(hits) < 2 {
-		return hits
+// window is the hits from the offset-th on in rank order (score, highest
+// first, then listing order), at most limit of them: a counting pass over
+// the scores, then one over the hits placing those that fall in the
+// window, so a page of a large answer sorts nothing.
+func (r *found) window(s *Snapshot, offset, limit int) []Hit {
+	if offset >= len(r.hits) || limit <= 0 {
+		return nil
 	}
-	var count [search.MaxScore + 3]int32
-	for _, h := range hits {
-		count[search.MaxScore+1-h.Found.Score+1]++
+	end := min(len(r.hits), offset+limit)
+	var first [search.MaxScore + 2]int32 // rank of each score's first hit
+	rank := int32(0)
+	for score := len(r.count) - 1; score >= 0; score-- {
+		first[score] = rank
+		rank += r.count[score]
 	}
-	for i := 1; i < len(count); i++ {
-		count[i] += count[i-1]
-	}
-	out := make([]Hit, len(hits))
-	for _, h := range hits {
-		k := search.MaxScore + 1 - h.Found.Score
-		out[count[k]] = h
-		count[k]++
+	out := make([]Hit, end-offset)
+	for _, h := range r.hits {
+		score := h >> 40
+		at := int(first[score])
+		first[score]++
+		if at >= offset && at < end {
+			out[at-offset] = Hit{Dataset: s.datasets[uint32(h>>8)], Found: search.Match{Fields: search.Field(h), Score: uint32(score)}}
+		}
 	}
 	return out
 }

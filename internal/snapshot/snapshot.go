@@ -38,7 +38,8 @@ type Snapshot struct {
 	unresolvedOnce sync.Once
 	unresolved     []UnresolvedOwner
 
-	apps     []*App // by name
+	apps     []*App  // by name
+	appStart []int32 // apps[i]'s first dataset in datasets
 	appIndex map[string]*App
 	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
 	// keys indexes every sources key of every app by its position in
@@ -167,7 +168,9 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	slices.SortFunc(s.apps, func(a, b *App) int { return strings.Compare(a.Name, b.Name) })
 	s.datasets = make([]*Dataset, 0, total)
 	appKeys := make([]*keyindex.Index, len(s.apps))
+	s.appStart = make([]int32, len(s.apps))
 	for i, a := range s.apps {
+		s.appStart[i] = int32(len(s.datasets))
 		appKeys[i] = a.Config.Keys()
 		for _, d := range a.Datasets {
 			s.datasets = append(s.datasets, d)
