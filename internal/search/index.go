@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"slices"
+	"sync"
 	"unique"
 
 	"github.com/celine-eu/governanced/internal/governance"
@@ -39,7 +40,9 @@ const maxDatasets = 1 << 24
 // display name and aliases of each owner the rules name; nil indexes the
 // names as written only. NewIndex asks reg about each owner id once.
 func NewIndex(app string, cfg *governance.Config, reg owners.Lookup) *Index {
-	b := builder{ids: map[string]int32{}, reg: reg, asked: map[string]*owners.Entry{}}
+	b := builders.Get().(*builder)
+	defer b.release()
+	b.reg = reg
 	d := cfg.Defaults
 	b.add(app, -1, App)
 	b.rule(d, -1, Title|Description|Source|Tag|Owner)
@@ -73,14 +76,34 @@ func NewIndex(app string, cfg *governance.Config, reg owners.Lookup) *Index {
 }
 
 // builder collects an index's words: each distinct word once (ids), and
-// one entry per word, dataset and field it was found in.
+// one entry per word, dataset and field it was found in. Builders are
+// kept between indexes (a build makes one per app), so that their lists
+// and maps are allocated once per goroutine rather than once per app.
 type builder struct {
 	ids      map[string]int32 // word → its place in words
 	words    []string
 	defaults []Field  // by word
-	entries  []uint64 // word<<32 | position<<8 | field
+	entries  []uint64 // word<<32 | position<<8 | field, in position order
 	reg      owners.Lookup
 	asked    map[string]*owners.Entry
+	buf      []byte // the word being read, lower-cased
+	// finish's working lists.
+	order, rank, at, placed []uint32
+}
+
+var builders = sync.Pool{New: func() any {
+	return &builder{ids: map[string]int32{}, asked: map[string]*owners.Entry{}}
+}}
+
+func (b *builder) release() {
+	if len(b.entries) > 1<<20 {
+		return // an app of a rare size: its lists are not kept
+	}
+	clear(b.ids)
+	clear(b.asked)
+	b.words, b.defaults, b.entries = b.words[:0], b.defaults[:0], b.entries[:0]
+	b.reg = nil
+	builders.Put(b)
 }
 
 // rule adds the fields of r that fields names, for the dataset at pos (-1:
@@ -131,12 +154,13 @@ func (b *builder) owner(name string) *owners.Entry {
 // add files every word of text under field, for the dataset at pos (-1:
 // the defaults).
 func (b *builder) add(text string, pos int, f Field) {
-	eachWord(text, func(w string) {
-		id, ok := b.ids[w]
+	eachWord(text, &b.buf, func(w []byte) {
+		id, ok := b.ids[string(w)]
 		if !ok {
+			word := string(w)
 			id = int32(len(b.words))
-			b.ids[w] = id
-			b.words = append(b.words, w)
+			b.ids[word] = id
+			b.words = append(b.words, word)
 			b.defaults = append(b.defaults, 0)
 		}
 		if pos < 0 {
@@ -148,43 +172,65 @@ func (b *builder) add(text string, pos int, f Field) {
 }
 
 // finish lays the words out sorted, each interned, with their postings: a
-// dataset once per word, its fields joined.
+// dataset once per word, its fields joined. The entries are in position
+// order already; placing them by word (a counting pass) keeps that order
+// within each word, and a dataset's entries for one word side by side.
 func (b *builder) finish(ix *Index) {
-	order := make([]int32, len(b.words)) // place in vocab → word id
-	for i := range order {
-		order[i] = int32(i)
+	n := len(b.words)
+	b.order = grow(b.order, n) // place in vocab → word id
+	for i := range b.order {
+		b.order[i] = uint32(i)
 	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(b.words[x], b.words[y]) })
-	rank := make([]uint64, len(order)) // word id → place in vocab
-	ix.vocab = make([]unique.Handle[string], len(order))
-	ix.defaults = make([]Field, len(order))
-	for i, id := range order {
-		rank[id] = uint64(i)
+	slices.SortFunc(b.order, func(x, y uint32) int { return cmp.Compare(b.words[x], b.words[y]) })
+	b.rank = grow(b.rank, n) // word id → place in vocab
+	ix.vocab = make([]unique.Handle[string], n)
+	ix.defaults = make([]Field, n)
+	for i, id := range b.order {
+		b.rank[id] = uint32(i)
 		ix.vocab[i] = unique.Make(b.words[id])
 		ix.defaults[i] = b.defaults[id]
 	}
-	for i, e := range b.entries {
-		b.entries[i] = rank[e>>32]<<32 | e&0xffffffff
-	}
-	slices.Sort(b.entries)
-	ix.start = make([]uint32, len(order)+1)
-	ix.post = make([]uint32, 0, len(b.entries))
-	last := uint64(1<<64 - 1)
+	// Where each word's entries go, then each entry in its place.
+	b.at = grow(b.at, n+1)
+	clear(b.at)
 	for _, e := range b.entries {
-		word, p := e>>32, uint32(e)
-		if word<<32|uint64(p>>8) == last {
-			ix.post[len(ix.post)-1] |= p & 0xff // the same dataset: join the fields
-			continue
+		b.at[b.rank[e>>32]+1]++
+	}
+	for i := 1; i < len(b.at); i++ {
+		b.at[i] += b.at[i-1]
+	}
+	b.placed = grow(b.placed, len(b.entries))
+	for _, e := range b.entries {
+		w := b.rank[e>>32]
+		b.placed[b.at[w]] = uint32(e)
+		b.at[w]++
+	}
+	// b.at[w] is now where word w's entries end. A dataset's entries for
+	// one word are side by side: join their fields.
+	ix.start = make([]uint32, n+1)
+	post := b.placed[:0] // written behind the reading
+	from := uint32(0)
+	for w := range n {
+		for k := from; k < b.at[w]; k++ {
+			p := b.placed[k]
+			if m := len(post); m > int(ix.start[w]) && post[m-1]>>8 == p>>8 {
+				post[m-1] |= p & 0xff
+				continue
+			}
+			post = append(post, p)
 		}
-		last = word<<32 | uint64(p>>8)
-		ix.post = append(ix.post, p)
-		ix.start[word+1] = uint32(len(ix.post))
+		from = b.at[w]
+		ix.start[w+1] = uint32(len(post))
 	}
-	// Words with no posting (the defaults' alone) start where the one
-	// before them ends.
-	for i := 1; i < len(ix.start); i++ {
-		ix.start[i] = max(ix.start[i], ix.start[i-1])
+	ix.post = slices.Clone(post)
+}
+
+// grow is s with length n, reallocated only when too short.
+func grow(s []uint32, n int) []uint32 {
+	if cap(s) < n {
+		return make([]uint32, n)
 	}
+	return s[:n]
 }
 
 // Len is the number of datasets the index holds.

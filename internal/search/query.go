@@ -45,9 +45,10 @@ func ParseQuery(s string) (*Query, error) {
 		return nil, &QueryError{"the search is not UTF-8 text"}
 	}
 	q := &Query{text: s}
-	eachWord(s, func(w string) {
-		if !slices.Contains(q.words, w) {
-			q.words = append(q.words, w)
+	var buf []byte
+	eachWord(s, &buf, func(w []byte) {
+		if !slices.Contains(q.words, string(w)) {
+			q.words = append(q.words, string(w))
 		}
 	})
 	switch {
@@ -190,31 +191,23 @@ type Span struct {
 // together are text.
 func (q *Query) Spans(text string) []Span {
 	var out []Span
+	var buf []byte
 	plain := 0 // start of the unmarked run
-	i := 0
-	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			i += size
-			continue
+	for i := 0; ; {
+		start, end := nextWord(text, i)
+		if start == len(text) {
+			break
 		}
-		start := i
-		for i < len(text) {
-			r, size = utf8.DecodeRuneInString(text[i:])
-			if !isWordRune(r) {
-				break
-			}
-			i += size
-		}
-		word := strings.ToLower(text[start:i])
-		if !slices.ContainsFunc(q.words, func(w string) bool { return strings.HasPrefix(word, w) }) {
+		i = end
+		buf = appendLower(buf[:0], text[start:end])
+		if !slices.ContainsFunc(q.words, func(w string) bool { return strings.HasPrefix(string(buf), w) }) {
 			continue
 		}
 		if start > plain {
 			out = append(out, Span{Text: text[plain:start]})
 		}
-		out = append(out, Span{Text: text[start:i], Mark: true})
-		plain = i
+		out = append(out, Span{Text: text[start:end], Mark: true})
+		plain = end
 	}
 	if plain < len(text) {
 		out = append(out, Span{Text: text[plain:]})

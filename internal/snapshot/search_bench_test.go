@@ -74,4 +74,5 @@ func BenchmarkSearchIndexBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(heapInUse()-base), "retained-B")
 	runtime.KeepAlive(ix)
+	runtime.KeepAlive(s)
 }
