@@ -126,29 +126,7 @@ func (g *Graph) FindingsOf(name string) []Finding {
 	if !ok {
 		return nil
 	}
-	var keys map[string]bool
-	var out []Finding
-	for _, f := range g.Findings {
-		switch {
-		case f.Kind == Cycle:
-			if g.tierOf[pi] < 0 {
-				out = append(out, f)
-			}
-		case f.Kind == MultipleProducers:
-			if keys == nil {
-				keys = make(map[string]bool, len(g.Pipelines[pi].Produces))
-				for _, k := range g.Pipelines[pi].Produces {
-					keys[k] = true
-				}
-			}
-			if keys[f.Dataset] {
-				out = append(out, f)
-			}
-		case f.Pipeline == name:
-			out = append(out, f)
-		}
-	}
-	return out
+	return g.findingsAbout(map[int32]bool{pi: true})
 }
 
 // Node is one pipeline in its graph.
