@@ -40,8 +40,15 @@ func (s *server) graphDoc(r *http.Request) (result, error) {
 		}
 		format = f
 	}
+	focus, depth, err := focusParams(q, format)
+	if err != nil {
+		return result{}, err
+	}
 	paged := q.Has("limit") || q.Has("offset")
 	var win diffWindow
+	if paged && focus != "" {
+		return result{}, badRequest("focus answers one pipeline's neighbourhood whole; limit and offset page the whole graph")
+	}
 	if paged {
 		if format != graph.JSON {
 			return result{}, badRequest("limit and offset page the json rendering; format %s is one text", format)
@@ -55,6 +62,9 @@ func (s *server) graphDoc(r *http.Request) (result, error) {
 		return result{}, err
 	}
 	g := snap.GraphOf(overlays)
+	if focus != "" {
+		return s.graphFocus(snap, overlays, g, focus, depth)
+	}
 	if paged {
 		return treeResult(snap, func(buf *bytes.Buffer) { writeJSONValue(buf, graphPage(snap.Revision, overlays, g, win)) }), nil
 	}
@@ -62,7 +72,7 @@ func (s *server) graphDoc(r *http.Request) (result, error) {
 		return result{snap: snap}, &requestError{status: http.StatusRequestEntityTooLarge, kind: "answer-too-large", detail: fmt.Sprintf(
 			"the graph's rendering would be about %s (%d pipelines, %d edges), more than the %s one answer may be (--max-graph-bytes); "+
 				"page through it with /graph?limit=%d&offset=0 (each page holds the pipelines, edges and findings from offset, and says where the next starts), "+
-				"or ask for one pipeline and its neighbours with /graph/pipelines/{name}?depth=1",
+				"or ask for one pipeline's neighbourhood with /graph?focus={name}&depth=1",
 			mib(size), len(g.Pipelines), len(g.Edges), mib(int64(s.limits.MaxGraphBytes)), defaultGraphLimit)}
 	}
 	contentType := jsonType
@@ -121,14 +131,10 @@ func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) g
 	body := graphPageBody{Revision: revision, Overlays: overlays, Tiers: g.Tiers(),
 		Pipelines: []graphPipeline{}, Edges: []graphEdge{}}
 	for _, p := range window(g.Pipelines, win) {
-		deps := p.DependsOn
-		if deps == nil {
-			deps = []governance.Dependency{}
-		}
-		body.Pipelines = append(body.Pipelines, graphPipeline{Name: p.Name, Path: p.Path, Declared: p.Declared, Produces: p.Produces, DependsOn: deps})
+		body.Pipelines = append(body.Pipelines, pipelineItem(&p))
 	}
 	for _, e := range window(g.Edges, win) {
-		body.Edges = append(body.Edges, graphEdge{Producer: e.Producer, Consumer: e.Consumer, Dataset: e.Dataset, Pattern: e.Pattern, Optional: e.Optional})
+		body.Edges = append(body.Edges, edgeItem(&e))
 	}
 	body.Findings = findingsOf(window(g.Findings, win))
 	pg := &body.Page
@@ -140,14 +146,119 @@ func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) g
 	return body
 }
 
+// maxFocusDepth bounds ?depth with ?focus: three edges either way is as
+// far as a neighbourhood stays readable, and bounds what one request walks.
+const maxFocusDepth = 3
+
+// focusParams reads ?focus (a pipeline's name) and ?depth (edges away,
+// 1 by default, at most maxFocusDepth), which only a focus takes, and
+// only in the json rendering.
+func focusParams(q url.Values, format graph.Format) (focus string, depth int, err error) {
+	focus = q.Get("focus")
+	if focus == "" {
+		if q.Has("depth") {
+			return "", 0, badRequest("depth counts edges from a focus; add focus=PIPELINE")
+		}
+		return "", 0, nil
+	}
+	if format != graph.JSON {
+		return "", 0, badRequest("focus answers the json rendering of a neighbourhood; format %s renders the whole graph", format)
+	}
+	depth, err = intParam(q, "depth", 1, 1, maxFocusDepth)
+	return focus, depth, err
+}
+
+// graphFocusBody is GET /graph?focus=: the json rendering's members for
+// one pipeline's neighbourhood, and which.
+type graphFocusBody struct {
+	Revision  string          `json:"revision"`
+	Overlays  bool            `json:"overlays"`
+	Focus     graphFocusInfo  `json:"focus"`
+	Pipelines []graphPipeline `json:"pipelines"`
+	Edges     []graphEdge     `json:"edges"`
+	Tiers     [][]string      `json:"tiers"`
+	Findings  []graphFinding  `json:"findings"`
+}
+
+type graphFocusInfo struct {
+	Pipeline   string    `json:"pipeline"`
+	Depth      int       `json:"depth"`
+	Upstream   []reached `json:"upstream"`
+	Downstream []reached `json:"downstream"`
+}
+
+// graphFocus answers a pipeline's neighbourhood in g, or 404 when g has
+// no such pipeline, or 413 when the answer would be larger than one
+// answer may be.
+func (s *server) graphFocus(snap *snapshot.Snapshot, overlays bool, g *graph.Graph, focus string, depth int) (result, error) {
+	n, ok := g.Neighbourhood(focus, depth)
+	if !ok {
+		return result{snap: snap}, &requestError{status: http.StatusNotFound, kind: "pipeline-not-found",
+			detail: "no pipeline called " + quote(focus) + " is in the graph; GET /graph lists them", ext: []member{{"pipeline", focus}}}
+	}
+	// Sized before anything is copied: everyone's neighbour in a graph of
+	// broad depends_on entries has all of its edges.
+	pipelines, findings := n.Pipelines(), n.Findings()
+	size, edges := itemsSize(pipelines, nil, findings), 0
+	n.EachEdge(func(e *graph.Edge) bool {
+		size += edgeSize(e)
+		edges++
+		return true
+	})
+	if size > int64(s.limits.MaxGraphBytes) {
+		return result{snap: snap}, &requestError{status: http.StatusRequestEntityTooLarge, kind: "answer-too-large", detail: fmt.Sprintf(
+			"the neighbourhood of %s at depth %d would be about %s (%d pipelines, %d edges), more than the %s one answer may be (--max-graph-bytes); ask for a smaller depth",
+			quote(focus), depth, mib(size), len(pipelines), edges, mib(int64(s.limits.MaxGraphBytes)))}
+	}
+	return treeResult(snap, func(buf *bytes.Buffer) {
+		body := graphFocusBody{Revision: snap.Revision, Overlays: overlays, Tiers: n.Tiers(), Findings: findingsOf(findings),
+			Focus:     graphFocusInfo{Pipeline: focus, Depth: depth, Upstream: reachedOf(n.Upstream), Downstream: reachedOf(n.Downstream)},
+			Pipelines: make([]graphPipeline, len(pipelines)), Edges: make([]graphEdge, 0, edges)}
+		for i, p := range pipelines {
+			body.Pipelines[i] = pipelineItem(p)
+		}
+		n.EachEdge(func(e *graph.Edge) bool {
+			body.Edges = append(body.Edges, edgeItem(e))
+			return true
+		})
+		writeJSONValue(buf, body)
+	}), nil
+}
+
+func pipelineItem(p *graph.Pipeline) graphPipeline {
+	deps := p.DependsOn
+	if deps == nil {
+		deps = []governance.Dependency{}
+	}
+	return graphPipeline{Name: p.Name, Path: p.Path, Declared: p.Declared, Produces: p.Produces, DependsOn: deps}
+}
+
+func edgeItem(e *graph.Edge) graphEdge {
+	return graphEdge{Producer: e.Producer, Consumer: e.Consumer, Dataset: e.Dataset, Pattern: e.Pattern, Optional: e.Optional}
+}
+
+// edgeSize is an edge's part of itemsSize.
+func edgeSize(e *graph.Edge) int64 {
+	const perItem = 96
+	return perItem + int64(len(e.Producer)+len(e.Consumer)+len(e.Dataset)+len(e.Pattern))
+}
+
 // graphSize estimates the bytes of g's renderings from its strings and a
 // generous allowance for the punctuation and member names around each
 // item, without rendering it.
 func graphSize(g *graph.Graph) int64 {
-	const perItem = 96
-	n := int64(len(g.Pipelines)+len(g.Edges)+len(g.Findings)) * perItem
+	pipelines := make([]*graph.Pipeline, len(g.Pipelines))
 	for i := range g.Pipelines {
-		p := &g.Pipelines[i]
+		pipelines[i] = &g.Pipelines[i]
+	}
+	return itemsSize(pipelines, g.Edges, g.Findings)
+}
+
+// itemsSize is graphSize for a graph's lists.
+func itemsSize(pipelines []*graph.Pipeline, edges []graph.Edge, findings []graph.Finding) int64 {
+	const perItem = 96
+	n := int64(len(pipelines)+len(findings)) * perItem
+	for _, p := range pipelines {
 		n += int64(2*len(p.Name) + len(p.Path))
 		for _, k := range p.Produces {
 			n += int64(len(k)) + 4
@@ -159,12 +270,11 @@ func graphSize(g *graph.Graph) int64 {
 			}
 		}
 	}
-	for i := range g.Edges {
-		e := &g.Edges[i]
-		n += int64(len(e.Producer) + len(e.Consumer) + len(e.Dataset) + len(e.Pattern))
+	for i := range edges {
+		n += edgeSize(&edges[i])
 	}
-	for i := range g.Findings {
-		f := &g.Findings[i]
+	for i := range findings {
+		f := &findings[i]
 		n += int64(len(f.Pipeline) + len(f.Dataset) + len(f.Detail))
 	}
 	return n

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -447,5 +448,97 @@ func TestGraphAnswerIsBounded(t *testing.T) {
 	}
 	if len(ui.body) > 256<<10 {
 		t.Errorf("/ui/graph is %d KB", len(ui.body)>>10)
+	}
+}
+
+// TestGraphFocus: GET /graph?focus= is one pipeline's neighbourhood of the
+// real tree, in the whole graph's tiers; its parameters are refused when
+// they cannot mean anything.
+func TestGraphFocus(t *testing.T) {
+	h := realServer(t)
+	type body struct {
+		Focus struct {
+			Pipeline   string
+			Depth      int
+			Upstream   []reached
+			Downstream []reached
+		}
+		Pipelines []struct{ Name string }
+		Edges     []graphEdge
+		Tiers     [][]string
+		Findings  []json.RawMessage
+	}
+	for _, c := range []struct {
+		query      string
+		pipelines  []string
+		tiers      [][]string
+		upstream   []reached
+		downstream []reached
+		edges      int
+	}{
+		{"focus=weather", []string{"mt", "weather"}, [][]string{{"mt"}, {"weather"}}, []reached{{"mt", 1}}, []reached{}, 4},
+		{"focus=mt&depth=1", []string{"grid", "mt", "weather"}, [][]string{{"mt"}, {"grid", "weather"}}, []reached{}, []reached{{"grid", 1}, {"weather", 1}}, 5},
+		{"focus=pv_estimation&depth=2&overlays=true", []string{"overture", "pv_detection", "pv_estimation", "rec_it", "rec_metering", "rec_registry", "trentino_rooftops"},
+			[][]string{{"overture", "rec_metering", "rec_registry"}, {"pv_detection", "rec_it", "trentino_rooftops"}, {"pv_estimation"}},
+			[]reached{{"overture", 1}, {"pv_detection", 1}, {"rec_it", 1}, {"trentino_rooftops", 1}, {"rec_metering", 2}, {"rec_registry", 2}}, []reached{}, 8},
+	} {
+		r := do(t, h, "GET", "/graph?"+c.query, nil)
+		holdsToOpenAPI(t, "/graph", "get", r)
+		var b body
+		if r.status != 200 || json.Unmarshal(r.body, &b) != nil {
+			t.Fatalf("%s: %d %s", c.query, r.status, r.body)
+		}
+		var names []string
+		for _, p := range b.Pipelines {
+			names = append(names, p.Name)
+		}
+		slices.Sort(names)
+		if diff := cmp.Diff(c.pipelines, names); diff != "" {
+			t.Errorf("%s: pipelines (-want +got):\n%s", c.query, diff)
+		}
+		if diff := cmp.Diff(c.tiers, b.Tiers); diff != "" {
+			t.Errorf("%s: tiers (-want +got):\n%s", c.query, diff)
+		}
+		if diff := cmp.Diff(c.upstream, b.Focus.Upstream); diff != "" {
+			t.Errorf("%s: upstream (-want +got):\n%s", c.query, diff)
+		}
+		if diff := cmp.Diff(c.downstream, b.Focus.Downstream); diff != "" {
+			t.Errorf("%s: downstream (-want +got):\n%s", c.query, diff)
+		}
+		if len(b.Edges) != c.edges {
+			t.Errorf("%s: %d edges, want %d", c.query, len(b.Edges), c.edges)
+		}
+	}
+	for query, want := range map[string]int{
+		"focus=nothing":              404,
+		"focus=weather&depth=4":      400,
+		"focus=weather&depth=0":      400,
+		"depth=1":                    400,
+		"focus=weather&limit=10":     400,
+		"focus=weather&format=tree":  400,
+		"focus=weather&depth=banana": 400,
+	} {
+		r := do(t, h, "GET", "/graph?"+query, nil)
+		holdsToOpenAPI(t, "/graph", "get", r)
+		if r.status != want {
+			t.Errorf("%s: %d, want %d: %s", query, r.status, want, r.body)
+		}
+	}
+}
+
+// TestGraphFocusIsBounded: in a graph where every pipeline reads every
+// other, one pipeline's neighbourhood is the whole graph: over
+// --max-graph-bytes it is refused, sized without being copied.
+func TestGraphFocusIsBounded(t *testing.T) {
+	store := wideGraphStore(t, 120, 10) // 142 800 edges
+	h, _ := newServer(Deps{Store: store, Limits: Limits{MaxGraphBytes: 1 << 20}})
+	var r response
+	peak := peakHeap(func() { r = do(t, h, "GET", "/graph?focus=app007", nil) })
+	holdsToOpenAPI(t, "/graph", "get", r)
+	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(problemOf(t, r)["detail"].(string), "120 pipelines, 142800 edges") {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if peak > 8<<20 {
+		t.Errorf("refusing the neighbourhood took %d MB", peak>>20)
 	}
 }

@@ -62,6 +62,25 @@ func (n *Neighbourhood) Pipelines() []*Pipeline {
 // Edges are the graph's edges whose producer and consumer are both in the
 // neighbourhood, in the graph's order.
 func (n *Neighbourhood) Edges() []Edge {
+	ids := n.edgeIDs()
+	out := make([]Edge, len(ids))
+	for i, e := range ids {
+		out[i] = n.g.Edges[e]
+	}
+	return out
+}
+
+// EachEdge calls fn with each edge Edges lists, in order, without copying
+// them, until fn returns false.
+func (n *Neighbourhood) EachEdge(fn func(e *Edge) bool) {
+	for _, e := range n.edgeIDs() {
+		if !fn(&n.g.Edges[e]) {
+			return
+		}
+	}
+}
+
+func (n *Neighbourhood) edgeIDs() []int32 {
 	var ids []int32
 	for _, c := range n.members {
 		for _, e := range n.g.in[c] {
@@ -71,11 +90,7 @@ func (n *Neighbourhood) Edges() []Edge {
 		}
 	}
 	slices.Sort(ids)
-	out := make([]Edge, len(ids))
-	for i, e := range ids {
-		out[i] = n.g.Edges[e]
-	}
-	return out
+	return ids
 }
 
 // Tier is the named pipeline's tier in the whole graph, -1 when it is in
