@@ -443,7 +443,7 @@ func TestGraphAnswerIsBounded(t *testing.T) {
 	}
 
 	ui := do(t, h, "GET", "/ui/graph", nil)
-	if ui.status != 200 || !bytes.Contains(ui.body, []byte("Too large to draw: 120 pipelines, 142,800 edges")) || bytes.Contains(ui.body, []byte("<svg class=\"graph\"")) {
+	if ui.status != 200 || !bytes.Contains(ui.body, []byte("120 pipelines and 142,800 edges are too many to draw at once")) || bytes.Contains(ui.body, []byte("<svg class=\"graph\"")) {
 		t.Errorf("/ui/graph: %d, %d bytes:\n%.2000s", ui.status, len(ui.body), ui.body)
 	}
 	if len(ui.body) > 256<<10 {

@@ -46,7 +46,7 @@ type fieldRow struct {
 
 // valueView is a value as a page shows it.
 type valueView struct {
-	Kind   string // "null", "text", "list", "owners", "block" or "json"
+	Kind   string // "null", "text", "prose" (a description), "list", "owners", "block" or "json"
 	Text   string
 	Items  []string
 	Owners []ownerRef
@@ -258,6 +258,9 @@ func presentValue(snap *snapshot.Snapshot, path string, v *jsonValue) valueView 
 	case jsonNull:
 		return valueView{Kind: "null", Text: "null"}
 	case jsonString, jsonNumber, jsonBool:
+		if path == "description" && v.Kind == jsonString {
+			return valueView{Kind: "prose", Text: v.Text}
+		}
 		return valueView{Kind: "text", Text: v.Text}
 	case jsonObject:
 		if blockPaths[path] {

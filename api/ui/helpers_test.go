@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/celine-eu/governanced/internal/demo"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/testcorpus"
+	"github.com/celine-eu/governanced/internal/treegen"
 )
 
 // demoStore serves the demo tree `governanced serve` serves by default.
@@ -226,3 +228,20 @@ func httpRequest(method, target string) *http.Request {
 }
 
 func recorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+// pipelinesStore serves a generated many-pipelines tree of apps apps of
+// 100 sources each (treegen.GeneratePipelines, gen_tree.py's shape): broad
+// depends_on entries between apps, overlays beside 30% of them.
+func pipelinesStore(t testing.TB, apps int) *snapshot.Store {
+	t.Helper()
+	tree := treegen.GeneratePipelines(treegen.PipelinesOptions{Apps: apps, Sources: 100, Seed: 1})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
+		Trees:       []string{dir},
+		Owners:      []string{filepath.Join(dir, "owners.yaml")},
+		OverlayName: tree.Options.OverlayName,
+	}})
+}

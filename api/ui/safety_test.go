@@ -39,7 +39,9 @@ sources:
 func pagesOf(snap *snapshot.Snapshot) []string {
 	out := []string{"/ui/", "/ui/datasets", "/ui/apps", "/ui/owners", "/ui/report", "/ui/graph", "/ui/graph?overlays=false", "/ui/datasets?q=x", "/ui/nowhere", "/ui/datasets/no.such.name"}
 	for _, a := range snap.Apps() {
-		out = append(out, appURL(a.Name))
+		// The app, its neighbourhood in the graph, and a search by its
+		// name (every dataset of it, each saying why).
+		out = append(out, appURL(a.Name), graphURL(a.Name, 1, true), datasetsURL("q", a.Name+" "+a.Name[:1]))
 		for _, d := range a.Datasets[:min(3, len(a.Datasets))] {
 			out = append(out, datasetURL(d.ID, ""), datasetURL(d.ID, a.Name))
 		}
@@ -162,6 +164,9 @@ func TestPagesAreAccessible(t *testing.T) {
 				for _, n := range p.all(tag) {
 					switch tag {
 					case "input", "select":
+						if attr(n, "type") == "hidden" {
+							continue // carries a reading along; no one fills it in
+						}
 						if id := attr(n, "id"); id == "" || !contains(labels, id) {
 							t.Errorf("%s: <%s name=%q> has no label", what, tag, attr(n, "name"))
 						}

@@ -58,6 +58,7 @@ func (p *Pages) funcs() template.FuncMap {
 		"dur":         duration,
 		"nameURL":     nameURL,
 		"breakable":   breakable,
+		"prose":       prose,
 		"path":        breakablePath,
 	}
 }
