@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/celine-eu/governanced/api"
 	"github.com/celine-eu/governanced/internal/demo"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
 // The browser tests drive headless Chromium against a running server. They
@@ -374,6 +376,47 @@ func screenshots(t *testing.T, tab context.Context, base, dir string) {
 	}
 }
 
+// findScreenshots saves, on the real tree, a search and a pipeline's
+// neighbourhood at a desktop's width, and one dataset's rule at a phone's
+// (390 pixels, scrolled to the rule), in the light theme.
+func findScreenshots(t *testing.T, tab context.Context, base, dir string) {
+	t.Helper()
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(moduleRoot(t), dir)
+	}
+	save := func(name string, png []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setScheme(t, tab, "light")
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	for name, page := range map[string]string{
+		"search.png": "/ui/datasets?per=25&q=Wind+Gust",
+		"graph.png":  "/ui/graph?focus=pv_estimation&depth=2",
+	} {
+		visit(t, tab, base+page)
+		png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		save(name, png)
+	}
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2))); err != nil {
+		t.Fatal(err)
+	}
+	defer chromedp.Do(tab, chromedp.EmulateViewport(1280, 900))
+	visit(t, tab, base+"/ui/datasets/datasets.ds_dev_gold.om_wind_gusts")
+	eval[bool](t, tab, `document.getElementById("rule-h").scrollIntoView(), true`)
+	png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	save("phone.png", png)
+}
+
 func moduleRoot(t *testing.T) string {
 	dir, err := os.Getwd()
 	if err != nil {
@@ -446,5 +489,191 @@ func mustHave(t *testing.T, got string, want ...string) {
 		if !strings.Contains(got, w) {
 			t.Errorf("no %q in %q", w, got)
 		}
+	}
+}
+
+// celineServer serves the 17 real CELINE pipelines with dataset-api's
+// owners registry, as governanced serve would.
+func celineServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+		Trees:  []string{"."},
+		Dir:    testcorpus.Path(t, "reference/celine-pipelines"),
+		Owners: []string{testcorpus.Path(t, "reference/dataset-api/owners.yaml")},
+	}})
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
+		t.Fatal(st.Err)
+	}
+	srv := httptest.NewServer(api.NewServer(api.Deps{Store: store, Version: "real"}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// awaited evaluates JavaScript whose value is a promise, and waits for it.
+func awaited[T any](t *testing.T, tab context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[T](js, func(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// TestBrowserFind: on the real tree with dataset-api's owners registry, a
+// title's words ("Wind Gust"), a tag ("icon-d2") and an owner's name
+// ("Spindox") typed into the datasets table's search, or the header's,
+// find the datasets they describe, best first, each saying why; the page
+// lists what GET /datasets?q= answers. A pipeline's neighbourhood shows it
+// with its producers and consumers only.
+func TestBrowserFind(t *testing.T) {
+	srv := celineServer(t)
+	tab, errs := browser(t)
+	setScheme(t, tab, "light")
+	keysOnPage := `[...document.querySelectorAll("table.datasets tbody th code")].map(c => c.textContent)`
+	for _, c := range []struct {
+		q string
+		// first are the datasets the first rows hold, in any order; why
+		// what the first row's "why" cell says.
+		first []string
+		why   string
+		// each is what every row's owners or app cell holds.
+		each, eachIn string
+	}{
+		{q: "Wind Gust", first: []string{"datasets.ds_dev_gold.dwd_icon_d2_gusts", "datasets.ds_dev_gold.om_wind_gusts"}, why: "title"},
+		{q: "icon-d2", first: []string{
+			"datasets.ds_dev_gold.dwd_icon_d2_gusts", "datasets.ds_dev_silver.dwd_icon_d2_wind", "datasets.ds_dev_raw.stg_dwd_icon_d2", "datasets.raw.dwd_icon_d2",
+			"datasets.ds_dev_gold.dwd_icon_d2_solar_energy", "datasets.ds_dev_silver.dwd_icon_d2_solar_forecast_hourly",
+			"datasets.ds_dev_silver.dwd_icon_d2_solar_forecast_interval", "singer.tap-dwd.dwd_icon_d2"}, why: "tag icon-d2"},
+		{q: "Spindox", why: "owner Spindox Labs srl (spxl)", each: "spxl", eachIn: "td:last-child"},
+	} {
+		visit(t, tab, srv.URL+"/ui/datasets")
+		if err := chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("f-q"), c.q+"\n")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, `location.search.startsWith("?q=") && document.readyState === "complete" && document.querySelectorAll("table.datasets tbody tr").length > 0`)
+		got := eval[[]string](t, tab, keysOnPage)
+		if len(got) < len(c.first) {
+			t.Fatalf("%q: %d rows", c.q, len(got))
+		}
+		if head := slices.Sorted(slices.Values(got[:len(c.first)])); !slices.Equal(head, slices.Sorted(slices.Values(c.first))) {
+			t.Errorf("%q: first rows %q, want %q", c.q, got[:len(c.first)], c.first)
+		}
+		mustHave(t, text(t, tab, "table.datasets tbody tr:first-child td"), c.why)
+		if marks := eval[int](t, tab, `document.querySelectorAll("table.datasets mark").length`); marks == 0 {
+			t.Errorf("%q: no word marked", c.q)
+		}
+		if c.each != "" {
+			cells := eval[[]string](t, tab, `[...document.querySelectorAll("table.datasets tbody tr `+c.eachIn+`")].map(c => c.textContent)`)
+			for _, cell := range cells {
+				if !strings.Contains(cell, c.each) {
+					t.Errorf("%q: a row without %s: %q", c.q, c.each, cell)
+				}
+			}
+		}
+		// The same answer from the API, in the same order.
+		api := awaited[[]string](t, tab, `fetch("/datasets?limit=50&q="+encodeURIComponent(`+strconv.Quote(c.q)+`)).then(r => r.json()).then(b => b.items.map(i => i.id))`)
+		if !slices.Equal(api, got) {
+			t.Errorf("%q: the page lists %q, GET /datasets?q= %q", c.q, got, api)
+		}
+		if e := errs.take(); len(e) > 0 {
+			t.Errorf("%q: console errors:\n%s", c.q, strings.Join(e, "\n"))
+		}
+	}
+
+	t.Run("the header search", func(t *testing.T) {
+		visit(t, tab, srv.URL+"/ui/")
+		if err := chromedp.Do(tab, chromedp.SendKeys(chromedp.ID("lookup-name"), "Spindox\n")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, `location.pathname === "/ui/datasets" && location.search === "?q=Spindox" && document.readyState === "complete"`)
+		mustHave(t, text(t, tab, "#count"), "Showing 1–50 of 60 datasets with every word of Spindox, best first.")
+	})
+
+	if dir := os.Getenv("GOVERNANCED_UI_SCREENSHOTS"); dir != "" {
+		findScreenshots(t, tab, srv.URL, dir)
+	}
+
+	t.Run("a neighbourhood", func(t *testing.T) {
+		visit(t, tab, srv.URL+"/ui/apps/weather")
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(`a[href="/ui/graph?focus=weather"]`))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, tab, `location.search === "?focus=weather" && document.readyState === "complete"`)
+		boxes := eval[[]string](t, tab, `[...document.querySelectorAll("svg.graph a.node")].filter(a => a.querySelector("rect").getBBox().width > 0).map(a => a.querySelector("title").textContent)`)
+		slices.Sort(boxes)
+		if !slices.Equal(boxes, []string{"mt", "weather"}) {
+			t.Errorf("weather's neighbourhood draws %q, want its producer mt and itself", boxes)
+		}
+		curves := eval[[]string](t, tab, `[...document.querySelectorAll("svg.graph path.edge title")].map(t => t.textContent)`)
+		if len(curves) != 1 || !strings.HasPrefix(curves[0], "mt → weather: ") {
+			t.Errorf("curves %q", curves)
+		}
+		if e := errs.take(); len(e) > 0 {
+			t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
+		}
+	})
+}
+
+// TestBrowserNarrow: on a phone 390 pixels wide, on the real tree, the
+// rule table is stacked rows each as wide as the page, a path wraps only
+// at a slash (its file:line:column stays on one line), a key only between
+// its parts, and a description's Markdown shows as code, not backticks.
+func TestBrowserNarrow(t *testing.T) {
+	srv := celineServer(t)
+	tab, errs := browser(t)
+	setScheme(t, tab, "light")
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3))); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		"/ui/datasets/datasets.ds_dev_gold.om_wind_gusts", "/ui/datasets/datasets.ds_dev_silver.dwd_icon_d2_solar_forecast_interval",
+		"/ui/apps/grid", "/ui/apps/pv_estimation", "/ui/datasets?q=Wind+Gust", "/ui/graph", "/ui/graph?focus=pv_estimation&depth=2", "/ui/report",
+	} {
+		visit(t, tab, srv.URL+p)
+		if over := eval[int](t, tab, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
+			t.Errorf("%s: %dpx wider than the phone", p, over)
+		}
+		// Every file:line:column on one line: the text after a path's last
+		// slash is laid out in one box.
+		split := eval[[]string](t, tab, `[...document.querySelectorAll("code.loc")].filter(c => {
+			const last = c.lastChild; if (!last || last.nodeType !== Node.TEXT_NODE) return false;
+			const r = document.createRange(); r.selectNodeContents(last);
+			return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1;
+		}).map(c => c.textContent)`)
+		if len(split) > 0 {
+			t.Errorf("%s: a file and its line and column on two lines: %q", p, split)
+		}
+		// A key breaks between its parts only: each part of it on one line.
+		broken := eval[[]string](t, tab, `[...document.querySelectorAll("code.key")].flatMap(c => [...c.childNodes]).filter(n => {
+			if (n.nodeType !== Node.TEXT_NODE || n.textContent.length < 2) return false;
+			const r = document.createRange(); r.selectNodeContents(n);
+			return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1;
+		}).map(n => n.textContent)`)
+		if len(broken) > 0 {
+			t.Errorf("%s: a part of a key across two lines: %q", p, broken)
+		}
+	}
+
+	visit(t, tab, srv.URL+"/ui/datasets/datasets.ds_dev_gold.om_wind_gusts")
+	if got := eval[string](t, tab, `getComputedStyle(document.querySelector("table.rule tbody tr")).display`); got != "block" {
+		t.Errorf("the rule table's rows display as %q, not stacked", got)
+	}
+	narrow := eval[[]string](t, tab, `(() => { const w = document.querySelector("table.rule").getBoundingClientRect().width;
+		return [...document.querySelectorAll("table.rule tbody td")].filter(td => td.getBoundingClientRect().width < 0.9 * w).map(td => td.textContent.slice(0, 40)); })()`)
+	if len(narrow) > 0 {
+		t.Errorf("cells narrower than the table: %q", narrow)
+	}
+	if got := eval[string](t, tab, `getComputedStyle(document.querySelector("table.rule tbody td"), "::before").content`); got != `"Value"` {
+		t.Errorf("a stacked value is labelled %s", got)
+	}
+
+	visit(t, tab, srv.URL+"/ui/apps/grid")
+	desc := eval[[]string](t, tab, `[...document.querySelectorAll("td.prose")].map(td => td.innerHTML)`)
+	joined := strings.Join(desc, "\n")
+	if strings.Contains(joined, "`") || !strings.Contains(joined, "<code>mt</code>") || !strings.Contains(joined, "<code>dbt/models/sources.yml</code>") {
+		t.Errorf("grid's descriptions:\n%s", joined)
+	}
+	if e := errs.take(); len(e) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(e, "\n"))
 	}
 }

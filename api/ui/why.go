@@ -101,7 +101,11 @@ func excerpt(spans []search.Span, n int) []search.Span {
 	if first > 0 {
 		before := spans[first-1].Text
 		if keep := n / 3; len(before) > keep {
+			// From the first word that starts in the last third.
 			cut := len(before) - keep
+			if sp := strings.IndexByte(before[cut:], ' '); sp >= 0 {
+				cut += sp + 1
+			}
 			for cut < len(before) && !utf8.RuneStart(before[cut]) {
 				cut++
 			}
