@@ -192,6 +192,11 @@ type DatasetFilter struct {
 	Classification string
 	// IncludeRule adds each item's resolved rule.
 	IncludeRule bool
+	// Query is what a person knows of a dataset (GET /datasets?q=): words
+	// of its key, title, description, tags, owners, app or source system,
+	// in any order, every one found; the items come best first, each with
+	// Search. A query holding *, ? or [ is a glob over the keys instead.
+	Query string
 }
 
 func (f DatasetFilter) query() url.Values {
@@ -206,6 +211,7 @@ func (f DatasetFilter) query() url.Values {
 			q.Set(k, strconv.FormatBool(*b))
 		}
 	}
+	set("q", f.Query)
 	set("app", f.App)
 	flag("expose", f.Expose)
 	flag("dataspace_expose", f.DataspaceExpose)
@@ -280,6 +286,20 @@ func (c *Client) Graph(ctx context.Context, overlays bool) (*Graph, error) {
 	if overlays {
 		q = url.Values{"overlays": {"true"}}
 	}
+	return answer(&v, c.read(ctx, "/graph", q, "", &v))
+}
+
+// GraphFocus is one pipeline's neighbourhood (GET /graph?focus=&depth=):
+// the pipelines up to depth edges upstream and downstream of it (1 to 3),
+// the edges between them, each in the whole graph's tier, and the findings
+// about them. A graph too large to be read whole is read so, one
+// pipeline at a time.
+func (c *Client) GraphFocus(ctx context.Context, pipeline string, depth int, overlays bool) (*Graph, error) {
+	q := url.Values{"focus": {pipeline}, "depth": {strconv.Itoa(depth)}}
+	if overlays {
+		q.Set("overlays", "true")
+	}
+	var v Graph
 	return answer(&v, c.read(ctx, "/graph", q, "", &v))
 }
 

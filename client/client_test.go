@@ -204,6 +204,21 @@ func TestAnswersAreTheServers(t *testing.T) {
 			}
 		}
 	}
+	// A search: the items as GET /datasets?q= lists them, best first, each
+	// saying how it was found.
+	for _, q := range []string{"Wind Gust", "icon-d2", "Spindox"} {
+		found, err := c.Datasets(ctx, client.DatasetFilter{Query: q})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if len(found) == 0 || found[0].Search == nil {
+			t.Errorf("%s: %d datasets, the first %+v", q, len(found), found)
+		}
+		_, want := getJSON(t, s.URL+"/datasets?q="+url.QueryEscape(q))
+		if diff := cmp.Diff(withoutNulls(want.(map[string]any)["items"]), withoutNulls(asJSON(t, found))); diff != "" {
+			t.Errorf("q=%s (-server +client):\n%s", q, diff)
+		}
+	}
 	owners, err := c.Owners(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +242,7 @@ func TestAnswersAreTheServers(t *testing.T) {
 		{"/report", func() (any, error) { return c.Report(ctx) }},
 		{"/graph", func() (any, error) { return c.Graph(ctx, false) }},
 		{"/graph?overlays=true", func() (any, error) { return c.Graph(ctx, true) }},
+		{"/graph?focus=weather&depth=2", func() (any, error) { return c.GraphFocus(ctx, "weather", 2, false) }},
 	} {
 		got, err := get.do()
 		if err != nil {

@@ -165,13 +165,26 @@ type Facet struct {
 
 // DatasetItem is one sources key of the served tree (GET /datasets).
 type DatasetItem struct {
-	ID              string    `json:"id"`
-	App             string    `json:"app"`
-	Pattern         bool      `json:"pattern"` // a glob key
-	Expose          bool      `json:"expose"`
-	DataspaceExpose bool      `json:"dataspace_expose"`
-	Conflict        *string   `json:"conflict"`
-	Rule            *RuleBody `json:"rule,omitempty"` // with DatasetFilter.IncludeRule
+	ID              string  `json:"id"`
+	App             string  `json:"app"`
+	Pattern         bool    `json:"pattern"` // a glob key
+	Expose          bool    `json:"expose"`
+	DataspaceExpose bool    `json:"dataspace_expose"`
+	Conflict        *string `json:"conflict"`
+	// Search says how a search by words (DatasetFilter.Query) found the
+	// dataset; nil otherwise.
+	Search *DatasetSearch `json:"search,omitempty"`
+	Rule   *RuleBody      `json:"rule,omitempty"` // with DatasetFilter.IncludeRule
+}
+
+// DatasetSearch is how a search by words found a dataset.
+type DatasetSearch struct {
+	// Score ranks the answer, higher first; compare scores of one answer
+	// only.
+	Score int `json:"score"`
+	// Fields are those a word was found in: key, title, tag, owner, app,
+	// source_system, description.
+	Fields []string `json:"fields"`
 }
 
 // DatasetList is one page of GET /datasets.
@@ -284,6 +297,23 @@ type Graph struct {
 	// Page is set on a page of the graph (GET /graph?limit=&offset=): a
 	// graph larger than the server sends whole is read so.
 	Page *GraphPage `json:"page,omitempty"`
+	// Focus is set on a pipeline's neighbourhood (GraphFocus): which
+	// pipeline, how far, and who is up and downstream of it.
+	Focus *GraphFocusInfo `json:"focus,omitempty"`
+}
+
+// GraphFocusInfo says which neighbourhood a Graph is.
+type GraphFocusInfo struct {
+	Pipeline   string       `json:"pipeline"`
+	Depth      int          `json:"depth"`
+	Upstream   []GraphReach `json:"upstream"`
+	Downstream []GraphReach `json:"downstream"`
+}
+
+// GraphReach is a pipeline some edges away.
+type GraphReach struct {
+	Pipeline string `json:"pipeline"`
+	Distance int    `json:"distance"` // edges away
 }
 
 // GraphPage says which entries of the graph's lists a page holds.
