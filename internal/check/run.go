@@ -153,6 +153,20 @@ feed:
 // collapsed, counted.
 func (p *Plan) Report(results []UnitResult) *Report { return p.report(results, nil) }
 
+// ReportOf is Report for a tree made from the plan's by a caller that
+// serves some units from other files (internal/snapshot holds an app whose
+// files fail the check at its last good ones, or leaves it out): results
+// are that tree's units' results, one per unit; unpaired the overlays no
+// unit of it takes, each of the plan's Unpaired; overlays how many overlay
+// files it holds, paired or not. The plan's own findings (about the paths,
+// the overlay directory, the owners and the placeholder map) are reported
+// as Report reports them.
+func (p *Plan) ReportOf(results []UnitResult, unpaired []File, overlays int) *Report {
+	q := *p
+	q.Unpaired, q.overlays = unpaired, overlays
+	return q.report(results, nil)
+}
+
 // report is Report with the findings of the unpaired overlays already
 // checked, one list per overlay in order; nil checks them here.
 func (p *Plan) report(results []UnitResult, unpaired [][]Finding) *Report {
@@ -191,7 +205,7 @@ func (p *Plan) report(results []UnitResult, unpaired [][]Finding) *Report {
 		findings = append(findings, Finding{Severity: Info, Code: CodeOwnersNotChecked,
 			Message: fmt.Sprintf("%d dataspace offer(s) found but no --owners registry was given: their ownership names were not checked", offers)})
 	}
-	r.Summary.Bases = len(p.Units)
+	r.Summary.Bases = len(results) // one per unit
 	r.Summary.Overlays = p.overlays
 	r.Summary.OwnersFiles = p.owners
 	r.finish(findings)
