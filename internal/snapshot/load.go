@@ -40,6 +40,10 @@ type Rejection struct {
 	Revision string
 	Report   *check.Report
 	Problems []string // the error findings, one line each: "file:line:col: code: message"
+	// NotHeld says why the apps whose files fail could not be held while
+	// the rest is served (StoreOptions.IsolateApps); "" when that was not
+	// asked.
+	NotHeld string
 
 	reused, built int // units taken from the snapshot being served, and checked afresh
 }
@@ -52,6 +56,9 @@ func (r *Rejection) Error() string {
 	if n := len(r.Problems) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more)", n)
 	}
+	if r.NotHeld != "" {
+		msg += "; no app was held, since " + r.NotHeld
+	}
 	return "the tree check failed: " + msg
 }
 
@@ -63,7 +70,7 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := l.build(ctx, r, nil, runtime.GOMAXPROCS(0))
+	g, err := l.build(ctx, r, nil, runtime.GOMAXPROCS(0), false)
 	if err != nil {
 		return nil, err
 	}
@@ -121,14 +128,19 @@ func (l *Loader) read(ctx context.Context, prev digests, known units) (*reading,
 	if err := l.unchanged(plan.Inputs); err != nil {
 		return nil, err
 	}
-	r := &reading{plan: plan, digests: make(digests, len(plan.Inputs)), budget: l.Budget, sources: sources, view: v,
-		answers: newOwnerAnswers(plan.Registry)}
+	r := &reading{plan: plan, opts: opts, digests: make(digests, len(plan.Inputs)), budget: l.Budget, sources: sources, view: v,
+		answers: newOwnerAnswers(plan.Registry), served: l.Inputs.servedAs(v), source: inputSource{fsys: l.FS}}
+	r.source.names = make(map[string]string, len(plan.Inputs))
 	for k := range plan.Inputs {
 		in := &plan.Inputs[k]
 		r.digests[in.Name] = prev.digest(*in)
 		in.Data = nil // hashed: the units hold the bytes they need
+		if in.Name != "" {
+			r.source.names[in.Display] = in.Name
+		}
 	}
-	r.revision, r.files = revision(opts, plan.Inputs, r.digests)
+	r.files = inputFiles(plan.Inputs, r.digests)
+	r.revision = revisionOf(opts, r.files)
 	if err := r.sortUnits(known); err != nil {
 		return nil, err
 	}
@@ -139,10 +151,15 @@ func (l *Loader) read(ctx context.Context, prev digests, known units) (*reading,
 // others will be checked, and their files not read yet are read now.
 func (r *reading) sortUnits(known units) error {
 	r.keys = make([][32]byte, len(r.plan.Units))
+	r.filesKeys = make([][32]byte, len(r.plan.Units))
 	r.reuse = make([]*builtUnit, len(r.plan.Units))
+	if len(r.plan.Units) > 0 {
+		r.envKey = envKey(r.plan.Units[0].Env) // the plan gives every unit the same
+	}
 	for i := range r.plan.Units {
 		u := &r.plan.Units[i]
-		r.keys[i] = unitKey(u, r.digests)
+		r.filesKeys[i] = unitFilesKey(u, r.digests)
+		r.keys[i] = joinKeys(r.filesKeys[i], r.envKey)
 		if b := known[r.keys[i]]; b != nil && r.answers.same(b) {
 			r.reuse[i] = b
 			continue
@@ -214,30 +231,44 @@ func (l *Loader) unchanged(inputs []check.Input) error {
 
 // reading is a plan of the inputs and the revision they make.
 type reading struct {
-	plan     *check.Plan
-	budget   check.Budget // what checking its units may cost
-	digests  digests
-	revision string
-	files    []InputFile
-	sources  []Source
-	view     view
-	answers  *ownerAnswers // the registry's answers, digested once
-	keys     [][32]byte    // each unit's key (reuse.go)
-	reuse    []*builtUnit  // each unit's known build, nil for a unit to check
+	plan      *check.Plan
+	opts      check.Options // what the plan was made with
+	budget    check.Budget  // what checking its units may cost
+	digests   digests
+	revision  string
+	files     []InputFile
+	sources   []Source
+	view      view
+	served    Inputs        // the inputs under their served names (tree.go)
+	source    inputSource   // where each input can be read again
+	answers   *ownerAnswers // the registry's answers, digested once
+	keys      [][32]byte    // each unit's key (reuse.go)
+	filesKeys [][32]byte    // the part of each key that is the unit's own files
+	envKey    [32]byte      // the part every key shares
+	reuse     []*builtUnit  // each unit's known build, nil for a unit to check
 }
 
 // generation is a built snapshot with what the next build may reuse: the
-// units it built, keyed by their inputs, and the digests of its files.
+// units it built, keyed by their inputs, and the digests of its files;
+// and what is served in place of what the inputs say: the apps held at
+// their last good build (hold.go), and the state directory's revision it
+// was restored from.
 type generation struct {
-	snap    *Snapshot
-	units   units
-	digests digests
+	snap      *Snapshot
+	units     units
+	digests   digests
+	held      []HeldApp  // by app name; nil when every app is served as its files say
+	rejected  *Rejection // the whole tree's check, when apps are held
+	persisted *Persisted // nil unless restored from a state directory
 }
 
 // build checks every unit of r that prev did not build from the same
 // inputs, on up to workers goroutines, and assembles the snapshot. A check
-// that finds an error is a *Rejection.
-func (l *Loader) build(ctx context.Context, r *reading, prev *generation, workers int) (*generation, error) {
+// that finds an error is a *Rejection — unless isolate and every failing
+// finding is about an app's own files: those apps are then held (hold.go)
+// and the rest is served. A generation serving the snapshot prev serves
+// (the same revision) is prev's snapshot with what this reading held.
+func (l *Loader) build(ctx context.Context, r *reading, prev *generation, workers int, isolate bool) (*generation, error) {
 	now := time.Now
 	if l.Now != nil {
 		now = l.Now
@@ -247,17 +278,32 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if err != nil {
 		return nil, err
 	}
+	reused, checked := countReuse(built)
+	revision, files, source := r.revision, r.files, r.source
+	var held []HeldApp
+	var whole *Rejection // the whole tree's check, when apps are held
 	if !rep.OK {
 		// An error, or under Strict a warning: the check fails, as
 		// `governanced validate` would exit 1.
-		rej := &Rejection{Revision: r.revision, Report: rep}
-		rej.reused, rej.built = countReuse(built)
+		rej := &Rejection{Revision: r.revision, Report: rep, reused: reused, built: checked}
 		for _, f := range rep.Findings {
-			if f.Severity == check.Error || (rep.Strict && f.Severity == check.Warning) {
+			if failing(rep, f) {
 				rej.Problems = append(rej.Problems, describe(f))
 			}
 		}
-		return nil, rej
+		if !isolate {
+			return nil, rej
+		}
+		c, why := r.hold(built, rep, prev, now())
+		if why != "" {
+			rej.NotHeld = why
+			return nil, rej
+		}
+		built, next, rep, revision, files, held, source = c.built, c.next, c.report, c.revision, c.files, c.held, c.source
+		if prev != nil && prev.snap.Revision == revision {
+			return &generation{snap: prev.snap, units: next, digests: r.digests, held: held, rejected: rej, persisted: prev.persisted}, nil
+		}
+		whole = rej
 	}
 	var apps []*App
 	gi := graphInputs{workers: workers}
@@ -278,13 +324,21 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
-	snap, err := assemble(r.revision, r.files, rep, plan.Registry, plan.Placeholders, apps, gi, now())
+	snap, err := assemble(revision, files, rep, plan.Registry, plan.Placeholders, apps, gi, now())
 	if err != nil {
 		return nil, err
 	}
-	snap.reused, snap.built = countReuse(built)
+	snap.reused, snap.built = reused, checked
 	snap.sarifBases = r.view.sarifBases()
-	return &generation{snap: snap, units: next, digests: r.digests}, nil
+	snap.tree = r.tree(files, rep)
+	snap.source = source
+	return &generation{snap: snap, units: next, digests: r.digests, held: held, rejected: whole}, nil
+}
+
+// failing reports whether f fails rep's check: an error, or under Strict a
+// warning.
+func failing(rep *check.Report, f check.Finding) bool {
+	return f.Severity == check.Error || rep.Strict && f.Severity == check.Warning
 }
 
 // checkUnits checks every unit of r it has no build of (reading.reuse),
@@ -306,7 +360,7 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 			built[i] = b.reused()
 			return
 		}
-		built[i] = buildUnit(r.keys[i], u, r.answers)
+		built[i] = buildUnit(r.keys[i], r.filesKeys[i], u, r.digests, r.answers)
 		meter.Add(built[i].result.Sources, built[i].result.Values)
 		u.Base.Data = nil
 		for k := range u.Overlays {
@@ -335,18 +389,23 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 	return built, next, rep, nil
 }
 
-// revision hashes what the check was asked (its options, every input
-// under its served name) and every input file's digest, in served-name
-// order: a hash of the served inputs as the tree sees them. Two revisions
-// are equal exactly when a build would serve the same thing, wherever the
-// tree lies on the server's disk.
-func revision(opts check.Options, inputs []check.Input, d digests) (string, []InputFile) {
+// inputFiles are the inputs read, by served name and digest, in
+// served-name order.
+func inputFiles(inputs []check.Input, d digests) []InputFile {
 	files := make([]InputFile, 0, len(inputs))
 	for _, f := range inputs {
 		files = append(files, InputFile{Path: f.Display, SHA256: d[f.Name].hex()})
 	}
 	slices.SortFunc(files, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
-	files = slices.CompactFunc(files, func(a, b InputFile) bool { return a.Path == b.Path })
+	return slices.CompactFunc(files, func(a, b InputFile) bool { return a.Path == b.Path })
+}
+
+// revisionOf hashes what the check was asked (its options, every input
+// under its served name) and every input file's digest (files, in
+// served-name order): a hash of the served inputs as the tree sees them.
+// Two revisions are equal exactly when a build would serve the same thing,
+// wherever the tree lies on the server's disk.
+func revisionOf(opts check.Options, files []InputFile) string {
 	h := sha256.New()
 	str := func(p *string) string {
 		if p == nil {
@@ -368,7 +427,7 @@ func revision(opts check.Options, inputs []check.Input, d digests) (string, []In
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%s\x00", f.Path, f.SHA256)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), files
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // InputFile is one file the snapshot was built from and the hash of its bytes.

@@ -107,6 +107,11 @@ type builtUnit struct {
 	asked   []string
 	answers [32]byte
 	reuse   bool // taken from the previous build
+	// files are the unit's base and overlay candidates, by served name
+	// and hash, and filesKey the part of key they and the app's name make:
+	// what an app held at this build (hold.go) serves and is keyed by.
+	files    []InputFile
+	filesKey [32]byte
 }
 
 func (b *builtUnit) reused() *builtUnit {
@@ -126,8 +131,8 @@ func countReuse(built []*builtUnit) (reused, checked int) {
 	return reused, checked
 }
 
-func buildUnit(key [32]byte, u *check.Unit, answers *ownerAnswers) *builtUnit {
-	b := &builtUnit{key: key, result: check.CheckUnit(u)}
+func buildUnit(key, filesKey [32]byte, u *check.Unit, d digests, answers *ownerAnswers) *builtUnit {
+	b := &builtUnit{key: key, filesKey: filesKey, files: unitFiles(u, d), result: check.CheckUnit(u)}
 	b.asked = slices.Clip(b.result.OwnersAsked) // appended to below, never into the result's
 	if b.result.Config != nil {
 		var reg owners.Lookup
@@ -156,7 +161,22 @@ func buildUnit(key [32]byte, u *check.Unit, answers *ownerAnswers) *builtUnit {
 
 // unitKey is the hash of everything check.CheckUnit reads of u but the
 // registry: see the comment at the top of this file.
-func unitKey(u *check.Unit, d digests) [32]byte {
+func unitKey(u *check.Unit, d digests) [32]byte { return joinKeys(unitFilesKey(u, d), envKey(u.Env)) }
+
+// joinKeys is a unit's key from its two parts: its own files, and the
+// shared inputs every unit reads.
+func joinKeys(files, env [32]byte) [32]byte {
+	h := sha256.New()
+	h.Write(files[:])
+	h.Write(env[:])
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// unitFilesKey is the part of the key that is u's own: the app's name, its
+// files' served names and digests (or why they could not be read).
+func unitFilesKey(u *check.Unit, d digests) [32]byte {
 	h := sha256.New()
 	writeField(h, []byte(u.App))
 	writeFile := func(f *check.File) {
@@ -179,17 +199,45 @@ func unitKey(u *check.Unit, d digests) [32]byte {
 	for i := range u.Overlays {
 		writeFile(&u.Overlays[i])
 	}
-	if u.Env.Owners != nil {
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// unitFiles are u's files by served name and hash, as a snapshot's inputs
+// list them.
+func unitFiles(u *check.Unit, d digests) []InputFile {
+	out := make([]InputFile, 0, 1+len(u.Overlays))
+	for _, f := range append([]check.File{u.Base}, u.Overlays...) {
+		in := InputFile{Path: f.Display}
+		switch fd, ok := d[f.Name]; {
+		case f.Err != nil:
+		case ok && fd.ok:
+			in.SHA256 = fd.hex()
+		default:
+			sum := sha256.Sum256(f.Data)
+			in.SHA256 = hex.EncodeToString(sum[:])
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// envKey is the part of a unit's key every unit shares: whether there is a
+// registry, --dataspace, the placeholder map.
+func envKey(env check.Env) [32]byte {
+	h := sha256.New()
+	if env.Owners != nil {
 		writeField(h, []byte("registry"))
 	}
-	if u.Env.Dataspace {
+	if env.Dataspace {
 		writeField(h, []byte("dataspace"))
 	}
-	if u.Env.Placeholders != nil {
+	if env.Placeholders != nil {
 		writeField(h, []byte("placeholders"))
-		for _, k := range slices.Sorted(maps.Keys(u.Env.Placeholders)) {
+		for _, k := range slices.Sorted(maps.Keys(env.Placeholders)) {
 			writeField(h, []byte(k))
-			writeField(h, []byte(u.Env.Placeholders[k]))
+			writeField(h, []byte(env.Placeholders[k]))
 		}
 	}
 	var k [32]byte

@@ -33,6 +33,10 @@ type Snapshot struct {
 	// How many units this revision took from the one before, and how many
 	// it checked and built afresh.
 	reused, built int
+	// tree is what it was built from, as files under their served names,
+	// and source where its reading can read them again (tree.go).
+	tree   InputTree
+	source inputSource
 
 	placeholders   map[string]string // the placeholder map names were resolved with
 	unresolvedOnce sync.Once

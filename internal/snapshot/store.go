@@ -31,6 +31,11 @@ type StoreOptions struct {
 	// goroutine. A server passes one that lowers the build's priority, so
 	// readers hardly slow down while it runs.
 	Run func(build func())
+	// IsolateApps holds the apps whose own files fail the check at their
+	// last good build (or leaves them out when they have none) and serves
+	// the rest, instead of rejecting the reload (hold.go). A failing
+	// finding about anything else still rejects it.
+	IsolateApps bool
 }
 
 // Store holds the snapshot being served and what the last reload did.
@@ -80,6 +85,17 @@ func (s *Store) Current() *Snapshot {
 	return nil
 }
 
+// Serving is what is being served, from one generation: the snapshot
+// (nil before the first load), the apps it holds at their last good build
+// (StoreOptions.IsolateApps), and the state directory's revision it was
+// restored from (nil unless Restore put it there).
+func (s *Store) Serving() (snap *Snapshot, held []HeldApp, persisted *Persisted) {
+	if g := s.cur.Load(); g != nil {
+		return g.snap, g.held, g.persisted
+	}
+	return nil, nil, nil
+}
+
 // Outcome says what a reload did.
 type Outcome int
 
@@ -88,10 +104,14 @@ const (
 	Unchanged                // the inputs hash as the last reload saw them: nothing to do
 	Rejected                 // the check failed: the previous snapshot keeps serving
 	Failed                   // the inputs could not be read or assembled
+	// Held: the check failed in some apps' own files only; they are held
+	// at their last good build (or left out) and the rest is served
+	// (StoreOptions.IsolateApps). The revision served may be new.
+	Held
 )
 
 func (o Outcome) String() string {
-	return [...]string{"activated", "unchanged", "rejected", "failed"}[o]
+	return [...]string{"activated", "unchanged", "rejected", "failed", "held"}[o]
 }
 
 // ReloadStatus is the last reload's result as /status reports it.
@@ -105,8 +125,14 @@ type ReloadStatus struct {
 	// checked and built afresh; both 0 when nothing was built.
 	UnitsReused, UnitsBuilt int
 	Err                     error      // nil unless Rejected or Failed
-	Rejected                *Rejection // the failed check, when Rejected
+	Rejected                *Rejection // the failed check, when Rejected, and when Held (the whole tree's)
 	Seq                     uint64     // the reload's number, from 1
+	// What is served after the reload, whatever it did: its revision (""
+	// when nothing is), the apps it holds (Held), and the state
+	// directory's revision it was restored from (Store.Restore).
+	Served    string
+	Held      []HeldApp
+	Persisted *Persisted
 }
 
 // OK reports whether the reload left the tree as the inputs say it is.
@@ -134,12 +160,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	}
 	defer func() {
 		st.Duration = now().Sub(start)
-		st.Seq = s.reloads.Add(1)
-		s.last.Store(st)
-		if st.Outcome == Activated {
-			s.activated.notify()
-		}
-		s.reloaded.notify()
+		s.finish(st, cur)
 	}()
 
 	var known units
@@ -159,7 +180,8 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		}
 		if prev := s.last.Load(); prev != nil && !prev.OK() {
 			// Still the rejected inputs: keep reporting why.
-			st.Outcome, st.Err, st.Rejected = prev.Outcome, prev.Err, prev.Rejected
+			st.Outcome, st.Revision, st.Err, st.Rejected = prev.Outcome, prev.Revision, prev.Err, prev.Rejected
+			st.UnitsReused, st.UnitsBuilt = 0, 0
 		}
 		return st
 	}
@@ -168,7 +190,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		workers = s.opts.Workers
 	}
 	var g *generation
-	build := func() { g, err = s.loader.build(ctx, r, cur, workers) }
+	build := func() { g, err = s.loader.build(ctx, r, cur, workers, s.opts.IsolateApps) }
 	if cur != nil && s.opts.Run != nil {
 		s.opts.Run(build)
 	} else {
@@ -183,6 +205,15 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		s.failCount.Add(1)
 	case err != nil:
 		s.fail(st, err)
+	case g.held != nil:
+		// Some apps held: the revision served is the tree with their
+		// last good files; the reading's own is rejected.
+		st.Outcome, st.Revision, st.Rejected = Held, g.snap.Revision, g.rejected
+		st.UnitsReused, st.UnitsBuilt = g.rejected.reused, g.rejected.built
+		s.lastTried = r.revision
+		s.cur.Store(g)
+		s.sources.Store(&r.sources)
+		s.failCount.Add(1)
 	default:
 		st.Outcome, st.Revision = Activated, g.snap.Revision
 		st.UnitsReused, st.UnitsBuilt = g.snap.reused, g.snap.built
@@ -190,10 +221,28 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		s.cur.Store(g)
 		s.sources.Store(&r.sources)
 		s.okCount.Add(1)
-		t := g.snap.LoadedAt
-		s.lastSuccess.Store(&t)
 	}
 	return st
+}
+
+// finish records st, which started while before was served, as the last
+// reload's status, with what is served now, and wakes whoever waits for it.
+func (s *Store) finish(st *ReloadStatus, before *generation) {
+	after := s.cur.Load()
+	if after != nil {
+		st.Served, st.Held, st.Persisted = after.snap.Revision, after.held, after.persisted
+	}
+	swapped := after != nil && (before == nil || before.snap != after.snap)
+	if swapped {
+		t := after.snap.LoadedAt
+		s.lastSuccess.Store(&t)
+	}
+	st.Seq = s.reloads.Add(1)
+	s.last.Store(st)
+	if swapped {
+		s.activated.notify()
+	}
+	s.reloaded.notify()
 }
 
 func (s *Store) fail(st *ReloadStatus, err error) {

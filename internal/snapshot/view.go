@@ -44,8 +44,9 @@ type view struct {
 	owners       []string
 	placeholders string // "" for none
 	// trees are the tree roots' served names ("." for one apps tree), in
-	// the order of Inputs.Trees.
+	// the order of Inputs.Trees, then the directory of Inputs.Base.
 	trees []string
+	base  string // Inputs.Base's served name; "" for none
 }
 
 // DuplicateTreeError is two trees that would be served under one name.
@@ -124,7 +125,8 @@ func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 		}
 		v.trees = append(v.trees, d)
 		v.mounts = append(v.mounts, check.Mount{Display: d, Name: path.Dir(n)})
-		v.paths = append(v.paths, joinDisplay(d, path.Base(n)))
+		v.base = joinDisplay(d, path.Base(n))
+		v.paths = append(v.paths, v.base)
 	}
 	// What an input outside every tree may not be named: the trees' names,
 	// and the apps directory of a tree served at the top.
