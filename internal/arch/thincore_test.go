@@ -33,6 +33,7 @@ var domainPackages = []string{
 	"internal/pyglob",
 	"internal/strindex",
 	"internal/memfs",
+	"internal/state",
 	"internal/gitref",
 	"schemas",
 }
