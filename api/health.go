@@ -55,6 +55,46 @@ type statusBody struct {
 	// Trees are where the served content was read from: each tree's
 	// commit when it is a git checkout.
 	Trees []snapshot.Source `json:"trees"`
+	// Held are the apps served at their last good version (or not at
+	// all) because their files fail the check (serve --isolate-apps).
+	Held []heldApp `json:"held"`
+	// Persisted is the state directory's revision served in place of a
+	// tree that cannot be (serve --state-dir); null otherwise.
+	Persisted *persisted `json:"persisted"`
+}
+
+// heldApp is an app whose files fail the check while the rest is served.
+type heldApp struct {
+	App   string    `json:"app"`
+	File  string    `json:"file"`
+	Since time.Time `json:"since"`
+	// Problems are its failing findings: file:line:col: severity: code: message.
+	Problems []string `json:"problems"`
+	// Served are the files of the version served, by path and hash: its
+	// last good ones; null when it is not served at all.
+	Served []snapshot.InputFile `json:"served"`
+}
+
+// persisted is a revision a state directory kept, served in place of the
+// tree; last_reload says why the tree is not served.
+type persisted struct {
+	Revision string    `json:"revision"`
+	SavedAt  time.Time `json:"saved_at"`
+}
+
+func newHeld(held []snapshot.HeldApp) []heldApp {
+	out := make([]heldApp, len(held))
+	for i, h := range held {
+		out[i] = heldApp{App: h.App, File: h.File, Since: h.Since, Problems: h.Problems, Served: h.Served}
+	}
+	return out
+}
+
+func newPersisted(p *snapshot.Persisted) *persisted {
+	if p == nil {
+		return nil
+	}
+	return &persisted{Revision: p.Revision, SavedAt: p.SavedAt}
 }
 
 type lastReload struct {
@@ -85,7 +125,8 @@ func (s *server) status(*http.Request) (result, error) {
 	if src := s.store.Sources(); src != nil {
 		body.Trees = src
 	}
-	snap := s.store.Current()
+	snap, held, kept := s.store.Serving()
+	body.Held, body.Persisted = newHeld(held), newPersisted(kept)
 	if snap != nil {
 		body.Revision, body.LoadedAt = &snap.Revision, &snap.LoadedAt
 		body.Counts, body.Inputs = snap.Counts, snap.Inputs

@@ -197,7 +197,11 @@ var (
 	descAge = prometheus.NewDesc("governanced_snapshot_age_seconds",
 		"Seconds since the snapshot being served was built.", nil, nil)
 	descLastReloadOK = prometheus.NewDesc("governanced_last_reload_ok",
-		"1 when the last reload left the served tree matching the inputs, 0 when it was rejected or failed.", nil, nil)
+		"1 when the last reload left the served tree matching the inputs, 0 when it was rejected or failed, or held apps.", nil, nil)
+	descAppsHeld = prometheus.NewDesc("governanced_apps_held",
+		"Apps whose files fail the check, served at their last good version or not at all (serve --isolate-apps).", nil, nil)
+	descPersisted = prometheus.NewDesc("governanced_serving_persisted",
+		"1 while the revision served is one the state directory kept, in place of a tree that cannot be served (serve --state-dir); else 0.", nil, nil)
 	descApps     = prometheus.NewDesc("governanced_apps", "Apps in the served tree.", nil, nil)
 	descSources  = prometheus.NewDesc("governanced_sources", "Sources keys in the served tree, literal and glob.", nil, nil)
 	descDatasets = prometheus.NewDesc("governanced_datasets", "Literal sources keys in the served tree.", nil, nil)
@@ -216,7 +220,7 @@ var (
 type storeCollector struct{ store *snapshot.Store }
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descReloads, descLastSuccess, descRevision, descAge, descLastReloadOK, descApps, descSources, descDatasets, descPatterns, descOwners,
+	for _, d := range []*prometheus.Desc{descReloads, descLastSuccess, descRevision, descAge, descLastReloadOK, descAppsHeld, descPersisted, descApps, descSources, descDatasets, descPatterns, descOwners,
 		descGraphPipelines, descGraphEdges, descGraphFindings} {
 		ch <- d
 	}
@@ -233,7 +237,13 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(descLastReloadOK, prometheus.GaugeValue, ok)
 	}
-	snap := c.store.Current()
+	snap, held, kept := c.store.Serving()
+	ch <- prometheus.MustNewConstMetric(descAppsHeld, prometheus.GaugeValue, float64(len(held)))
+	servingPersisted := 0.0
+	if kept != nil {
+		servingPersisted = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descPersisted, prometheus.GaugeValue, servingPersisted)
 	if snap == nil {
 		return
 	}

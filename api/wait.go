@@ -184,6 +184,17 @@ type reloadEvent struct {
 	UnitsBuilt  int       `json:"units_built"`
 	Error       *string   `json:"error"`
 	Findings    *findings `json:"findings"`
+	// What is served after the reload: its revision, the apps it holds,
+	// and the state directory's revision it is.
+	Served    *string     `json:"served"`
+	Held      []heldEvent `json:"held"`
+	Persisted *persisted  `json:"persisted"`
+}
+
+// heldEvent is a held app as an event names it; /status says why.
+type heldEvent struct {
+	App   string    `json:"app"`
+	Since time.Time `json:"since"`
 }
 
 // findings counts the check's findings by severity.
@@ -202,6 +213,14 @@ func newReloadEvent(st *snapshot.ReloadStatus, cur *snapshot.Snapshot) reloadEve
 	if st.Previous != "" {
 		ev.Previous = &st.Previous
 	}
+	if st.Served != "" {
+		ev.Served = &st.Served
+	}
+	ev.Held = make([]heldEvent, len(st.Held))
+	for i, h := range st.Held {
+		ev.Held[i] = heldEvent{App: h.App, Since: h.Since}
+	}
+	ev.Persisted = newPersisted(st.Persisted)
 	if st.Err != nil {
 		msg := st.Err.Error()
 		ev.Error = &msg

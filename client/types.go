@@ -359,7 +359,7 @@ type GraphFinding struct {
 type ReloadEvent struct {
 	Seq         uint64          `json:"seq"`
 	At          time.Time       `json:"at"`
-	Outcome     string          `json:"outcome"` // activated, unchanged, rejected or failed
+	Outcome     string          `json:"outcome"` // activated, unchanged, rejected, failed or held
 	OK          bool            `json:"ok"`
 	Revision    *string         `json:"revision"` // the revision the reload examined
 	Previous    *string         `json:"previous"` // the revision served before it
@@ -368,6 +368,27 @@ type ReloadEvent struct {
 	UnitsBuilt  int             `json:"units_built"`
 	Error       *string         `json:"error"`
 	Findings    *ReloadFindings `json:"findings"`
+	// ServedRevision is the revision served after the reload, whatever
+	// it did (null while none is; absent from servers before it).
+	ServedRevision *string `json:"served"`
+	// Held are the apps served at their last good version, or not at
+	// all, because their files fail the check (serve --isolate-apps).
+	Held []HeldApp `json:"held"`
+	// Persisted is the state directory's revision served in place of the
+	// tree (serve --state-dir); nil otherwise.
+	Persisted *PersistedRevision `json:"persisted"`
+}
+
+// HeldApp is an app held at its last good version; GET /status says why.
+type HeldApp struct {
+	App   string    `json:"app"`
+	Since time.Time `json:"since"`
+}
+
+// PersistedRevision is a revision a state directory kept.
+type PersistedRevision struct {
+	Revision string    `json:"revision"`
+	SavedAt  time.Time `json:"saved_at"`
 }
 
 // ReloadFindings counts a reload's findings by severity.
@@ -377,10 +398,13 @@ type ReloadFindings struct {
 	Infos    int `json:"infos"`
 }
 
-// Served is the revision the server serves after the reload: the one it
-// examined when that was activated or unchanged, else the one it kept.
+// Served is the revision the server serves after the reload, as it says;
+// from a server that does not say, the one it examined when that was
+// activated or unchanged, else the one it kept.
 func (e *ReloadEvent) Served() string {
 	switch {
+	case e.ServedRevision != nil:
+		return *e.ServedRevision
 	case e.OK && e.Revision != nil:
 		return *e.Revision
 	case e.Previous != nil:

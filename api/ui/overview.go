@@ -33,10 +33,17 @@ type reloadView struct {
 	// the rest, each as the report states it.
 	Findings []findingView
 	Summary  *check.Summary
+	// Held are the apps served at their last good version, or not at
+	// all, because their files fail (serve --isolate-apps).
+	Held []snapshot.HeldApp
+	// Persisted is the state directory's revision served in place of the
+	// tree (serve --state-dir).
+	Persisted *snapshot.Persisted
 }
 
 func newReloadView(st *snapshot.ReloadStatus, snap *snapshot.Snapshot) *reloadView {
-	v := &reloadView{Outcome: st.Outcome.String(), OK: st.OK(), At: st.At, Duration: st.Duration, Revision: st.Revision}
+	v := &reloadView{Outcome: st.Outcome.String(), OK: st.OK(), At: st.At, Duration: st.Duration, Revision: st.Revision,
+		Held: st.Held, Persisted: st.Persisted}
 	if snap != nil {
 		v.Serving = snap.Revision
 	}

@@ -10,6 +10,7 @@ import unittest
 from typing import Any, List
 
 from governanced_client import RemoteGovernanceResolver
+from governanced_client._transport import Transport
 
 
 class EndingStreams(http.server.BaseHTTPRequestHandler):
@@ -57,6 +58,25 @@ class ReconnectTest(unittest.TestCase):
         for rev in seen:
             self.assertNotEqual(rev, "sha256:bad", "a rejected reload's revision is not served")
         self.assertEqual(len(set(seen)), 3)
+
+
+class ServedTest(unittest.TestCase):
+    """The revision a reload leaves served is the one the event says it
+    serves: a reload that holds apps whose files fail serves a new revision
+    though it is not ok."""
+
+    def test_follows_served(self) -> None:
+        t = Transport("http://127.0.0.1:1", None, timeout=1, cache_entries=8, watch=False)
+        for event, want in [
+            ('{"outcome": "activated", "ok": true, "revision": "sha256:a", "previous": null, "served": "sha256:a"}', "sha256:a"),
+            ('{"outcome": "held", "ok": false, "revision": "sha256:b", "previous": "sha256:a", "served": "sha256:b",'
+             ' "held": [{"app": "dwd", "since": "2025-01-01T00:00:00Z"}]}', "sha256:b"),
+            ('{"outcome": "rejected", "ok": false, "revision": "sha256:c", "previous": "sha256:b", "served": "sha256:b"}', "sha256:b"),
+            # A server that does not say: the examined revision when ok, else the previous.
+            ('{"outcome": "rejected", "ok": false, "revision": "sha256:d", "previous": "sha256:e"}', "sha256:e"),
+        ]:
+            t._reload(event)
+            self.assertEqual(t.watch.revision, want, event)
 
 
 if __name__ == "__main__":

@@ -308,7 +308,10 @@ class Transport:
             ev = json.loads(data)
         except ValueError:
             return
-        served = ev.get("revision") if ev.get("ok") else ev.get("previous")
+        if "served" in ev:  # what the server serves after the reload, whatever it did
+            served = ev["served"]
+        else:
+            served = ev.get("revision") if ev.get("ok") else ev.get("previous")
         if served:
             self.watch.set(revision=served, live=True)
 
