@@ -47,6 +47,8 @@ type serveConfig struct {
 	auth            authConfig
 	debugAddr       string
 	notes           []string // what the environment decided about the check's options
+	isolateApps     bool
+	stateDir        string
 }
 
 // serveFlags are serve's flags as given, before they are checked.
@@ -87,6 +89,8 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
 	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "how often every input is read again, to catch what file events missed (0 disables)")
 	fs.DurationVar(&c.reloadTimeout, "reload-timeout", 5*time.Minute, "longest a reload may take before it is abandoned (the last good revision keeps serving)")
+	fs.BoolVar(&c.isolateApps, "isolate-apps", false, "when a reload's errors are in some apps' own files, hold those apps at their last good version and serve the rest (default: reject the reload)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "a directory to keep every served revision's inputs in; a server starting on a tree it must reject serves the newest one kept there")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "grace period for requests in flight on SIGTERM")
 	fs.DurationVar(&c.readHeader, "read-header-timeout", 10*time.Second, "longest a client may take to send request headers")
 	fs.IntVar(&c.maxConns, "max-connections", 0, "most connections open at once, the last 32 kept for probes and metrics (0: from the open-file limit, at most 4096)")
@@ -283,7 +287,8 @@ func newLogger(c *serveConfig, w io.Writer) zerolog.Logger {
 
 // runServe serves until ctx ends or the server fails, in named steps: the
 // server over a store of the trees (newServer), its listener (listen), the
-// first load (firstLoad), the watcher (watch), and the shutdown.
+// first load (firstLoad), the keeping of what is served (keep), the
+// watcher (watch), and the shutdown.
 func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) error {
 	logOut, flushLog := bufferLog(stderr)
 	defer flushLog()
@@ -327,6 +332,7 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 		}
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", err)}
 	}
+	stopKeeping := s.keep()
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := s.watch(wctx, hup)
 
@@ -345,6 +351,8 @@ func runServe(ctx context.Context, c *serveConfig, stdout, stderr io.Writer) err
 	case <-time.After(c.shutdownTimeout):
 		s.log.Warn().Msg("shutdown: a reload did not stop in time; exiting anyway")
 	}
+	// The revision served last is kept before the process ends.
+	stopKeeping()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("serve: %w", serveErr)}
 	}
@@ -357,6 +365,7 @@ type running struct {
 	log    zerolog.Logger
 	demo   bool // no tree given: the demo tree built into the binary
 	store  *snapshot.Store
+	kept   *keeper // the state directory's (--state-dir); nil without one
 	tokens *api.Tokens
 	conns  *api.ConnLimit
 	srv    *http.Server
@@ -376,7 +385,10 @@ func (s *running) newServer(streams context.Context) {
 		loader = &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()}
 		s.log.Info().Msg("no --tree given: serving the demo tree built into the binary")
 	}
-	s.store = snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced})
+	s.store = snapshot.NewStoreWith(loader, snapshot.StoreOptions{Workers: 1, Run: runNiced, IsolateApps: c.isolateApps})
+	if c.stateDir != "" {
+		s.kept = openKeeper(c.stateDir, loader.Inputs, s.log)
+	}
 	logAuth(s.log, c.auth)
 	s.tokens = api.NewTokens(c.auth.tokens)
 	s.conns = api.NewConnLimit(c.maxConns, probeConns)
@@ -429,7 +441,8 @@ func (s *running) shutdown() {
 
 // reload reloads the store on a trigger, bounded in time (--reload-timeout):
 // past its bound it fails, the last good revision keeps serving, and the
-// next trigger tries again.
+// next trigger tries again. What is served after it is offered to the
+// state directory.
 func (s *running) reload(ctx context.Context, t watch.Trigger) *snapshot.ReloadStatus {
 	rctx, cancel := context.WithTimeout(ctx, s.c.reloadTimeout)
 	defer cancel()
@@ -440,24 +453,46 @@ func (s *running) reload(ctx context.Context, t watch.Trigger) *snapshot.ReloadS
 		st = s.store.Reload(rctx, t.Force)
 	}
 	logReload(s.log, st, t)
+	s.kept.offer(s.store.Serving())
 	return st
 }
 
-// firstLoad loads the trees at start-up. A tree that is not there yet
+// firstLoad loads the trees at start-up. A tree that cannot be served
+// as its files say serves the newest revision the state directory keeps,
+// when there is one (--state-dir). Else a tree that is not there yet
 // (before git-sync's first clone) is waited for: the watcher sees it
 // appear, and /readyz answers 503 meanwhile, instead of the process
 // restarting until it lands. Any other failure ends serve.
 func (s *running) firstLoad(ctx context.Context) error {
 	first := s.reload(ctx, watch.Trigger{Reason: "start-up", Force: true})
+	if s.kept != nil && !servesItsFiles(first) && ctx.Err() == nil && s.kept.restore(ctx, s.store, first.Err) && s.c.isolateApps {
+		// The apps that fail are held at their builds from there.
+		first = s.reload(ctx, watch.Trigger{Reason: "restored", Force: true})
+	}
 	var missing *snapshot.MissingRootError
 	switch {
-	case first.Outcome == snapshot.Activated:
+	case s.store.Current() != nil:
 		return nil
 	case errors.As(first.Err, &missing) && ctx.Err() == nil:
 		s.log.Warn().Str("tree", missing.Root).Msg("waiting for the tree to appear; /readyz answers 503 until it is served")
 		return nil
 	}
 	return first.Err // a rejection is a *snapshot.Rejection
+}
+
+// keep keeps what is served in the state directory from now on
+// (--state-dir), off the reloads' path; the function it returns keeps the
+// last revision offered, within --shutdown-timeout, and returns.
+func (s *running) keep() (stop func()) {
+	if s.kept == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go s.kept.run(ctx, s.c.shutdownTimeout)
+	return func() {
+		cancel()
+		s.kept.wait()
+	}
 }
 
 // watch reloads the store on every change of the inputs (and the token
@@ -556,6 +591,8 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 		ev = log.Info()
 	case snapshot.Unchanged:
 		ev = log.Debug()
+	case snapshot.Held:
+		ev = log.Warn()
 	default:
 		ev = log.Error()
 	}
@@ -573,6 +610,16 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 	}
 	if st.Rejected != nil {
 		ev = ev.Strs("problems", st.Rejected.Problems)
+		if st.Rejected.NotHeld != "" {
+			ev = ev.Str("not_held", st.Rejected.NotHeld)
+		}
+	}
+	if len(st.Held) > 0 {
+		apps := make([]string, len(st.Held))
+		for i, h := range st.Held {
+			apps[i] = h.App
+		}
+		ev = ev.Strs("held", apps)
 	}
 	serving := "the previous revision keeps serving"
 	if st.Previous == "" {
@@ -585,6 +632,8 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 		ev.Msg("inputs unchanged")
 	case snapshot.Rejected:
 		ev.Msg("reload rejected by the tree check; " + serving)
+	case snapshot.Held:
+		ev.Msg("apps whose files fail the tree check are held at their last good version (or left out); the rest is served")
 	default:
 		ev.Msg("reload failed; " + serving)
 	}
