@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,9 +46,15 @@ const (
 // documentation. Every container of a rendered pod must be listed: a new one
 // fails the test until what it writes is said here.
 var writers = map[string]func(c *corev1.Container) []string{
-	// governanced writes nothing on disk: uploads to POST /validate are
-	// read into memory, and the demo tree is served from the binary.
-	serverName: func(c *corev1.Container) []string { return nil },
+	// governanced writes nothing on disk but its --state-dir: uploads to
+	// POST /validate are read into memory, and the demo tree is served
+	// from the binary.
+	serverName: func(c *corev1.Container) []string {
+		if dir, ok := flagValue(c.Args, "--state-dir"); ok {
+			return []string{dir}
+		}
+		return nil
+	},
 	// git-sync v4 writes its --root (the clone and the worktrees its --link
 	// points at), a private git config it creates with os.CreateTemp before
 	// the first sync, and $HOME, which its image sets to /tmp, for git's own
@@ -619,6 +626,20 @@ func checkServer(spec *corev1.PodSpec, c *corev1.Container, configMaps map[strin
 		}
 	}
 
+	// The expensive requests' working memory (--max-work-memory, 1GiB by
+	// default) fits the container's memory limit with room for the served
+	// tree and the runtime: at most half of it.
+	budget := int64(1 << 30)
+	if v, ok := flagValue(c.Args, "--max-work-memory"); ok {
+		q, err := resource.ParseQuantity(strings.TrimSuffix(v, "B"))
+		if err != nil {
+			fail("governanced --max-work-memory %q: %v", v, err)
+		}
+		budget = q.Value()
+	}
+	if limit := c.Resources.Limits.Memory(); limit.IsZero() || budget > limit.Value()/2 {
+		fail("governanced --max-work-memory is %d bytes, more than half the container's memory limit %s: requests could take the pod past it", budget, limit)
+	}
 	// A token file comes from a Secret, never from the image or a ConfigMap.
 	if f, ok := flagValue(c.Args, "--auth-token-file"); ok {
 		if v := volumeAt(spec, c, f); v == nil || v.Secret == nil {

@@ -78,7 +78,7 @@ func TestMain(m *testing.M) {
 // and owners it was given.
 func TestPodStarts(t *testing.T) {
 	bin := governanced(t)
-	wantApps := map[string]int{"base": 17, "overlays/configmap-tree": 1, "overlays/private-repo": 17}
+	wantApps := map[string]int{"base": 17, "overlays/configmap-tree": 1, "overlays/private-repo": 17, "overlays/state-dir": 17}
 	for _, dir := range kustomizations(t) {
 		t.Run(dir, func(t *testing.T) {
 			r, problems := render(filesys.MakeFsOnDisk(), dir)
@@ -105,6 +105,19 @@ func TestPodStarts(t *testing.T) {
 			}
 			if status.Counts.Owners == 0 {
 				t.Error("serves no owners although --owners names the ConfigMap's registry")
+			}
+			if dir, ok := flagValue(c.Args, "--state-dir"); ok {
+				// The revision served is kept there, on the volume mounted.
+				deadline := time.Now().Add(time.Minute)
+				for {
+					if kept, _ := filepath.Glob(filepath.Join(local(dir), "revisions", "*.json")); len(kept) == 1 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("no revision kept in --state-dir %s", dir)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
 			}
 		})
 	}
