@@ -52,7 +52,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 const config = "0123456789abcdef"
 
-func open(t *testing.T, dir string, keep int) *Dir {
+func open(t testing.TB, dir string, keep int) *Dir {
 	t.Helper()
 	d, err := Open(dir, keep)
 	if err != nil {
