@@ -27,7 +27,7 @@ import (
 // its report the check's of it (check.Plan.ReportOf), and its Tree those
 // files, so a state directory keeping it rebuilds the same revision from
 // them; the tests hold every such snapshot to a fresh build of those files
-// (TestHeldIsAFreshBuildOfItsFiles).
+// (TestHeldApps).
 //
 // A held app's build read the shared inputs (the placeholder map,
 // --dataspace, the registry's answers about its owners) as they were: when

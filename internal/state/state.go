@@ -150,9 +150,9 @@ func (d *Dir) ours() error {
 		}
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(d.path, markerName))
+	b, err := readRegular(filepath.Join(d.path, markerName), 1<<10)
 	if err != nil {
-		return err
+		return &ForeignError{Path: d.path, Why: fmt.Sprintf("its %s: %v", markerName, err)}
 	}
 	if got := strings.TrimSpace(string(b)); got != Format {
 		return &ForeignError{Path: d.path, Why: fmt.Sprintf("its %s file says %.40q, and this server reads %s", markerName, got, Format)}
@@ -318,12 +318,11 @@ func (d *Dir) manifests(wanted func(config string) bool) ([]Revision, []Problem,
 
 func (d *Dir) readManifest(name string) (Revision, error) {
 	var rev Revision
-	f, err := os.Open(filepath.Join(d.path, revisionsDir, name))
+	b, err := readRegular(filepath.Join(d.path, revisionsDir, name), maxObjectSize)
 	if err != nil {
 		return rev, err
 	}
-	defer f.Close()
-	dec := json.NewDecoder(io.LimitReader(f, maxObjectSize))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rev); err != nil {
 		return rev, fmt.Errorf("not a manifest: %w", err)
@@ -405,7 +404,7 @@ func (d *Dir) Load(rev Revision) (fs.FS, error) {
 	}
 	for _, f := range rev.Files {
 		dir, name := d.object(f.SHA256)
-		b, err := readLimited(filepath.Join(dir, name))
+		b, err := readRegular(filepath.Join(dir, name), maxObjectSize)
 		if err == nil {
 			if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != f.SHA256 {
 				err = errAltered
@@ -421,20 +420,30 @@ func (d *Dir) Load(rev Revision) (fs.FS, error) {
 	return &fsys, nil
 }
 
-func readLimited(name string) ([]byte, error) {
+// readRegular reads the regular file name, of at most limit bytes. Its
+// type is looked at before it is opened (a FIFO would block the open, a
+// link lead anywhere), and the file opened must be the file looked at.
+func readRegular(name string, limit int64) ([]byte, error) {
+	info, err := os.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > limit {
+		return nil, fmt.Errorf("not a regular file of at most %d bytes", limit)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if now, err := f.Stat(); err != nil || !os.SameFile(info, now) {
+		return nil, fmt.Errorf("replaced while it was opened")
 	}
-	if !info.Mode().IsRegular() || info.Size() > maxObjectSize {
-		return nil, fmt.Errorf("not a regular file of at most %d bytes", maxObjectSize)
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("more than %d bytes", limit)
 	}
-	return io.ReadAll(io.LimitReader(f, maxObjectSize+1))
+	return b, err
 }
 
 // prune removes config's revisions beyond the newest Keep, its manifests

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -188,6 +189,7 @@ func TestForeignDirectories(t *testing.T) {
 		{"someone's files", map[string]string{"notes.txt": "mine", "data/x": ""}, `"data", "notes.txt"`},
 		{"another format", map[string]string{markerName: "governanced-state/9\n"}, "governanced-state/9"},
 		{"a file named like the marker", map[string]string{markerName: strings.Repeat("x", 100)}, "xxxx"},
+		{"a marker too large to be one", map[string]string{markerName: strings.Repeat("x", 2000)}, "not a regular file of at most"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "state")
@@ -303,6 +305,29 @@ func TestCorruptRevisions(t *testing.T) {
 			}
 			return os.Mkdir(p, 0o755)
 		}), true, "not a regular file"},
+		// Hostile: what would block a read, or read without end.
+		{"a file replaced by a FIFO nobody writes", object(func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return syscall.Mkfifo(p, 0o644)
+		}), true, "not a regular file"},
+		{"a file grown past any input", object(func(p string) error { return os.Truncate(p, maxObjectSize+1) }), true, "not a regular file of at most"},
+		{"a file replaced by a link to one outside", object(func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.Symlink("/etc/hostname", p)
+		}), true, "not a regular file"},
+		{"the manifest replaced by a FIFO", func(t *testing.T, dir string, rev Revision) {
+			p := filepath.Join(dir, revisionsDir, manifestName(config, rev.Revision))
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "not a regular file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
