@@ -236,8 +236,8 @@ func TestHeldApps(t *testing.T) {
 			if st.Served != snap.Revision || !slices.EqualFunc(held, st.Held, func(a, b HeldApp) bool { return a.App == b.App }) {
 				t.Errorf("the status says %s holding %v; the store serves %s holding %v", st.Served, st.Held, snap.Revision, held)
 			}
-			if st.Rejected == nil || st.Rejected.Revision == snap.Revision {
-				t.Errorf("a held reload's rejection: %+v; want the whole tree's, of another revision than the one served", st.Rejected)
+			if st.Rejected == nil || st.Rejected.Revision == snap.Revision || st.Revision != st.Rejected.Revision {
+				t.Errorf("a held reload examined %s, rejected %+v; want the whole tree's revision, rejected, another than the one served", st.Revision, st.Rejected)
 			}
 			for _, app := range tc.held {
 				a, b := before.App(app), snap.App(app)

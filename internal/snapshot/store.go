@@ -118,7 +118,7 @@ func (o Outcome) String() string {
 type ReloadStatus struct {
 	Outcome  Outcome
 	At       time.Time
-	Revision string // the revision examined ("" when the inputs could not be read)
+	Revision string // the revision examined ("" when the inputs could not be read); Served says what is served
 	Previous string // the revision served before
 	Duration time.Duration
 	// Units the build took unchanged from the previous one, and units it
@@ -206,9 +206,9 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	case err != nil:
 		s.fail(st, err)
 	case g.held != nil:
-		// Some apps held: the revision served is the tree with their
-		// last good files; the reading's own is rejected.
-		st.Outcome, st.Revision, st.Rejected = Held, g.snap.Revision, g.rejected
+		// Some apps held: the reading's revision is rejected, and the
+		// one served (st.Served) is the tree with their last good files.
+		st.Outcome, st.Revision, st.Rejected = Held, r.revision, g.rejected
 		st.UnitsReused, st.UnitsBuilt = g.rejected.reused, g.rejected.built
 		s.lastTried = r.revision
 		s.cur.Store(g)
