@@ -110,6 +110,12 @@ func Open(path string, keep int) (*Dir, error) {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(path, markerName)); errors.Is(err, fs.ErrNotExist) {
+		// Under the lock no marker is being written: a temporary file is
+		// what a server that stopped while writing one left.
+		temps, _ := filepath.Glob(filepath.Join(path, tempPrefix+"*"))
+		for _, p := range temps {
+			_ = os.Remove(p)
+		}
 		if err := writeAtomic(path, markerName, []byte(Format+"\n")); err != nil {
 			return nil, err
 		}
@@ -141,6 +147,11 @@ func (d *Dir) ours() error {
 			marked = true
 		case lockName, lostAndFound:
 		default:
+			// A marker being written by a server making the directory
+			// one, or left by one that stopped doing so.
+			if strings.HasPrefix(e.Name(), tempPrefix) && e.Type().IsRegular() {
+				continue
+			}
 			others = append(others, e.Name())
 		}
 	}

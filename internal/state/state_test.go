@@ -186,6 +186,8 @@ func TestForeignDirectories(t *testing.T) {
 		{"missing", nil, ""},
 		{"empty", map[string]string{}, ""},
 		{"a new volume", map[string]string{"lost+found/x": ""}, ""},
+		{"a marker half written by a server that stopped", map[string]string{tempPrefix + "123": "governanced-st"}, ""},
+		{"a directory named like a marker being written", map[string]string{tempPrefix + "123/x": ""}, `".tmp-123"`},
 		{"someone's files", map[string]string{"notes.txt": "mine", "data/x": ""}, `"data", "notes.txt"`},
 		{"another format", map[string]string{markerName: "governanced-state/9\n"}, "governanced-state/9"},
 		{"a file named like the marker", map[string]string{markerName: strings.Repeat("x", 100)}, "xxxx"},
@@ -217,6 +219,9 @@ func TestForeignDirectories(t *testing.T) {
 				if b, _ := os.ReadFile(filepath.Join(dir, markerName)); string(b) != Format+"\n" {
 					t.Errorf("marker %q", b)
 				}
+				if temps, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*")); len(temps) > 0 {
+					t.Errorf("temporary files left: %v", temps)
+				}
 				return
 			}
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.foreign) {
@@ -226,6 +231,29 @@ func TestForeignDirectories(t *testing.T) {
 				t.Errorf("the foreign directory changed: %v → %v", before, after)
 			}
 		})
+	}
+}
+
+// TestOpenAtOnce: servers starting at once on a directory that is not
+// one yet each see the others' marker being written, not someone else's
+// files, and all open it.
+func TestOpenAtOnce(t *testing.T) {
+	for range 20 {
+		dir := filepath.Join(t.TempDir(), "state")
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range cap(errs) {
+			wg.Go(func() {
+				if _, err := Open(dir, 0); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
 	}
 }
 
