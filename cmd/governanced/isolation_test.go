@@ -5,16 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/celine-eu/governanced/internal/cli"
+	"github.com/celine-eu/governanced/internal/state"
 )
 
 // reloadEvent is what these tests read of a GET /events event.
@@ -291,5 +294,121 @@ func writeGov(t *testing.T, tree, content string) {
 	}
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// keptRevisions are the revisions a server's log says it kept in its
+// state directory, in order.
+func keptRevisions(log string) []string {
+	var revs []string
+	for text := range strings.Lines(log) {
+		var line struct {
+			Message  string `json:"message"`
+			Revision string `json:"revision"`
+		}
+		if json.Unmarshal([]byte(text), &line) == nil && line.Message == "revision kept in the state directory" {
+			revs = append(revs, line.Revision)
+		}
+	}
+	return revs
+}
+
+// TestStateDirectorySharedWithConcurrentServers: two replicas of one
+// deployment (one tree, one state directory) and a server of another
+// deployment keep their revisions in one directory at once, each edit
+// saved by both replicas and the oldest pruned by both; a server then
+// started on either tree broken serves its own deployment's newest
+// revision, and passes nothing over.
+func TestStateDirectorySharedWithConcurrentServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts five servers")
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "state")
+	ours, theirs := filepath.Join(root, "ours"), filepath.Join(root, "theirs")
+	version := func(tree string, i int) {
+		writeGov(t, tree, fmt.Sprintf("defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true, title: %s-%d}\n", filepath.Base(tree), i))
+	}
+	argsOf := func(tree string) []string {
+		return []string{"--tree", tree, "--state-dir", dir, "--reload-debounce", "20ms", "--rescan-interval", "0"}
+	}
+	version(ours, 0)
+	version(theirs, 0)
+
+	// Nothing else serves meanwhile: these servers are found by their
+	// logs, not by the address onListen would report.
+	serving.Lock()
+	locked := true
+	type running struct {
+		stderr *syncBuffer
+		stop   func() error
+	}
+	var servers []running
+	for _, tree := range []string{ours, ours, theirs} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &syncBuffer{}
+		done := make(chan error, 1)
+		go func() {
+			done <- runE(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, argsOf(tree)...), mapEnv(nil), io.Discard, stderr)
+		}()
+		servers = append(servers, running{stderr, sync.OnceValue(func() error { cancel(); return <-done })})
+	}
+	t.Cleanup(func() {
+		for _, s := range servers {
+			if s.stop() != nil || t.Failed() {
+				t.Logf("a server's log:\n%s", s.stderr)
+			}
+		}
+		if locked {
+			serving.Unlock()
+		}
+	})
+	stopAll := func() {
+		for _, s := range servers {
+			if err := s.stop(); err != nil {
+				t.Errorf("%v\n%s", err, s.stderr)
+			}
+		}
+	}
+	// Each edit is kept by every server watching its tree before the
+	// next: more edits than a directory keeps, so each prunes while the
+	// others save.
+	const edits = state.Keep + 2
+	for i := range edits + 1 {
+		if i > 0 {
+			version(ours, i)
+			version(theirs, i)
+		}
+		eventually(t, fmt.Sprintf("edit %d to be kept by every server", i), func() bool {
+			return !slices.ContainsFunc(servers, func(s running) bool { return len(keptRevisions(s.stderr.String())) <= i })
+		})
+	}
+	stopAll()
+	serving.Unlock()
+	locked = false
+	for _, s := range servers {
+		if log := s.stderr.String(); strings.Contains(log, "not kept") || strings.Contains(log, "passed over") || strings.Contains(log, "is ignored") {
+			t.Errorf("a server could not use the shared directory:\n%s", log)
+		}
+	}
+	if a, b := keptRevisions(servers[0].stderr.String()), keptRevisions(servers[1].stderr.String()); !slices.Equal(a, b) {
+		t.Fatalf("the replicas kept %v and %v, want the same revisions", a, b)
+	}
+
+	for i, tree := range []string{ours, theirs} {
+		writeGov(t, tree, "sources: [\n")
+		s := startServe(t, nil, argsOf(tree)...)
+		kept := keptRevisions(servers[2*i].stderr.String())
+		var st heldStatus
+		s.getJSON(t, "/status", &st)
+		if newest := kept[len(kept)-1]; st.Persisted == nil || st.Revision != newest {
+			t.Errorf("%s broken: serves %s (persisted %+v), want its newest kept revision %s", filepath.Base(tree), st.Revision, st.Persisted, newest)
+		}
+		if strings.Contains(s.stderr.String(), "passed over") {
+			t.Errorf("%s broken: a kept revision was passed over:\n%s", filepath.Base(tree), s.stderr)
+		}
+		if err := s.stop(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

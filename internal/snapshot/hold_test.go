@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"maps"
 	"os"
@@ -39,6 +40,7 @@ func heldTree() map[string]string {
 		"deploy/governance.weather.yaml": "defaults: {classification: green}\n",
 		"apps/docs/README.md":            "no governance here\n",
 		"owners.yaml":                    "owners:\n" + owner("first") + owner("second"),
+		"placeholders.yaml":              "operator: second\n",
 	}
 }
 
@@ -135,6 +137,9 @@ func TestHeldApps(t *testing.T) {
 		absent []string // apps held with no build to serve
 		// notHeld is part of why no app was held (Rejected).
 		notHeld string
+		// ambiguous is a dataset the apps served declare alike: served
+		// as ambiguous, not a finding that holds either.
+		ambiguous string
 	}{
 		{name: "a base that is not YAML, another app edited",
 			edit: map[string]string{"apps/grid/governance.yaml": notYAML, "apps/weather/governance.yaml": weatherV2},
@@ -169,6 +174,16 @@ func TestHeldApps(t *testing.T) {
 		{name: "the owners registry is not YAML",
 			edit: map[string]string{"owners.yaml": "owners: [\n", "apps/weather/governance.yaml": weatherV2},
 			want: Rejected, notHeld: "owners.yaml"},
+		{name: "the placeholder map is not YAML",
+			edit: map[string]string{"placeholders.yaml": "operator: [\n", "apps/weather/governance.yaml": weatherV2},
+			want: Rejected, notHeld: "placeholders.yaml"},
+		{name: "a dataset key two apps declare (no finding: it resolves as ambiguous), a third app broken",
+			edit: map[string]string{
+				"apps/meters/governance.yaml":  "defaults: {access_level: internal}\nsources:\n  datasets.meters.daily: {expose: true, row_filters: []}\n  datasets.shared.x: {}\n",
+				"apps/weather/governance.yaml": weatherV2 + "  datasets.shared.x: {}\n",
+				"apps/grid/governance.yaml":    notYAML,
+			},
+			want: Held, held: []string{"grid"}, ambiguous: "datasets.shared.x"},
 		{name: "an overlay no app takes is not YAML",
 			edit: map[string]string{"deploy/governance.nobody.yaml": notYAML},
 			want: Rejected, notHeld: "deploy/governance.nobody.yaml"},
@@ -186,7 +201,7 @@ func TestHeldApps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testfs.Tree(t, heldTree())
 			loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")},
-				OverlayName: "prod", OverlayDir: filepath.Join(dir, "deploy"), Strict: tc.strict}}
+				OverlayName: "prod", OverlayDir: filepath.Join(dir, "deploy"), Placeholders: filepath.Join(dir, "placeholders.yaml"), Strict: tc.strict}}
 			store := NewStoreWith(loader, StoreOptions{IsolateApps: true})
 			c := contents{}
 			c.take(t, dir)
@@ -248,6 +263,12 @@ func TestHeldApps(t *testing.T) {
 			for _, app := range tc.absent {
 				if snap.App(app) != nil {
 					t.Errorf("%s never passed its check, yet is served", app)
+				}
+			}
+			if tc.ambiguous != "" {
+				var amb *AmbiguousError
+				if _, err := snap.Resolve(tc.ambiguous); !errors.As(err, &amb) || len(amb.Apps) != 2 {
+					t.Errorf("%s: %v; want it ambiguous between two apps", tc.ambiguous, err)
 				}
 			}
 			sameAsItsFiles(t, store, c, "held")
