@@ -392,7 +392,10 @@ func TestTokenWrittenInTwoPartsIsNeverHalfAccepted(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
 	paused := holdTokenReads(t)
-	s := startServe(t, nil, "--tree", oneAppTree(t), "--auth-token-file", tokenFile, "--reload-debounce", "20ms", "--rescan-interval", "0")
+	s := startServe(t, nil, "--tree", oneAppTree(t), "--auth-token-file", tokenFile, "--log-level", "debug", "--reload-debounce", "20ms", "--rescan-interval", "0")
+	// The server listens before it watches: an edit before the watcher is
+	// armed would be seen by no one.
+	eventually(t, "the watcher to watch", func() bool { return s.logged("watching the inputs", nil) })
 	status := func(token string) int { return s.metricsWith(t, token) }
 	accepted := func() (got [3]int) { return [3]int{status(old), status(half), status(next)} }
 
@@ -434,7 +437,8 @@ func TestDemoWatchesTheTokenFile(t *testing.T) {
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	os.WriteFile(tokenFile, []byte(old+"\n"), 0o600)
-	s := startServe(t, nil, "--auth-token-file", tokenFile, "--reload-debounce", "20ms")
+	s := startServe(t, nil, "--auth-token-file", tokenFile, "--log-level", "debug", "--reload-debounce", "20ms")
+	eventually(t, "the watcher to watch", func() bool { return s.logged("watching the inputs", nil) })
 	status := func(token string) int { return s.metricsWith(t, token) }
 	if status(old) != 200 {
 		t.Fatal("the token in the file is not accepted")
