@@ -512,7 +512,14 @@ func (s *running) watch(ctx context.Context, hup <-chan os.Signal) <-chan struct
 		OnError: func(err error) {
 			s.log.Warn().Err(err).Msg("file watching: the periodic rescan still covers this")
 		},
-		Watching: func() { s.log.Debug().Msg("watching the inputs") },
+		Watching: func() {
+			s.log.Debug().Msg("watching the inputs")
+			// The token file may have changed between its first read and
+			// now, when no event could see it: read it once more. Nothing
+			// else runs on this goroutine yet, and an unchanged file costs
+			// one read.
+			tf.reload(s.log, s.tokens)
+		},
 		// Why an edit did not reload, for an operator at --log-level debug.
 		Ignored: func(path string) { s.log.Debug().Str("path", path).Msg("file event ignored: not an input") }}
 	if s.demo {
