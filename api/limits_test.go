@@ -250,7 +250,7 @@ func TestRouteParamsFromOpenAPI(t *testing.T) {
 // refuses before any handler runs (a path with an invalid percent-escape,
 // no Host, headers too large, an unknown transfer encoding) gets net/http's
 // own plain-text answer, with the status it chose: the server does not
-// rewrite bytes on the connection (README.md, "What a request may cost").
+// rewrite bytes on the connection (README.md, "Limits").
 func TestEveryErrorIsAProblem(t *testing.T) {
 	h, _ := testServer(t)
 	srv := httptest.NewUnstartedServer(h)
