@@ -401,6 +401,39 @@ func TestDiffWindow(t *testing.T) {
 			t.Errorf("the %s does not say it is cut:\n%.300s", f, r.body[max(0, len(r.body)-300):])
 		}
 	}
+	// The SARIF log holds the page asked for: the results of the same
+	// datasets as the JSON's page, and that page in its run's properties.
+	page := read(post("?limit=100&offset=200"))
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Properties struct {
+					Dataset string `json:"dataset"`
+				} `json:"properties"`
+			} `json:"results"`
+			Properties struct {
+				Page diffPage `json:"page"`
+			} `json:"properties"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(post("?limit=100&offset=200&format=sarif").body, &log); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(page.Page, log.Runs[0].Properties.Page); d != "" {
+		t.Errorf("the SARIF's page differs from the JSON's (-json +sarif):\n%s", d)
+	}
+	var inJSON, inSARIF []string
+	for _, d := range page.Datasets {
+		inJSON = append(inJSON, d.Dataset)
+	}
+	for _, r := range log.Runs[0].Results {
+		if n := len(inSARIF); n == 0 || inSARIF[n-1] != r.Properties.Dataset {
+			inSARIF = append(inSARIF, r.Properties.Dataset)
+		}
+	}
+	if d := cmp.Diff(inJSON, inSARIF); d != "" {
+		t.Errorf("the SARIF's results are not of the JSON page's datasets (-json +sarif):\n%.2000s", d)
+	}
 	for _, q := range []string{"?limit=0", "?limit=10001", "?offset=-1", "?limit=x"} {
 		if r := doLong(t, h, "POST", "/diff"+q, bytes.NewReader(body), "Content-Type", "application/x-tar"); r.status != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", q, r.status)

@@ -26,10 +26,11 @@ var diffTypes = map[string]string{
 	"json":     jsonType,
 	"markdown": "text/markdown; charset=utf-8",
 	"text":     "text/plain; charset=utf-8",
+	"sarif":    "application/sarif+json",
 }
 
 // diffFormats are diffTypes' formats in the order a message names them.
-var diffFormats = []string{"json", "markdown", "text"}
+var diffFormats = []string{"json", "markdown", "text", "sarif"}
 
 // diffRequest is a POST /diff read from its query and body.
 type diffRequest struct {
@@ -140,8 +141,9 @@ func (s *server) diff(r *http.Request) (result, error) {
 // full, and of each list — apps, datasets, findings added, findings
 // resolved — the entries from ?offset, at most ?limit of them (default
 // defaultDiffLimit, at most maxDiffLimit). The JSON report's page member
-// says how many each list holds in all and the offset of the next page; the
-// text and Markdown renderings end with a line saying so. A client gets the
+// says how many each list holds in all and the offset of the next page, as
+// does the SARIF log's run property page; the text and Markdown renderings
+// end with a line saying so. A client gets the
 // rest by posting the same trees again with ?offset=next_offset.
 const (
 	defaultDiffLimit = 1000
@@ -217,6 +219,9 @@ func (win diffWindow) write(w io.Writer, rep *diff.Report, format string) error 
 			*diff.Report
 			Page diffPage `json:"page"`
 		}{cut, page})
+	}
+	if format == "sarif" {
+		return cut.WriteSARIF(w, page)
 	}
 	if err := cut.Write(w, format); err != nil {
 		return err

@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/diff"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -177,7 +179,7 @@ func TestDiffRefuses(t *testing.T) {
 		status           int
 		kind             string
 	}{
-		{"format", "/diff?format=sarif", "application/x-tar", tree, 400, "bad-request"},
+		{"format", "/diff?format=yaml", "application/x-tar", tree, 400, "bad-request"},
 		{"not a tar", "/diff", "application/x-tar", []byte("nope"), 400, "invalid-upload"},
 		{"media type", "/diff", "text/csv", tree, 415, "unsupported-media-type"},
 		{"a part twice", "/diff", twiceCT, twice, 400, "invalid-upload"},
@@ -300,6 +302,7 @@ func TestDiffFormats(t *testing.T) {
 		{"json", "application/json", jsonType, `"dataspace-offered"`},
 		{"markdown", "text/markdown", "text/markdown; charset=utf-8", "#### Risky changes"},
 		{"text", "text/plain", "text/plain; charset=utf-8", "dataspace-offered"},
+		{"sarif", "application/sarif+json", "application/sarif+json", `"ruleId": "dataspace-offered"`},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			byParam := post("/diff?format=" + tc.format)
@@ -324,5 +327,64 @@ func TestDiffFormats(t *testing.T) {
 		if r := post("/diff", "Accept", accept); r.header.Get("Content-Type") != jsonType {
 			t.Errorf("Accept %q: %s, want JSON", accept, r.header.Get("Content-Type"))
 		}
+	}
+}
+
+// TestDiffSARIF: POST /diff's SARIF log, asked for by ?format=sarif or by
+// Accept: application/sarif+json, validates against the SARIF 2.1.0
+// schema and places every change at the upload's file relative to
+// %SRCROOT%, the repository's root, with a warning for a risky kind.
+func TestDiffSARIF(t *testing.T) {
+	schema := checktest.SARIFSchema(t)
+	h, _ := testServer(t)
+	head := uploadOf(t, edited(t, servedFiles(t), "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n"))
+	for name, header := range map[string][]string{
+		"?format=sarif": {"Content-Type", "application/x-tar"},
+		"Accept":        {"Content-Type", "application/x-tar", "Accept", "application/sarif+json"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			target := "/diff"
+			if name == "?format=sarif" {
+				target += "?format=sarif"
+			}
+			r := do(t, h, "POST", target, bytes.NewReader(head), header...)
+			if r.status != 200 || r.header.Get("Content-Type") != "application/sarif+json" {
+				t.Fatalf("%d %s\n%s", r.status, r.header.Get("Content-Type"), r.body)
+			}
+			where := servedSARIF(t, schema, r.body)
+			if !slices.Contains(where, "%SRCROOT% apps/meters/governance.meters.yaml") {
+				t.Errorf("no result at the overlay the change is in: %v", where)
+			}
+			var log struct {
+				Runs []struct {
+					Results []struct {
+						RuleID string `json:"ruleId"`
+						Level  string `json:"level"`
+					} `json:"results"`
+					Properties struct {
+						Page diffPage `json:"page"`
+					} `json:"properties"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(r.body, &log); err != nil {
+				t.Fatal(err)
+			}
+			run := log.Runs[0]
+			if p := run.Properties.Page; p.Limit != defaultDiffLimit || p.Total.Datasets == 0 || p.NextOffset != nil {
+				t.Errorf("page %+v, want the whole report's", p)
+			}
+			offered := false
+			for _, res := range run.Results {
+				if res.RuleID == "dataspace-offered" {
+					offered = true
+					if res.Level != "warning" {
+						t.Errorf("dataspace-offered at level %s, want warning", res.Level)
+					}
+				}
+			}
+			if !offered {
+				t.Errorf("no dataspace-offered result:\n%s", r.body)
+			}
+		})
 	}
 }

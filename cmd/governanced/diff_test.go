@@ -14,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/diff"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
@@ -109,6 +111,73 @@ func TestDiffCommand(t *testing.T) {
 	}
 }
 
+// TestDiffSARIF: --format sarif and --output sarif=FILE write the same
+// SARIF 2.1.0 log, every change placed at the head's file relative to
+// %SRCROOT% (the working directory, the repository's root), the risky
+// ones as warnings.
+func TestDiffSARIF(t *testing.T) {
+	schema := checktest.SARIFSchema(t)
+	ws := t.TempDir()
+	celineCheckout(t, filepath.Join(ws, "base"))
+	celineCheckout(t, ws)
+	editFile(t, filepath.Join(ws, "apps/copernicus/governance.yaml"), "  access_level: internal\n", "  access_level: open\n")
+	t.Chdir(ws)
+
+	code, out, errs := runArgs(t, "diff", "--base", "base", "--owners", "owners.yaml", "--format", "sarif", "--output", "sarif=diff.sarif")
+	if code != 0 {
+		t.Fatalf("exit %d (stderr %q)", code, errs)
+	}
+	file, err := os.ReadFile("diff.sarif")
+	if err != nil || string(file) != out {
+		t.Errorf("--output sarif=diff.sarif (%v) is not what --format sarif wrote", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Fatalf("not SARIF 2.1.0: %v", err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI       string `json:"uri"`
+							URIBaseID string `json:"uriBaseId"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	lowered := 0
+	for _, r := range log.Runs[0].Results {
+		loc := r.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URIBaseID != "%SRCROOT%" {
+			t.Errorf("%s at %+v: not relative to %%SRCROOT%%", r.RuleID, loc)
+		}
+		if r.RuleID == string(diff.AccessLevelLowered) {
+			lowered++
+			if r.Level != "warning" || loc.ArtifactLocation.URI != "apps/copernicus/governance.yaml" || loc.Region.StartLine != 8 {
+				t.Errorf("access-level-lowered: %s at %+v, want a warning at apps/copernicus/governance.yaml:8", r.Level, loc)
+			}
+		}
+	}
+	if lowered != 4 {
+		t.Errorf("%d access-level-lowered results, want one per dataset (4)", lowered)
+	}
+}
+
 func TestDiffUsage(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -116,14 +185,14 @@ func TestDiffUsage(t *testing.T) {
 		{"diff"},
 		{"diff", "--base", "nowhere"},
 		{"diff", "--base", ".", "--head", "nowhere"},
-		{"diff", "--base", ".", "--format", "sarif"},
+		{"diff", "--base", ".", "--format", "yaml"},
 		{"diff", "--base", ".", "--fail-on", "dataspace-offerd"},
 		{"diff", "--base", ".", "extra"},
 		{"diff", "--base", ".", "--overlay-name", "a/b"},
 		{"diff", "--base", ".", "--dataspace"},
 		{"diff", "--base", ".", "--nope"},
 		{"diff", "--base", ".", "--output", "comment.md"},
-		{"diff", "--base", ".", "--output", "sarif=x"},
+		{"diff", "--base", ".", "--output", "yaml=x"},
 	} {
 		code, out, errs := runArgs(t, args...)
 		if code != 2 || out != "" || errs == "" {

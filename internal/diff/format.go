@@ -13,7 +13,7 @@ import (
 )
 
 // Formats are the renderings of a report.
-var Formats = []string{"text", "json", "markdown", "github"}
+var Formats = []string{"text", "json", "markdown", "github", "sarif"}
 
 // Write renders the report in one of Formats.
 func (r *Report) Write(w io.Writer, format string) error {
@@ -32,6 +32,10 @@ func (r *Report) Write(w io.Writer, format string) error {
 		r.writeMarkdown(&b)
 	case "github":
 		r.writeGitHub(&b)
+	case "sarif":
+		if err := r.WriteSARIF(&b, nil); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("unknown diff format %q", format)
 	}
