@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/diff"
+	"github.com/celine-eu/governanced/internal/testmem"
 )
 
 // waitFor polls cond until it holds: the server's own state (a slot
@@ -216,7 +217,7 @@ func TestWorkMemory(t *testing.T) {
 				body = uploadOf(t, map[string]string{"apps/a/governance.yaml": sourcesDocument(30_000)})
 			}
 			var r response
-			peak := peakHeap(func() {
+			peak := testmem.PeakHeap(func() {
 				r = doLong(t, h, "POST", tt.route, bytes.NewReader(body), "Content-Type", tt.contentType)
 			})
 			if r.status != http.StatusRequestEntityTooLarge {
@@ -292,7 +293,7 @@ func TestConcurrentWorkStaysWithinTheBudget(t *testing.T) {
 			}
 		}
 	}()
-	peak := peakHeap(func() {
+	peak := testmem.PeakHeap(func() {
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Add(1)
@@ -497,7 +498,7 @@ func TestWorkMemoryEstimates(t *testing.T) {
 	} {
 		h, s := newServer(Deps{Store: st, Limits: Limits{MaxBodyBytes: 256 << 20}})
 		var r response
-		peak := peakHeap(func() {
+		peak := testmem.PeakHeap(func() {
 			r = doLong(t, h, "POST", tt.route, strings.NewReader(tt.body), "Content-Type", tt.contentType)
 		})
 		if r.status != http.StatusOK {

@@ -15,6 +15,7 @@ import (
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/testfs"
+	"github.com/celine-eu/governanced/internal/testmem"
 )
 
 // The test tree's graph (testdata/tree): meters declares no inputs (its
@@ -363,7 +364,7 @@ func TestGraphAnswerIsBounded(t *testing.T) {
 	}
 	h, _ := newServer(Deps{Store: store, Limits: Limits{MaxGraphBytes: 1 << 20}})
 	var whole response
-	peak := peakHeap(func() { whole = do(t, h, "GET", "/graph", nil) })
+	peak := testmem.PeakHeap(func() { whole = do(t, h, "GET", "/graph", nil) })
 	if whole.status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("GET /graph: %d, want 413", whole.status)
 	}
@@ -533,7 +534,7 @@ func TestGraphFocusIsBounded(t *testing.T) {
 	store := wideGraphStore(t, 120, 10) // 142 800 edges
 	h, _ := newServer(Deps{Store: store, Limits: Limits{MaxGraphBytes: 1 << 20}})
 	var r response
-	peak := peakHeap(func() { r = do(t, h, "GET", "/graph?focus=app007", nil) })
+	peak := testmem.PeakHeap(func() { r = do(t, h, "GET", "/graph?focus=app007", nil) })
 	holdsToOpenAPI(t, "/graph", "get", r)
 	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(problemOf(t, r)["detail"].(string), "120 pipelines, 142800 edges") {
 		t.Fatalf("%d %s", r.status, r.body)

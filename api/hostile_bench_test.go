@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testmem"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
@@ -60,7 +61,7 @@ func BenchmarkHostileRequests(b *testing.B) {
 				statuses := make([]int, bm.n)
 				var mu sync.Mutex
 				var size int
-				peak := peakHeap(func() {
+				peak := testmem.PeakHeap(func() {
 					var wg sync.WaitGroup
 					for i := range bm.n {
 						wg.Add(1)

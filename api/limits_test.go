@@ -12,10 +12,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/testfs"
+	"github.com/celine-eu/governanced/internal/testmem"
 )
 
 // doLong is do for a request whose work takes seconds under the race
@@ -448,7 +447,7 @@ func TestUploadBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, _ := newServer(Deps{Store: st, Limits: tt.limits})
 			var r response
-			peak := peakHeap(func() { r = post(t, h, tt.route, tt.body) })
+			peak := testmem.PeakHeap(func() { r = post(t, h, tt.route, tt.body) })
 			if r.status != tt.status {
 				t.Fatalf("status %d, want %d:\n%.1000s", r.status, tt.status, r.body)
 			}
@@ -479,37 +478,4 @@ func TestUploadBudget(t *testing.T) {
 			}
 		})
 	})
-}
-
-// peakHeap runs f and returns the most heap in use while it ran, above
-// what was in use before.
-func peakHeap(f func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	f()
-	close(stop)
-	<-stopped
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
 }
