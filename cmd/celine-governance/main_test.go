@@ -42,18 +42,10 @@ func TestRun(t *testing.T) {
 // GOVERNANCE_GRAPH_CASES_DIR when set) through `celine-governance graph`, so
 // that a CI job written for the Python CLI keeps working.
 func TestGraphCases(t *testing.T) {
-	for _, dir := range graphcases.Dirs() {
-		cases, err := graphcases.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cases {
-			t.Run(c.Name, func(t *testing.T) {
-				t.Chdir(c.WorkDir(t))
-				var stdout, stderr bytes.Buffer
-				code := run(context.Background(), append([]string{"graph"}, c.Args...), &stdout, &stderr)
-				c.Check(t, stdout.String(), stderr.String(), code)
-			})
-		}
-	}
+	graphcases.Run(t, func(t *testing.T, c graphcases.Case) {
+		t.Chdir(c.WorkDir(t))
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"graph"}, c.Args...), &stdout, &stderr)
+		c.Check(t, stdout.String(), stderr.String(), code)
+	})
 }

@@ -13,26 +13,13 @@ import (
 // and GOVERNANCE_GRAPH_CASES_DIR when set) through `governanced graph`:
 // standard output, standard error and exit status compared exactly.
 func TestGraphCases(t *testing.T) {
-	n := 0
-	for _, dir := range graphcases.Dirs() {
-		cases, err := graphcases.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cases {
-			n++
-			t.Run(c.Name, func(t *testing.T) {
-				t.Chdir(c.WorkDir(t))
-				var stdout, stderr bytes.Buffer
-				err := runE(context.Background(), append([]string{"graph"}, c.Args...), func(string) string { return "" }, &stdout, &stderr)
-				code := exitCode(err, &stderr)
-				c.Check(t, stdout.String(), stderr.String(), code)
-			})
-		}
-	}
-	if n == 0 {
-		t.Fatal("no graph cases found")
-	}
+	graphcases.Run(t, func(t *testing.T, c graphcases.Case) {
+		t.Chdir(c.WorkDir(t))
+		var stdout, stderr bytes.Buffer
+		err := runE(context.Background(), append([]string{"graph"}, c.Args...), func(string) string { return "" }, &stdout, &stderr)
+		code := exitCode(err, &stderr)
+		c.Check(t, stdout.String(), stderr.String(), code)
+	})
 }
 
 func TestGraphUsage(t *testing.T) {
