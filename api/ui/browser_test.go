@@ -351,7 +351,7 @@ func TestBrowserPages(t *testing.T) {
 func screenshots(t *testing.T, tab context.Context, base, dir string) {
 	t.Helper()
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(moduleRoot(t), dir)
+		dir = filepath.Join(filepath.Dir(testcorpus.Root(t)), dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -382,7 +382,7 @@ func screenshots(t *testing.T, tab context.Context, base, dir string) {
 func findScreenshots(t *testing.T, tab context.Context, base, dir string) {
 	t.Helper()
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(moduleRoot(t), dir)
+		dir = filepath.Join(filepath.Dir(testcorpus.Root(t)), dir)
 	}
 	save := func(name string, png []byte) {
 		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
@@ -415,23 +415,6 @@ func findScreenshots(t *testing.T, tab context.Context, base, dir string) {
 		t.Fatal(err)
 	}
 	save("phone.png", png)
-}
-
-func moduleRoot(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // TestBrowserRejectedReload breaks a file of a served tree: the reload is
