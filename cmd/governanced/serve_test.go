@@ -62,6 +62,22 @@ var serving sync.Mutex
 // until it is ready.
 func startServe(t *testing.T, env map[string]string, args ...string) *server {
 	t.Helper()
+	s := startServeWaiting(t, env, args...)
+	eventually(t, "the server to be ready", func() bool {
+		resp, err := http.Get(s.base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	return s
+}
+
+// startServeWaiting is startServe for a server that is not ready at once
+// (its tree does not exist yet): it waits for the listener only.
+func startServeWaiting(t *testing.T, env map[string]string, args ...string) *server {
+	t.Helper()
 	serving.Lock()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan net.Addr, 1)
@@ -84,25 +100,16 @@ func startServe(t *testing.T, env map[string]string, args ...string) *server {
 		return result
 	}
 	t.Cleanup(func() { stop() })
-	var addr net.Addr
 	select {
-	case addr = <-addrs:
+	case addr := <-addrs:
+		return &server{base: "http://" + addr.String(), stderr: stderr, stop: stop}
 	case err := <-done:
 		done <- err
 		t.Fatalf("serve ended before listening: %v\n%s", err, stderr)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("serve did not listen\n%s", stderr)
 	}
-	s := &server{base: "http://" + addr.String(), stderr: stderr, stop: stop}
-	eventually(t, "the server to be ready", func() bool {
-		resp, err := http.Get(s.base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
-	return s
+	return nil
 }
 
 // logged reports whether the server has logged a line with message that
@@ -658,51 +665,13 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	}
 }
 
-// startServeWaiting is startServe for a server that is not ready at once
-// (its tree does not exist yet): it waits for the listener only.
-func startServeWaiting(t *testing.T, args ...string) *server {
-	t.Helper()
-	serving.Lock()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrs := make(chan net.Addr, 1)
-	onListen = func(a net.Addr) { addrs <- a }
-	stderr := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- runE(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), mapEnv(nil), io.Discard, stderr)
-	}()
-	stopped := false
-	var result error
-	stop := func() error {
-		if !stopped {
-			stopped = true
-			cancel()
-			result = <-done
-			onListen = nil
-			serving.Unlock()
-		}
-		return result
-	}
-	t.Cleanup(func() { stop() })
-	select {
-	case addr := <-addrs:
-		return &server{base: "http://" + addr.String(), stderr: stderr, stop: stop}
-	case err := <-done:
-		done <- err
-		t.Fatalf("serve ended before listening: %v\n%s", err, stderr)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not listen\n%s", stderr)
-	}
-	return nil
-}
-
 // TestServeWaitsForTheTree: started before git-sync's first clone, the
 // server is live but not ready, says why in /status, and serves the tree as
 // soon as it appears, instead of exiting and restarting until it lands.
 func TestServeWaitsForTheTree(t *testing.T) {
 	parent := t.TempDir()
 	root := filepath.Join(parent, "current")
-	s := startServeWaiting(t, "--tree", root, "--reload-debounce", "20ms")
+	s := startServeWaiting(t, nil, "--tree", root, "--reload-debounce", "20ms")
 	if code, _ := s.get(t, "/healthz"); code != 200 {
 		t.Fatalf("/healthz %d", code)
 	}
