@@ -159,6 +159,26 @@ type finding struct {
 	Message  string `json:"message"`
 }
 
+// validateReport is POST /validate's answer when the check ran: whether
+// the tree passed and what it found.
+type validateReport struct {
+	OK       bool      `json:"ok"`
+	Findings []finding `json:"findings"`
+}
+
+// decodeReport reads the report from r, which must have status 200.
+func decodeReport(t *testing.T, r response) validateReport {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d:\n%.500s", r.status, r.body)
+	}
+	var rep validateReport
+	if err := json.Unmarshal(r.body, &rep); err != nil {
+		t.Fatalf("%v:\n%.500s", err, r.body)
+	}
+	return rep
+}
+
 // TestHostileDocumentsValidate sends each hostile document through POST
 // /validate, in each place an upload holds YAML: a base, an overlay, an
 // owners file and a placeholder map. The report refuses it with the file and
@@ -183,16 +203,7 @@ func TestHostileDocumentsValidate(t *testing.T) {
 				within(t, "POST /validate", func() {
 					r = do(t, h, "POST", "/validate"+pl.query, bytes.NewReader(uploadOf(t, pl.files)), "Content-Type", "application/x-tar")
 				})
-				if r.status != http.StatusOK {
-					t.Fatalf("status %d:\n%.500s", r.status, r.body)
-				}
-				var rep struct {
-					OK       bool      `json:"ok"`
-					Findings []finding `json:"findings"`
-				}
-				if err := json.Unmarshal(r.body, &rep); err != nil {
-					t.Fatal(err)
-				}
+				rep := decodeReport(t, r)
 				if rep.OK {
 					t.Fatalf("the report passed:\n%.1000s", r.body)
 				}
@@ -589,13 +600,7 @@ func TestDocumentSizeLimit(t *testing.T) {
 	h, _ := newServer(Deps{Store: st, Limits: Limits{MaxUploadDocumentBytes: 128 << 20}})
 	body := gzipOf(uploadOf(t, map[string]string{"apps/a/governance.yaml": big}))
 	r := doLong(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
-	var rep struct {
-		OK       bool      `json:"ok"`
-		Findings []finding `json:"findings"`
-	}
-	if err := json.Unmarshal(r.body, &rep); err != nil || r.status != 200 {
-		t.Fatalf("%d %v %.500s", r.status, err, r.body)
-	}
+	rep := decodeReport(t, r)
 	if rep.OK || len(rep.Findings) == 0 || rep.Findings[0].Code != "load-error" || rep.Findings[0].File != "apps/a/governance.yaml" || !strings.Contains(rep.Findings[0].Message, msg) {
 		t.Errorf("the upload's report does not refuse the size: %+v", rep)
 	}

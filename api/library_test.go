@@ -546,13 +546,7 @@ func TestHostileDocumentValidate(t *testing.T) {
 	}
 	refuses := func(t *testing.T, r response, msg string) {
 		t.Helper()
-		var rep struct {
-			OK       bool      `json:"ok"`
-			Findings []finding `json:"findings"`
-		}
-		if err := json.Unmarshal(r.body, &rep); err != nil || r.status != http.StatusOK {
-			t.Fatalf("status %d %v:\n%.500s", r.status, err, r.body)
-		}
+		rep := decodeReport(t, r)
 		for _, f := range rep.Findings {
 			if !rep.OK && f.Code == "load-error" && f.File == documentName && strings.Contains(f.Message, msg) {
 				return
