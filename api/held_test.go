@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,8 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/celine-eu/governanced/internal/memfs"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -117,29 +116,7 @@ func TestHeldAppsAnswer(t *testing.T) {
 // TestPersistedAnswers: a store serving a state directory's revision says
 // so in /status, the gauge and the event, with why the tree is not served.
 func TestPersistedAnswers(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.a: {expose: true}\n"})
-	inputs := snapshot.Inputs{Trees: []string{dir}}
-	good, err := (&snapshot.Loader{Inputs: inputs}).Build(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fsys memfs.FS
-	for _, f := range good.InputTree().Files {
-		b, err := good.ReadInput(f.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fsys.Add(f.Path, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testfs.Write(t, dir, map[string]string{"apps/a/governance.yaml": "sources: [\n"})
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: inputs})
-	store.Reload(context.Background(), true)
-	var from fs.FS = &fsys
-	if _, err := store.Restore(context.Background(), good.InputTree().Loader(from), snapshot.Persisted{Revision: good.Revision, SavedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	store, good := snapshottest.Restored(t, time.Now())
 	h, _ := newServer(Deps{Store: store})
 	r := do(t, h, "GET", "/status", nil)
 	matchesSchema(t, "/components/schemas/Status", r.body)

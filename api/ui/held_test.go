@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/celine-eu/governanced/internal/memfs"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -48,29 +48,8 @@ func TestBannerNamesHeldApps(t *testing.T) {
 // TestBannerSaysPersisted: a page served from a state directory's revision
 // says so, and when it was kept.
 func TestBannerSaysPersisted(t *testing.T) {
-	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.a: {expose: true}\n"})
-	inputs := snapshot.Inputs{Trees: []string{dir}}
-	good, err := (&snapshot.Loader{Inputs: inputs}).Build(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fsys memfs.FS
-	for _, f := range good.InputTree().Files {
-		b, err := good.ReadInput(f.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := fsys.Add(f.Path, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testfs.Write(t, dir, map[string]string{"apps/a/governance.yaml": "sources: [\n"})
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: inputs})
-	store.Reload(context.Background(), true)
 	saved := time.Date(2025, 4, 1, 8, 30, 0, 0, time.UTC)
-	if _, err := store.Restore(context.Background(), good.InputTree().Loader(&fsys), snapshot.Persisted{Revision: good.Revision, SavedAt: saved}); err != nil {
-		t.Fatal(err)
-	}
+	store, good := snapshottest.Restored(t, saved)
 	text := get(t, handler(store), "/ui/").text()
 	for _, want := range []string{"The last reload was rejected", "Serving revision " + shortRevision(good.Revision) + ", kept in the state directory on " + when(saved), "the tree on disk cannot be served"} {
 		if !strings.Contains(text, want) {
