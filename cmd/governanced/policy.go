@@ -227,18 +227,9 @@ func runPolicyCheck(ctx context.Context, o *policyCheckOptions, stdout, stderr i
 		}
 	}
 
-	var lookup treeGovernance
-	if len(o.governance) > 0 {
-		if lookup, err = governanceFromTrees(ctx, o.governance); err != nil {
-			return failed(err)
-		}
-	}
-	cs, warnings, err := loadChangeset(ctx, o, lookup)
+	cs, err := openChangeset(ctx, o, stderr)
 	if err != nil {
 		return failed(err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, "governanced: warning:", w)
 	}
 
 	impact := policy.Summarize(cs)
@@ -328,6 +319,26 @@ func readRegularFile(path string) ([]byte, error) {
 		return nil, errors.New("the policy path is not a regular file")
 	}
 	return os.ReadFile(path)
+}
+
+// openChangeset is loadChangeset with the governance of the --governance trees
+// when there are any, its warnings written to stderr.
+func openChangeset(ctx context.Context, o *policyCheckOptions, stderr io.Writer) (*policy.Changeset, error) {
+	var lookup treeGovernance
+	if len(o.governance) > 0 {
+		var err error
+		if lookup, err = governanceFromTrees(ctx, o.governance); err != nil {
+			return nil, err
+		}
+	}
+	cs, warnings, err := loadChangeset(ctx, o, lookup)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "governanced: warning:", w)
+	}
+	return cs, nil
 }
 
 // loadChangeset reads --changeset, or builds the changeset from the dbt

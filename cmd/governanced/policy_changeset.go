@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/celine-eu/governanced/internal/cli"
@@ -55,19 +54,9 @@ artifacts, so that a policy author sees what the rules see.`,
 // evaluate on the same artifacts, so a policy author sees what rules see.
 func runPolicyChangeset(ctx context.Context, o *policyCheckOptions, stdout, stderr io.Writer) error {
 	failed := func(err error) error { return &cli.ExitError{Code: 2, Err: err} }
-	var lookup treeGovernance
-	if len(o.governance) > 0 {
-		var err error
-		if lookup, err = governanceFromTrees(ctx, o.governance); err != nil {
-			return failed(err)
-		}
-	}
-	cs, warnings, err := loadChangeset(ctx, o, lookup)
+	cs, err := openChangeset(ctx, o, stderr)
 	if err != nil {
 		return failed(err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, "governanced: warning:", w)
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
