@@ -135,14 +135,7 @@ func TestCompressStreams(t *testing.T) {
 	h, _ := testServer(t)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openEvents(t, srv.URL, "Accept-Encoding", "gzip")
 	defer resp.Body.Close()
 	if resp.Header.Get("Content-Encoding") != "" {
 		t.Fatalf("Content-Encoding %q on an event stream", resp.Header.Get("Content-Encoding"))

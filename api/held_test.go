@@ -30,18 +30,30 @@ func matchesSchema(t *testing.T, pointer string, body []byte) {
 	}
 }
 
+// openEvents opens GET base/events with the header's name and value
+// pairs; the caller closes the body. The deadline only guards against a
+// hang.
+func openEvents(t *testing.T, base string, header ...string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/events", nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // firstEvent is the first reload event GET /events sends.
 func firstEvent(t *testing.T, h http.Handler) []byte {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := openEvents(t, srv.URL)
 	defer resp.Body.Close()
 	lines := bufio.NewScanner(resp.Body)
 	for lines.Scan() {
