@@ -163,26 +163,13 @@ func (vs *values) list(l []string) []string {
 	})
 }
 
-// owners is the shared list with l's owners, l being the caller's scratch.
+// ownerList is the shared list with l's owners, l being the caller's scratch.
 func (vs *values) ownerList(l []Owner) []Owner {
 	if vs == nil {
 		return append(make([]Owner, 0, len(l)), l...)
 	}
-	vs.key = vs.key[:0]
-	for _, o := range l {
-		vs.keyString(&o.Name)
-		vs.keyString(&o.Type)
-	}
-	if shared, ok := vs.owners[string(vs.key)]; ok {
-		return shared
-	}
-	return share(&vs.owners, vs, func(v *Values) *map[string][]Owner { return &v.owners }, string(vs.key), func() []Owner {
-		shared := make([]Owner, len(l))
-		for i, o := range l {
-			shared[i] = Owner{Name: vs.text(o.Name), Type: vs.text(o.Type)}
-		}
-		return shared
-	})
+	return pairList(vs, l, &vs.owners, func(v *Values) *map[string][]Owner { return &v.owners },
+		func(o *Owner) (*string, *string) { return &o.Name, &o.Type })
 }
 
 // filterList is the shared list with l's row filters, l being the
@@ -191,18 +178,30 @@ func (vs *values) filterList(l []RowFilter) []RowFilter {
 	if vs == nil {
 		return append(make([]RowFilter, 0, len(l)), l...)
 	}
+	return pairList(vs, l, &vs.filters, func(v *Values) *map[string][]RowFilter { return &v.filters },
+		func(f *RowFilter) (*string, *string) { return &f.JSON, &f.Handler })
+}
+
+// pairList is the shared list with l's elements, each of them the two
+// strings parts points at; l is the caller's scratch. The lookup in local
+// before share is by the scratch key itself, so a list seen before costs
+// no key string.
+func pairList[T any](vs *values, l []T, local *map[string][]T, global func(*Values) *map[string][]T, parts func(*T) (*string, *string)) []T {
 	vs.key = vs.key[:0]
-	for _, f := range l {
-		vs.keyString(&f.JSON)
-		vs.keyString(&f.Handler)
+	for i := range l {
+		a, b := parts(&l[i])
+		vs.keyString(a)
+		vs.keyString(b)
 	}
-	if shared, ok := vs.filters[string(vs.key)]; ok {
+	if shared, ok := (*local)[string(vs.key)]; ok {
 		return shared
 	}
-	return share(&vs.filters, vs, func(v *Values) *map[string][]RowFilter { return &v.filters }, string(vs.key), func() []RowFilter {
-		shared := make([]RowFilter, len(l))
-		for i, f := range l {
-			shared[i] = RowFilter{JSON: vs.text(f.JSON), Handler: vs.text(f.Handler)}
+	return share(local, vs, global, string(vs.key), func() []T {
+		shared := make([]T, len(l))
+		for i := range l {
+			a, b := parts(&l[i])
+			x, y := parts(&shared[i])
+			*x, *y = vs.text(*a), vs.text(*b)
 		}
 		return shared
 	})
