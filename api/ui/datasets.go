@@ -89,11 +89,40 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"/datasets"+clean, http.StatusSeeOther)
 		return
 	}
-	fv := datasetFilters{Q: q.Get("q"), App: q.Get("app"), Expose: q.Get("expose"), DataspaceExpose: q.Get("dataspace_expose"),
-		Conflict: q.Get("conflict"), AccessLevel: q.Get("access_level"), Classification: q.Get("classification"), Owner: q.Get("owner"), Per: defaultPageSize}
+	fv, f, page, bad := readDatasetFilters(q)
+	if bad != "" {
+		p.fail(w, r, http.StatusBadRequest, "This table cannot be filtered so", bad+".", link{"Every dataset", Prefix + "/datasets"})
+		return
+	}
 	body := datasetsView{AccessLevels: governance.AccessLevels, Classifications: governance.Classifications, PageSizes: pageSizes}
-	f := snapshot.Filter{App: fv.App, AccessLevel: fv.AccessLevel, Classification: fv.Classification}
-	var bad []string
+	nothing := body.applyFilters(snap, &fv, &f)
+	var items []snapshot.Hit
+	if !nothing {
+		items, body.Total = snap.Page(f, (page-1)*fv.Per, fv.Per)
+	}
+	body.paginate(q, page, fv.Per, len(items))
+	body.Rows = make([]datasetRow, len(items))
+	for i, h := range items {
+		body.Rows[i] = newDatasetRow(snap, h.Dataset)
+		if f.Query != nil && f.Query.Words() != nil {
+			body.Rows[i].Key = f.Query.Words().Spans(h.Dataset.ID)
+			body.Rows[i].Why = why(snap, f.Query.Words(), h)
+		}
+	}
+	v := p.newView(r, snap, "datasets", "Datasets")
+	v.Body = body
+	p.render(w, r, http.StatusOK, "datasets", v)
+}
+
+// readDatasetFilters reads the table's query: the filters as given, the
+// snapshot filter they make but for the search and the owner (which need
+// the snapshot: applyFilters), and the page. bad is the first parameter
+// that cannot mean anything, "" when all can.
+func readDatasetFilters(q url.Values) (fv datasetFilters, f snapshot.Filter, page int, bad string) {
+	fv = datasetFilters{Q: q.Get("q"), App: q.Get("app"), Expose: q.Get("expose"), DataspaceExpose: q.Get("dataspace_expose"),
+		Conflict: q.Get("conflict"), AccessLevel: q.Get("access_level"), Classification: q.Get("classification"), Owner: q.Get("owner"), Per: defaultPageSize}
+	f = snapshot.Filter{App: fv.App, AccessLevel: fv.AccessLevel, Classification: fv.Classification}
+	var problems []string
 	for _, b := range []struct {
 		name, value string
 		dst         **bool
@@ -103,31 +132,37 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 		}
 		v, err := strconv.ParseBool(b.value)
 		if err != nil {
-			bad = append(bad, b.name+" must be true or false, not "+quoted(b.value))
+			problems = append(problems, b.name+" must be true or false, not "+quoted(b.value))
 			continue
 		}
 		*b.dst = &v
 	}
-	page := 1
+	page = 1
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxPage {
-			bad = append(bad, "page must be a whole number from 1 to "+strconv.Itoa(maxPage)+", not "+quoted(v))
+			problems = append(problems, "page must be a whole number from 1 to "+strconv.Itoa(maxPage)+", not "+quoted(v))
 		}
 		page = n
 	}
 	if v := q.Get("per"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > pageSizes[len(pageSizes)-1] {
-			bad = append(bad, "per must be a whole number from 1 to "+strconv.Itoa(pageSizes[len(pageSizes)-1])+", not "+quoted(v))
+			problems = append(problems, "per must be a whole number from 1 to "+strconv.Itoa(pageSizes[len(pageSizes)-1])+", not "+quoted(v))
 		}
 		fv.Per = n
 	}
-	if len(bad) > 0 {
-		p.fail(w, r, http.StatusBadRequest, "This table cannot be filtered so", bad[0]+".", link{"Every dataset", Prefix + "/datasets"})
-		return
+	if len(problems) > 0 {
+		bad = problems[0]
 	}
-	var nothing bool // the search cannot find anything
+	return fv, f, page, bad
+}
+
+// applyFilters completes the filter with what needs the snapshot (the
+// search, the owner an alias names), notes what a filter cannot mean, and
+// fills the menus' choices. nothing is true when the search cannot find
+// anything.
+func (body *datasetsView) applyFilters(snap *snapshot.Snapshot, fv *datasetFilters, f *snapshot.Filter) (nothing bool) {
 	if fv.Q != "" {
 		query, err := snapshot.NewQuery(fv.Q)
 		if err != nil {
@@ -152,22 +187,23 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 	if fv.App != "" && snap.App(fv.App) == nil {
 		body.Notices = append(body.Notices, "No app called "+quoted(fv.App)+" is served.")
 	}
-	body.Filters = fv
+	body.Filters = *fv
 	for _, a := range snap.Apps() {
 		body.Apps = append(body.Apps, a.Name)
 	}
 	body.Owners = ownerOptions(snap)
+	return nothing
+}
 
-	var items []snapshot.Hit
-	total := 0
-	if !nothing {
-		items, total = snap.Page(f, (page-1)*fv.Per, fv.Per)
-	}
-	body.Total, body.Page = total, page
-	body.Pages = max(1, (total+fv.Per-1)/fv.Per)
-	if len(items) > 0 {
-		body.From = (page-1)*fv.Per + 1
-		body.To = body.From + len(items) - 1
+// paginate sets the page's place in the table (body.Total is the rows the
+// filters keep, shown the rows on this page) and the links to the other
+// pages, each the query q with another page.
+func (body *datasetsView) paginate(q url.Values, page, per, shown int) {
+	body.Page = page
+	body.Pages = max(1, (body.Total+per-1)/per)
+	if shown > 0 {
+		body.From = (page-1)*per + 1
+		body.To = body.From + shown - 1
 	} else if page > body.Pages {
 		body.Notices = append(body.Notices, "There is no page "+strconv.Itoa(page)+": the table has "+plural(body.Pages, "page", "pages")+".")
 	}
@@ -192,17 +228,6 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
 	if page < body.Pages {
 		body.Next, body.Last = pageURL(page+1), pageURL(body.Pages)
 	}
-	body.Rows = make([]datasetRow, len(items))
-	for i, h := range items {
-		body.Rows[i] = newDatasetRow(snap, h.Dataset)
-		if f.Query != nil && f.Query.Words() != nil {
-			body.Rows[i].Key = f.Query.Words().Spans(h.Dataset.ID)
-			body.Rows[i].Why = why(snap, f.Query.Words(), h)
-		}
-	}
-	v := p.newView(r, snap, "datasets", "Datasets")
-	v.Body = body
-	p.render(w, r, http.StatusOK, "datasets", v)
 }
 
 func newDatasetRow(snap *snapshot.Snapshot, d *snapshot.Dataset) datasetRow {

@@ -146,31 +146,7 @@ func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request) {
 			p.fail(w, r, http.StatusNotFound, "No pipeline "+focus, "The graph has no pipeline called "+quoted(focus)+".", link{"Every pipeline", Prefix + "/graph"})
 			return
 		}
-		body.Mode, body.MaxPipelines, body.MaxCurves = "focus", maxFocusPipelines, maxFocusCurves
-		body.Focus = focusOf(n)
-		body.JSON += "&focus=" + url.QueryEscape(focus) + "&depth=" + strconv.Itoa(depth)
-		var unplaced []string
-		for _, pl := range n.Pipelines() {
-			if n.Tier(pl.Name) < 0 {
-				unplaced = append(unplaced, pl.Name)
-			}
-		}
-		roles := map[string]string{focus: "focus"}
-		for _, rc := range n.Upstream {
-			roles[rc.Pipeline] = "up"
-		}
-		for _, rc := range n.Downstream {
-			roles[rc.Pipeline] += " down" // both, in a cycle
-		}
-		body.Focus.Edges = 0
-		n.EachEdge(func(*graph.Edge) bool { body.Focus.Edges++; return true })
-		if n.Len() > maxFocusPipelines {
-			body.Focus.TooLarge = true
-		} else if d, ok := draw(g, n.Tiers(), unplaced, n.EachEdge, roles, maxFocusCurves, overlays); ok {
-			body.Drawing = d
-		} else {
-			body.Focus.TooLarge = true
-		}
+		body.showFocus(g, n, focus, depth, overlays)
 		findings = n.Findings()
 	} else {
 		if body.Find != "" && g.Find(body.Find) != nil {
@@ -178,42 +154,9 @@ func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, graphURL(body.Find, 1, overlays), http.StatusSeeOther)
 			return
 		}
-		body.FirstPage = body.JSON + "&limit=1000&offset=0"
-		var unplaced []string
-		in := map[string]bool{}
-		for _, t := range g.Tiers() {
-			for _, name := range t {
-				in[name] = true
-			}
-		}
-		for i := range g.Pipelines {
-			if name := g.Pipelines[i].Name; !in[name] {
-				unplaced = append(unplaced, name)
-			}
-		}
-		d, ok := drawing{}, false
-		if len(g.Pipelines) <= maxWholePipelines && body.Find == "" {
-			d, ok = draw(g, g.Tiers(), unplaced, eachEdge(g), nil, maxWholeCurves, overlays)
-		}
-		if ok {
-			body.Mode, body.Drawing = "whole", d
-			for i, t := range g.Tiers() {
-				body.TierRows = append(body.TierRows, tierRow{Tier: i, Count: len(t), Pipelines: t})
-			}
-			body.UnplacedNames = unplaced
-		} else {
-			body.Mode = "list"
-			body.listTiers(g.Tiers(), unplaced)
-		}
-		body.MaxPipelines, body.MaxCurves = maxWholePipelines, maxWholeCurves
+		body.showWhole(g, overlays)
 	}
-	for i, f := range findings {
-		if i == maxListedFindings {
-			body.MoreFindings = len(findings) - i
-			break
-		}
-		body.Findings = append(body.Findings, graphFinding{Kind: string(f.Kind), Pipeline: f.Pipeline, Dataset: f.Dataset, Detail: f.Detail, Actionable: f.Kind.Actionable()})
-	}
+	body.listFindings(findings)
 	title := "Graph"
 	if body.Focus != nil {
 		title = body.Focus.Name + " in the graph"
@@ -221,6 +164,80 @@ func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request) {
 	v := p.newView(r, snap, "graph", title)
 	v.Body = body
 	p.render(w, r, http.StatusOK, "graph", v)
+}
+
+// showFocus shows a pipeline's neighbourhood n, depth edges deep: drawn
+// when it is small enough, else its summary alone.
+func (body *graphView) showFocus(g *graph.Graph, n *graph.Neighbourhood, focus string, depth int, overlays bool) {
+	body.Mode, body.MaxPipelines, body.MaxCurves = "focus", maxFocusPipelines, maxFocusCurves
+	body.Focus = focusOf(n)
+	body.JSON += "&focus=" + url.QueryEscape(focus) + "&depth=" + strconv.Itoa(depth)
+	var unplaced []string
+	for _, pl := range n.Pipelines() {
+		if n.Tier(pl.Name) < 0 {
+			unplaced = append(unplaced, pl.Name)
+		}
+	}
+	roles := map[string]string{focus: "focus"}
+	for _, rc := range n.Upstream {
+		roles[rc.Pipeline] = "up"
+	}
+	for _, rc := range n.Downstream {
+		roles[rc.Pipeline] += " down" // both, in a cycle
+	}
+	body.Focus.Edges = 0
+	n.EachEdge(func(*graph.Edge) bool { body.Focus.Edges++; return true })
+	if n.Len() > maxFocusPipelines {
+		body.Focus.TooLarge = true
+	} else if d, ok := draw(g, n.Tiers(), unplaced, n.EachEdge, roles, maxFocusCurves, overlays); ok {
+		body.Drawing = d
+	} else {
+		body.Focus.TooLarge = true
+	}
+}
+
+// showWhole shows the whole graph: drawn when it is small enough and
+// nothing is searched for, else its pipelines listed by tier.
+func (body *graphView) showWhole(g *graph.Graph, overlays bool) {
+	body.FirstPage = body.JSON + "&limit=1000&offset=0"
+	var unplaced []string
+	in := map[string]bool{}
+	for _, t := range g.Tiers() {
+		for _, name := range t {
+			in[name] = true
+		}
+	}
+	for i := range g.Pipelines {
+		if name := g.Pipelines[i].Name; !in[name] {
+			unplaced = append(unplaced, name)
+		}
+	}
+	d, ok := drawing{}, false
+	if len(g.Pipelines) <= maxWholePipelines && body.Find == "" {
+		d, ok = draw(g, g.Tiers(), unplaced, eachEdge(g), nil, maxWholeCurves, overlays)
+	}
+	if ok {
+		body.Mode, body.Drawing = "whole", d
+		for i, t := range g.Tiers() {
+			body.TierRows = append(body.TierRows, tierRow{Tier: i, Count: len(t), Pipelines: t})
+		}
+		body.UnplacedNames = unplaced
+	} else {
+		body.Mode = "list"
+		body.listTiers(g.Tiers(), unplaced)
+	}
+	body.MaxPipelines, body.MaxCurves = maxWholePipelines, maxWholeCurves
+}
+
+// listFindings lists the first maxListedFindings findings and counts the rest.
+func (body *graphView) listFindings(findings []graph.Finding) {
+	for i, f := range findings {
+		if i == maxListedFindings {
+			body.MoreFindings = len(findings) - i
+			break
+		}
+		body.Findings = append(body.Findings, graphFinding{Kind: string(f.Kind), Pipeline: f.Pipeline, Dataset: f.Dataset, Detail: f.Detail, Actionable: f.Kind.Actionable()})
+	}
 }
 
 // listTiers lists the pipelines of each tier whose names hold the search

@@ -165,6 +165,8 @@ func (c *deciderCompiler) sub(v any, docURL string) (*decider, bool) {
 	return d, c.compile(d, v, docURL)
 }
 
+// keyword fills d with one keyword of a schema object; false for a keyword
+// or a value the decider does not take.
 func (c *deciderCompiler) keyword(d *decider, kw string, val any, docURL string) bool {
 	var ok bool
 	switch kw {
@@ -179,6 +181,45 @@ func (c *deciderCompiler) keyword(d *decider, kw string, val any, docURL string)
 		return d.compileType(val)
 	case "enum":
 		return d.compileEnum(val)
+	case "properties", "patternProperties", "additionalProperties", "required":
+		return c.objectKeyword(d, kw, val, docURL)
+	case "items":
+		if _, isList := val.([]any); isList {
+			return false // a tuple: not used by the published schemas
+		}
+		d.items, ok = c.sub(val, docURL)
+		return ok
+	case "minItems":
+		d.minItems, ok = count(val)
+		return ok
+	case "minLength":
+		d.minLength, ok = count(val)
+		return ok
+	case "pattern":
+		p, isStr := val.(string)
+		if !isStr {
+			return false
+		}
+		re, err := pyRegexp(p)
+		if err != nil {
+			return false
+		}
+		d.pattern = re.(*pyRe)
+		return true
+	case "oneOf", "anyOf", "allOf":
+		return c.combination(d, kw, val, docURL)
+	case "not":
+		d.not, ok = c.sub(val, docURL)
+		return ok
+	}
+	return false
+}
+
+// objectKeyword compiles one of the keywords about a mapping's members:
+// properties, patternProperties, additionalProperties, required.
+func (c *deciderCompiler) objectKeyword(d *decider, kw string, val any, docURL string) bool {
+	var ok bool
+	switch kw {
 	case "properties":
 		m, isMap := val.(map[string]any)
 		if !isMap {
@@ -228,54 +269,32 @@ func (c *deciderCompiler) keyword(d *decider, kw string, val any, docURL string)
 			d.required = append(d.required, name)
 		}
 		return true
-	case "items":
-		if _, isList := val.([]any); isList {
-			return false // a tuple: not used by the published schemas
-		}
-		d.items, ok = c.sub(val, docURL)
-		return ok
-	case "minItems":
-		d.minItems, ok = count(val)
-		return ok
-	case "minLength":
-		d.minLength, ok = count(val)
-		return ok
-	case "pattern":
-		p, isStr := val.(string)
-		if !isStr {
-			return false
-		}
-		re, err := pyRegexp(p)
-		if err != nil {
-			return false
-		}
-		d.pattern = re.(*pyRe)
-		return true
-	case "oneOf", "anyOf", "allOf":
-		list, isList := val.([]any)
-		if !isList || len(list) == 0 {
-			return false
-		}
-		subs := make([]*decider, len(list))
-		for i, sv := range list {
-			if subs[i], ok = c.sub(sv, docURL); !ok {
-				return false
-			}
-		}
-		switch kw {
-		case "oneOf":
-			d.oneOf = subs
-		case "anyOf":
-			d.anyOf = subs
-		default:
-			d.allOf = subs
-		}
-		return true
-	case "not":
-		d.not, ok = c.sub(val, docURL)
-		return ok
 	}
 	return false
+}
+
+// combination compiles oneOf, anyOf or allOf: a non-empty list of schemas.
+func (c *deciderCompiler) combination(d *decider, kw string, val any, docURL string) bool {
+	list, isList := val.([]any)
+	if !isList || len(list) == 0 {
+		return false
+	}
+	subs := make([]*decider, len(list))
+	for i, sv := range list {
+		var ok bool
+		if subs[i], ok = c.sub(sv, docURL); !ok {
+			return false
+		}
+	}
+	switch kw {
+	case "oneOf":
+		d.oneOf = subs
+	case "anyOf":
+		d.anyOf = subs
+	default:
+		d.allOf = subs
+	}
+	return true
 }
 
 // count reads a non-negative integer keyword value.
