@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/diff"
 	"github.com/celine-eu/governanced/internal/memfs"
+	"github.com/celine-eu/governanced/internal/reportformat"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -212,10 +212,7 @@ func (win diffWindow) write(w io.Writer, rep *diff.Report, format string) error 
 	cut, page := win.cut(rep)
 	if format == "json" {
 		// The report's own JSON rendering, with the page after its members.
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return reportformat.JSON(w, struct {
 			*diff.Report
 			Page diffPage `json:"page"`
 		}{cut, page})

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/dbt"
+	"github.com/celine-eu/governanced/internal/reportformat"
 	"github.com/spf13/cobra"
 )
 
@@ -119,13 +119,10 @@ func runLineage(ctx context.Context, o *lineageOptions, stdout, stderr io.Writer
 	}
 	switch o.format {
 	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
 		if o.column != "" {
-			return enc.Encode(impacts[0])
+			return reportformat.JSON(stdout, impacts[0])
 		}
-		return enc.Encode(impacts)
+		return reportformat.JSON(stdout, impacts)
 	case "mermaid":
 		return writeMermaid(stdout, impacts)
 	case "dot":

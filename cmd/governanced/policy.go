@@ -18,6 +18,7 @@ import (
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/policy"
 	"github.com/celine-eu/governanced/internal/propagate"
+	"github.com/celine-eu/governanced/internal/reportformat"
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -415,8 +416,5 @@ func writePolicyReport(w io.Writer, format string, report policyReport, result *
 		}
 		return nil
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(report)
+	return reportformat.JSON(w, report)
 }

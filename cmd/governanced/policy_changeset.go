@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/dbt"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/reportformat"
 	"github.com/spf13/cobra"
 )
 
@@ -58,8 +58,5 @@ func runPolicyChangeset(ctx context.Context, o *policyCheckOptions, stdout, stde
 	if err != nil {
 		return failed(err)
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(cs)
+	return reportformat.JSON(stdout, cs)
 }

@@ -2,32 +2,28 @@ package check
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/reportformat"
 	"github.com/celine-eu/governanced/internal/sarif"
 )
 
-// Formats are the report formats the CLI and the service offer (check.md §11).
-var Formats = []string{"text", "json", "sarif", "github"}
+// formats are the report formats the CLI and the service offer (check.md §11).
+var formats = reportformat.Set[*Report]{
+	{Name: "text", Write: (*Report).WriteText},
+	{Name: "json", Write: (*Report).WriteJSON},
+	{Name: "sarif", Write: (*Report).WriteSARIF},
+	{Name: "github", Write: (*Report).WriteGitHub},
+}
+
+// Formats are the names of the report formats, text (the default) first.
+var Formats = formats.Names()
 
 // Write renders the report in a format: text, json, sarif or github.
-func (r *Report) Write(w io.Writer, format string) error {
-	switch format {
-	case "text", "":
-		return r.WriteText(w)
-	case "json":
-		return r.WriteJSON(w)
-	case "sarif":
-		return r.WriteSARIF(w)
-	case "github":
-		return r.WriteGitHub(w)
-	}
-	return fmt.Errorf("unknown report format %q", format)
-}
+func (r *Report) Write(w io.Writer, format string) error { return formats.Write(w, r, format) }
 
 // location is a finding's place as text: file:line:column, file, or "-".
 func (f Finding) location() string {
@@ -53,7 +49,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString(" [" + *f.Dataset + "]")
 		}
 		b.WriteString(": ")
-		b.WriteString(oneLine(f.Message))
+		b.WriteString(reportformat.OneLine(f.Message))
 		b.WriteByte('\n')
 	}
 	b.WriteString(r.resultLine())
@@ -74,17 +70,9 @@ func (r *Report) resultLine() string {
 		result, r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos, strict)
 }
 
-// oneLine keeps a finding on its own line whatever its message holds.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-}
-
 // WriteJSON renders the report object of check.md §11.1.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return reportformat.JSON(w, r)
 }
 
 // WriteGitHub renders one GitHub Actions workflow command per finding, then
@@ -95,32 +83,22 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 		cmd := map[Severity]string{Error: "error", Warning: "warning", Info: "notice"}[f.Severity]
 		var props []string
 		if f.File != "" {
-			props = append(props, "file="+ghProperty(f.File))
+			props = append(props, "file="+reportformat.GitHubProperty(f.File))
 			if f.Line != 0 {
 				props = append(props, "line="+strconv.Itoa(f.Line), "col="+strconv.Itoa(f.Column))
 			}
 		}
-		props = append(props, "title="+ghProperty(f.Code))
+		props = append(props, "title="+reportformat.GitHubProperty(f.Code))
 		msg := f.Message
 		if f.Dataset != nil {
 			msg = "[" + *f.Dataset + "] " + msg
 		}
-		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), ghData(msg))
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), reportformat.GitHubData(msg))
 	}
 	b.WriteString(r.resultLine())
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// ghData escapes a workflow command's message as the runner unescapes it.
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// ghProperty escapes a workflow command property value.
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
 // CodeDescription is one sentence saying what a finding code means, as SARIF

@@ -10,38 +10,23 @@ import (
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/reportformat"
 )
 
-// Formats are the renderings of a report.
-var Formats = []string{"text", "json", "markdown", "github", "sarif"}
+// formats are the renderings of a report.
+var formats = reportformat.Set[*Report]{
+	{Name: "text", Write: reportformat.Buffered((*Report).writeText)},
+	{Name: "json", Write: func(r *Report, w io.Writer) error { return reportformat.JSON(w, r) }},
+	{Name: "markdown", Write: reportformat.Buffered((*Report).writeMarkdown)},
+	{Name: "github", Write: reportformat.Buffered((*Report).writeGitHub)},
+	{Name: "sarif", Write: func(r *Report, w io.Writer) error { return r.WriteSARIF(w, nil) }},
+}
+
+// Formats are the names of the renderings, text (the default) first.
+var Formats = formats.Names()
 
 // Write renders the report in one of Formats.
-func (r *Report) Write(w io.Writer, format string) error {
-	var b bytes.Buffer
-	switch format {
-	case "text", "":
-		r.writeText(&b)
-	case "json":
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	case "markdown":
-		r.writeMarkdown(&b)
-	case "github":
-		r.writeGitHub(&b)
-	case "sarif":
-		if err := r.WriteSARIF(&b, nil); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("unknown diff format %q", format)
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
+func (r *Report) Write(w io.Writer, format string) error { return formats.Write(w, r, format) }
 
 // inRoot puts a tree's root in front of a file path of the report, for
 // people: a path a reader can open from where the command ran.
@@ -225,11 +210,7 @@ func (r *Report) findingText(f check.Finding, file func(string) string) string {
 	if f.Dataset != nil {
 		s += " [" + *f.Dataset + "]"
 	}
-	return s + ": " + oneLine(f.Message)
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return s + ": " + reportformat.OneLine(f.Message)
 }
 
 // writeGitHub renders workflow commands: an annotation on the head tree's
@@ -243,13 +224,13 @@ func (r *Report) writeGitHub(b *bytes.Buffer) {
 			file, line = o.File, o.Line
 		}
 		if file != "" {
-			props = append(props, "file="+ghProperty(r.headFile(file)))
+			props = append(props, "file="+reportformat.GitHubProperty(r.headFile(file)))
 			if line > 0 {
 				props = append(props, "line="+strconv.Itoa(line))
 			}
 		}
-		props = append(props, "title="+ghProperty(title))
-		fmt.Fprintf(b, "::%s %s::%s\n", level, strings.Join(props, ","), ghData(msg))
+		props = append(props, "title="+reportformat.GitHubProperty(title))
+		fmt.Fprintf(b, "::%s %s::%s\n", level, strings.Join(props, ","), reportformat.GitHubData(msg))
 	}
 	for _, a := range r.Apps {
 		if a.Status == AppUnresolved && a.Unresolved != "base" {
@@ -291,14 +272,4 @@ func (r *Report) writeGitHub(b *bytes.Buffer) {
 	}
 	b.WriteString(r.summaryLine())
 	b.WriteByte('\n')
-}
-
-// ghData escapes a workflow command's message as the runner unescapes it.
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// ghProperty escapes a workflow command property value.
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/reportformat"
 )
 
 // MarkdownRows caps each table of the Markdown rendering: a comment on a
@@ -71,7 +72,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer) {
 		if risky {
 			for _, f := range r.Findings.Added {
 				if f.Severity == check.Error {
-					t.row("`new-error`", findingDataset(f), code(f.Code)+": "+cell(cut(oneLine(f.Message), 2*markdownValue)), code(r.findingPlace(f, r.headFile)))
+					t.row("`new-error`", findingDataset(f), code(f.Code)+": "+cell(cut(reportformat.OneLine(f.Message), 2*markdownValue)), code(r.findingPlace(f, r.headFile)))
 				}
 			}
 		}
@@ -97,10 +98,10 @@ func (r *Report) writeMarkdown(b *bytes.Buffer) {
 
 	t = newTable(b, "Check findings", "", "finding", "dataset", "where", "message")
 	for _, f := range r.Findings.Added {
-		t.row("new "+string(f.Severity), code(f.Code), findingDataset(f), code(r.findingPlace(f, r.headFile)), cell(cut(oneLine(f.Message), 2*markdownValue)))
+		t.row("new "+string(f.Severity), code(f.Code), findingDataset(f), code(r.findingPlace(f, r.headFile)), cell(cut(reportformat.OneLine(f.Message), 2*markdownValue)))
 	}
 	for _, f := range r.Findings.Resolved {
-		t.row("resolved "+string(f.Severity), code(f.Code), findingDataset(f), code(r.findingPlace(f, r.baseFile)), cell(cut(oneLine(f.Message), 2*markdownValue)))
+		t.row("resolved "+string(f.Severity), code(f.Code), findingDataset(f), code(r.findingPlace(f, r.baseFile)), cell(cut(reportformat.OneLine(f.Message), 2*markdownValue)))
 	}
 	t.end()
 }

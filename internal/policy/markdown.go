@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/reportformat"
 )
 
 // Release paths of a block (seed: "Blocked until…"); each is self-clearing on
@@ -150,7 +152,7 @@ func releaseConditions(p *predicate) []string {
 func notification(n Notification) string {
 	s := n.Channel + " " + code(n.Target)
 	if n.Message != "" {
-		s += " — " + oneLine(n.Message)
+		s += " — " + reportformat.OneLine(n.Message)
 	}
 	return s
 }
@@ -168,7 +170,7 @@ func nameList(names []string) string {
 
 // code renders a name as a Markdown code span that survives backticks in it.
 func code(s string) string {
-	s = oneLine(s)
+	s = reportformat.OneLine(s)
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
@@ -177,10 +179,6 @@ func code(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
 func plural(n int, one, many string) string {

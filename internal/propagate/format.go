@@ -2,31 +2,28 @@ package propagate
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/celine-eu/governanced/internal/reportformat"
 	"github.com/celine-eu/governanced/internal/sarif"
 )
 
-// Formats are the audit report's formats.
-var Formats = []string{"text", "json", "markdown", "sarif"}
+// formats are the audit report's formats.
+var formats = reportformat.Set[*Report]{
+	{Name: "text", Write: (*Report).WriteText},
+	{Name: "json", Write: (*Report).WriteJSON},
+	{Name: "markdown", Write: (*Report).WriteMarkdown},
+	{Name: "sarif", Write: (*Report).WriteSARIF},
+}
+
+// Formats are the names of the audit report's formats, text (the default)
+// first.
+var Formats = formats.Names()
 
 // Write renders the report in a format of Formats.
-func (r *Report) Write(w io.Writer, format string) error {
-	switch format {
-	case "text", "":
-		return r.WriteText(w)
-	case "json":
-		return r.WriteJSON(w)
-	case "markdown":
-		return r.WriteMarkdown(w)
-	case "sarif":
-		return r.WriteSARIF(w)
-	}
-	return fmt.Errorf("unknown report format %q", format)
-}
+func (r *Report) Write(w io.Writer, format string) error { return formats.Write(w, r, format) }
 
 // message is a finding in one sentence.
 func (f *Finding) message() string {
@@ -147,10 +144,7 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // WriteJSON renders the Report object.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return reportformat.JSON(w, r)
 }
 
 // WriteMarkdown renders a heading, a table of the findings and each

@@ -8,9 +8,10 @@
 package sarif
 
 import (
-	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/celine-eu/governanced/internal/reportformat"
 )
 
 // Log is a SARIF log.
@@ -143,10 +144,7 @@ func FileLocation(file, baseID string, region Region) Location {
 // Write writes a log of the runs as indented JSON, with <, > and & as they
 // are.
 func Write(w io.Writer, runs ...*Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(Log{
+	return reportformat.JSON(w, Log{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
 		Runs:    runs,
