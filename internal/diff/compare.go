@@ -214,11 +214,11 @@ func compareName(app, name string, b, h *governance.Config) (*DatasetChange, err
 		return nil, nil
 	case br == nil:
 		d.Status, d.Head, d.Rule = Added, hr.res, ruleJSON(hr.rule)
-		d.Derived = deriveAdded(&hr.side)
+		d.Derived = deriveWhole(&hr.side, true)
 		d.Kinds = append(d.Kinds, DatasetAdded)
 	case hr == nil:
 		d.Status, d.Base, d.Rule = Removed, br.res, ruleJSON(br.rule)
-		d.Derived = deriveRemoved(&br.side)
+		d.Derived = deriveWhole(&br.side, false)
 		d.Kinds = append(d.Kinds, DatasetRemoved)
 	default:
 		bj, hj := ruleJSON(br.rule), ruleJSON(hr.rule)

@@ -88,29 +88,30 @@ func deriveChanged(b, h *side) []Derived {
 	return out
 }
 
-// deriveAdded lists what an added dataset opens: listed in the catalogue,
-// offered into the dataspace.
-func deriveAdded(h *side) []Derived {
+// deriveWhole lists what a dataset added or removed whole opens or
+// withdraws: its listing in the catalogue, its offer into the dataspace. s
+// is the side that states the dataset: the head for an added one, the base
+// for a removed one.
+func deriveWhole(s *side, added bool) []Derived {
+	catalogue, dataspace, old, now := CatalogueWithdrawn, DataspaceWithdrawn, "true", "absent"
+	if added {
+		catalogue, dataspace, old, now = CatalogueExposed, DataspaceOffered, "absent", "true"
+	}
+	derived := func(kind Kind, field string) Derived {
+		d := Derived{Kind: kind, Field: field, Old: old, New: now}
+		if added {
+			d.Origin = s.provenance().atField(field)
+		} else {
+			d.BaseOrigin = s.provenance().atField(field)
+		}
+		return d
+	}
 	var out []Derived
-	if governance.EffectiveExpose(h.rule) {
-		field := exposeField(h.rule, nil)
-		out = append(out, Derived{Kind: CatalogueExposed, Field: field, Old: "absent", New: "true", Origin: h.provenance().atField(field)})
+	if governance.EffectiveExpose(s.rule) {
+		out = append(out, derived(catalogue, exposeField(s.rule, nil)))
 	}
-	if governance.DataspaceExpose(h.rule) {
-		out = append(out, Derived{Kind: DataspaceOffered, Field: "dataspace.expose", Old: "absent", New: "true", Origin: h.provenance().atField("dataspace.expose")})
-	}
-	return out
-}
-
-// deriveRemoved lists what a removed dataset withdraws.
-func deriveRemoved(b *side) []Derived {
-	var out []Derived
-	if governance.EffectiveExpose(b.rule) {
-		field := exposeField(b.rule, nil)
-		out = append(out, Derived{Kind: CatalogueWithdrawn, Field: field, Old: "true", New: "absent", BaseOrigin: b.provenance().atField(field)})
-	}
-	if governance.DataspaceExpose(b.rule) {
-		out = append(out, Derived{Kind: DataspaceWithdrawn, Field: "dataspace.expose", Old: "true", New: "absent", BaseOrigin: b.provenance().atField("dataspace.expose")})
+	if governance.DataspaceExpose(s.rule) {
+		out = append(out, derived(dataspace, "dataspace.expose"))
 	}
 	return out
 }
