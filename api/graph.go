@@ -90,13 +90,19 @@ const defaultGraphLimit = 1000
 
 // graphPageBody is a page of GET /graph.
 type graphPageBody struct {
-	Revision  string          `json:"revision"`
-	Overlays  bool            `json:"overlays"`
+	Revision string `json:"revision"`
+	Overlays bool   `json:"overlays"`
+	graphMembers
+	Page graphPageInfo `json:"page"`
+}
+
+// graphMembers are the json rendering's members, of the whole graph (a
+// page of it) or of a neighbourhood.
+type graphMembers struct {
 	Pipelines []graphPipeline `json:"pipelines"`
 	Edges     []graphEdge     `json:"edges"`
 	Tiers     [][]string      `json:"tiers"`
 	Findings  []graphFinding  `json:"findings"`
-	Page      graphPageInfo   `json:"page"`
 }
 
 type graphPipeline struct {
@@ -128,8 +134,8 @@ type graphPageInfo struct {
 
 // graphPage is the window win of g's json rendering.
 func graphPage(revision string, overlays bool, g *graph.Graph, win diffWindow) graphPageBody {
-	body := graphPageBody{Revision: revision, Overlays: overlays, Tiers: g.Tiers(),
-		Pipelines: []graphPipeline{}, Edges: []graphEdge{}}
+	body := graphPageBody{Revision: revision, Overlays: overlays,
+		graphMembers: graphMembers{Tiers: g.Tiers(), Pipelines: []graphPipeline{}, Edges: []graphEdge{}}}
 	for _, p := range window(g.Pipelines, win) {
 		body.Pipelines = append(body.Pipelines, pipelineItem(&p))
 	}
@@ -171,13 +177,10 @@ func focusParams(q url.Values, format graph.Format) (focus string, depth int, er
 // graphFocusBody is GET /graph?focus=: the json rendering's members for
 // one pipeline's neighbourhood, and which.
 type graphFocusBody struct {
-	Revision  string          `json:"revision"`
-	Overlays  bool            `json:"overlays"`
-	Focus     graphFocusInfo  `json:"focus"`
-	Pipelines []graphPipeline `json:"pipelines"`
-	Edges     []graphEdge     `json:"edges"`
-	Tiers     [][]string      `json:"tiers"`
-	Findings  []graphFinding  `json:"findings"`
+	Revision string         `json:"revision"`
+	Overlays bool           `json:"overlays"`
+	Focus    graphFocusInfo `json:"focus"`
+	graphMembers
 }
 
 type graphFocusInfo struct {
@@ -211,9 +214,10 @@ func (s *server) graphFocus(snap *snapshot.Snapshot, overlays bool, g *graph.Gra
 			quote(focus), depth, mib(size), len(pipelines), edges, mib(int64(s.limits.MaxGraphBytes)))}
 	}
 	return treeResult(snap, func(buf *bytes.Buffer) {
-		body := graphFocusBody{Revision: snap.Revision, Overlays: overlays, Tiers: n.Tiers(), Findings: findingsOf(findings),
-			Focus:     graphFocusInfo{Pipeline: focus, Depth: depth, Upstream: reachedOf(n.Upstream), Downstream: reachedOf(n.Downstream)},
-			Pipelines: make([]graphPipeline, len(pipelines)), Edges: make([]graphEdge, 0, edges)}
+		body := graphFocusBody{Revision: snap.Revision, Overlays: overlays,
+			Focus: graphFocusInfo{Pipeline: focus, Depth: depth, Upstream: reachedOf(n.Upstream), Downstream: reachedOf(n.Downstream)},
+			graphMembers: graphMembers{Tiers: n.Tiers(), Findings: findingsOf(findings),
+				Pipelines: make([]graphPipeline, len(pipelines)), Edges: make([]graphEdge, 0, edges)}}
 		for i, p := range pipelines {
 			body.Pipelines[i] = pipelineItem(p)
 		}
