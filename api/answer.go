@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -122,7 +123,7 @@ func respond(w http.ResponseWriter, r *http.Request, res result, err error) {
 		h.Set("Cache-Control", res.cacheControl)
 	}
 	if etag != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		if match := headerValue(r.Header, "If-None-Match"); match != "" && etagMatches(match, etag) {
+		if match := headerValue(r.Header, "If-None-Match"); match != "" && httpread.ETagMatches(match, etag) {
 			w.WriteHeader(http.StatusNotModified)
 			if res.pooled != nil {
 				putBuffer(res.pooled)

@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"net/http"
+
+	"github.com/celine-eu/governanced/api/internal/httpread"
 )
 
 func (s *server) listApps(*http.Request) (result, error) {
@@ -18,9 +20,9 @@ func (s *server) getApp(r *http.Request) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	a := snap.App(pathParam(r, "app"))
+	a := snap.App(httpread.PathParam(r, "app"))
 	if a == nil {
-		return result{snap: snap}, appNotFound(pathParam(r, "app"))
+		return result{snap: snap}, appNotFound(httpread.PathParam(r, "app"))
 	}
 	return treeResult(snap, func(buf *bytes.Buffer) { appendAppBody(buf, snap, a) }), nil
 }
@@ -28,5 +30,5 @@ func (s *server) getApp(r *http.Request) (result, error) {
 // appDatasetRule is resolution inside one app: the library's semantics, with
 // the fall back to the defaults.
 func (s *server) appDatasetRule(r *http.Request) (result, error) {
-	return s.rule(r, pathParam(r, "app"))
+	return s.rule(r, httpread.PathParam(r, "app"))
 }

@@ -34,7 +34,7 @@ var gzipWriters = sync.Pool{New: func() any {
 // service's (ADR-0015).
 //
 // A compressed body is another representation of the resource: its ETag
-// becomes weak (W/"…"), which If-None-Match still matches (etagMatches),
+// becomes weak (W/"…"), which If-None-Match still matches (httpread.ETagMatches),
 // and every answer names Accept-Encoding in Vary.
 func compress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -144,7 +145,7 @@ func streamDatasets(w io.Writer, snap *snapshot.Snapshot, f snapshot.Filter, wit
 // lookup resolves the {id} of a /datasets route: globally, or inside one app
 // when app is given (the app= query parameter, or the /apps/{app}/… route).
 func lookup(r *http.Request, snap *snapshot.Snapshot, app string) (*snapshot.Dataset, error) {
-	id := pathParam(r, "id")
+	id := httpread.PathParam(r, "id")
 	var d *snapshot.Dataset
 	var err error
 	if app != "" {
@@ -208,7 +209,7 @@ func (s *server) rule(r *http.Request, app string) (result, error) {
 		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	appendRuleBody(buf, snap, pathParam(r, "id"), d, explain)
+	appendRuleBody(buf, snap, httpread.PathParam(r, "id"), d, explain)
 	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 
@@ -222,7 +223,7 @@ func (s *server) datasetExposure(r *http.Request) (result, error) {
 		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	appendExposureBody(buf, snap, pathParam(r, "id"), d)
+	appendExposureBody(buf, snap, httpread.PathParam(r, "id"), d)
 	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 

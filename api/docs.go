@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/schemas"
 )
 
@@ -35,7 +36,7 @@ func (s *server) openapi(*http.Request) (result, error) {
 }
 
 func (s *server) schema(r *http.Request) (result, error) {
-	name := pathParam(r, "name")
+	name := httpread.PathParam(r, "name")
 	body, err := schemas.Get(name)
 	if err != nil {
 		return result{}, &requestError{status: http.StatusNotFound, kind: "schema-not-found", detail: err.Error(), ext: []member{{"schemas", schemas.Names()}}}

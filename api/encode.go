@@ -79,17 +79,6 @@ func setContentLength(h http.Header, n int) {
 	}
 }
 
-// etagMatches is If-None-Match's weak comparison (RFC 9110 §13.1.2).
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
-			return true
-		}
-	}
-	return false
-}
-
 // writeJSONValue appends v as JSON without HTML escaping and without the
 // encoder's trailing newline.
 func writeJSONValue(buf *bytes.Buffer, v any) {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
@@ -383,7 +384,7 @@ func (s *server) graphPipeline(r *http.Request) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	name := pathParam(r, "name")
+	name := httpread.PathParam(r, "name")
 	g := snap.GraphOf(overlays)
 	node, ok := g.Pipeline(name)
 	if !ok {
@@ -483,7 +484,7 @@ func (s *server) datasetGraph(r *http.Request, body func(snap *snapshot.Snapshot
 // answer (an empty list), not an error: the name may be produced outside
 // the tree.
 func (s *server) datasetProducers(r *http.Request) (result, error) {
-	id := pathParam(r, "id")
+	id := httpread.PathParam(r, "id")
 	return s.datasetGraph(r, func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any {
 		ps := g.Producers(id)
 		body := producersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Producers: make([]producerItem, len(ps))}
@@ -498,7 +499,7 @@ func (s *server) datasetProducers(r *http.Request) (result, error) {
 // depends_on entry matching it, including one that also produces it (the
 // graph drops that self-edge, and reports it).
 func (s *server) datasetConsumers(r *http.Request) (result, error) {
-	id := pathParam(r, "id")
+	id := httpread.PathParam(r, "id")
 	return s.datasetGraph(r, func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any {
 		cs := g.Consumers(id)
 		body := consumersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Consumers: make([]consumerItem, len(cs))}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/owners"
 )
 
@@ -48,7 +49,7 @@ func (s *server) getOwner(r *http.Request) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	key := pathParam(r, "key")
+	key := httpread.PathParam(r, "key")
 	e := snap.Owners.ByID(key)
 	if e == nil {
 		return result{snap: snap}, &requestError{status: http.StatusNotFound, kind: "owner-not-found",

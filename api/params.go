@@ -5,23 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-
-	"github.com/go-chi/chi/v5"
 )
-
-// pathParam is a route parameter, percent-decoded. chi matches on the raw path
-// when the request had to escape something (a glob's %2A, a %2F), and then
-// hands the parameter over still escaped.
-func pathParam(r *http.Request, name string) string {
-	v := chi.URLParam(r, name)
-	if r.URL.RawPath == "" {
-		return v
-	}
-	if u, err := url.PathUnescape(v); err == nil {
-		return u
-	}
-	return v
-}
 
 // boolParam reads an optional true/false query parameter; nil when absent.
 func boolParam(q url.Values, name string) (*bool, error) {

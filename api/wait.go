@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
@@ -113,7 +114,7 @@ func (s *server) waitable(next http.Handler) http.Handler {
 		// The channel first: a swap after it is taken closes it.
 		changed := s.store.Changed()
 		snap := s.store.Current()
-		if match == "" || snap == nil || !etagMatches(match, snap.ETag()) {
+		if match == "" || snap == nil || !httpread.ETagMatches(match, snap.ETag()) {
 			next.ServeHTTP(w, r) // the client's copy is stale already: answer now
 			return
 		}

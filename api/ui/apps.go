@@ -2,6 +2,8 @@ package ui
 
 import (
 	"net/http"
+
+	"github.com/celine-eu/governanced/api/internal/httpread"
 )
 
 // appsView is the apps page's body.
@@ -63,9 +65,9 @@ func (p *Pages) app(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	a := snap.App(pathParam(r, "app"))
+	a := snap.App(httpread.PathParam(r, "app"))
 	if a == nil {
-		p.fail(w, r, http.StatusNotFound, "No such app", "No app called "+quoted(pathParam(r, "app"))+" is served.", link{"Every app", Prefix + "/apps"})
+		p.fail(w, r, http.StatusNotFound, "No such app", "No app called "+quoted(httpread.PathParam(r, "app"))+" is served.", link{"Every app", Prefix + "/apps"})
 		return
 	}
 	d := p.derivedFor(snap)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -81,7 +82,7 @@ func (p *Pages) dataset(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	name, app := pathParam(r, "id"), r.URL.Query().Get("app")
+	name, app := httpread.PathParam(r, "id"), r.URL.Query().Get("app")
 	var d *snapshot.Dataset
 	var err error
 	if app != "" {

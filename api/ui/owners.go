@@ -3,6 +3,7 @@ package ui
 import (
 	"net/http"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -71,7 +72,7 @@ func (p *Pages) owner(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	key := pathParam(r, "key")
+	key := httpread.PathParam(r, "key")
 	body := ownerView{Key: key}
 	id := key
 	if e := snap.Owners.ByID(key); e != nil {

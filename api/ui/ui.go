@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/celine-eu/governanced/api/internal/httpread"
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
 )
@@ -153,7 +153,7 @@ func (p *Pages) static(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+	if httpread.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -224,7 +224,7 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 			etag := p.etag(v.snap)
 			h.Set("ETag", etag)
 			h.Set("Cache-Control", "no-cache")
-			if etagMatches(r.Header.Get("If-None-Match"), etag) {
+			if httpread.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 				w.WriteHeader(http.StatusNotModified)
 				return
 			}
@@ -264,32 +264,4 @@ func (p *Pages) fail(w http.ResponseWriter, r *http.Request, status int, heading
 	v := p.newView(r, p.store.Current(), "", heading)
 	v.Body = errorView{Heading: heading, Detail: detail, Links: links}
 	p.render(w, r, status, "error", v)
-}
-
-// etagMatches is If-None-Match's weak comparison (RFC 9110 §13.1.2).
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
-			return true
-		}
-	}
-	return false
-}
-
-// pathParam is a route parameter, percent-decoded: chi matches on the raw
-// path when the request escaped something (a glob's %2A, a %2F) and hands
-// the parameter over still escaped.
-func pathParam(r *http.Request, name string) string {
-	v := chi.URLParam(r, name)
-	if r.URL.RawPath == "" {
-		return v
-	}
-	if u, err := url.PathUnescape(v); err == nil {
-		return u
-	}
-	return v
 }
