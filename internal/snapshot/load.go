@@ -262,6 +262,14 @@ type generation struct {
 	persisted *Persisted // nil unless restored from a state directory
 }
 
+// now is the time by the loader's clock.
+func (l *Loader) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
 // build checks every unit of r that prev did not build from the same
 // inputs, on up to workers goroutines, and assembles the snapshot. A check
 // that finds an error is a *Rejection — unless isolate and every failing
@@ -269,10 +277,6 @@ type generation struct {
 // and the rest is served. A generation serving the snapshot prev serves
 // (the same revision) is prev's snapshot with what this reading held.
 func (l *Loader) build(ctx context.Context, r *reading, prev *generation, workers int, isolate bool) (*generation, error) {
-	now := time.Now
-	if l.Now != nil {
-		now = l.Now
-	}
 	plan := r.plan
 	built, next, rep, err := checkUnits(ctx, r, workers)
 	if err != nil {
@@ -294,7 +298,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 		if !isolate {
 			return nil, rej
 		}
-		c, why := r.hold(built, rep, prev, now())
+		c, why := r.hold(built, rep, prev, l.now())
 		if why != "" {
 			rej.NotHeld = why
 			return nil, rej
@@ -324,7 +328,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
-	snap, err := assemble(revision, files, rep, plan.Registry, plan.Placeholders, apps, gi, now())
+	snap, err := assemble(revision, files, rep, plan.Registry, plan.Placeholders, apps, gi, l.now())
 	if err != nil {
 		return nil, err
 	}

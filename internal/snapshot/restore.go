@@ -29,11 +29,7 @@ var errNotRead = errors.New("the inputs were not read yet")
 func (s *Store) Restore(ctx context.Context, from *Loader, p Persisted) (*ReloadStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now
-	if s.loader.Now != nil {
-		now = s.loader.Now
-	}
-	start := now()
+	start := s.loader.now()
 	r, err := from.read(ctx, nil, nil)
 	if err != nil {
 		return nil, err
@@ -58,7 +54,7 @@ func (s *Store) Restore(ctx context.Context, from *Loader, p Persisted) (*Reload
 		st.Previous = cur.snap.Revision
 	}
 	s.cur.Store(g)
-	st.Duration = now().Sub(start)
+	st.Duration = s.loader.now().Sub(start)
 	s.finish(st, cur)
 	return st, nil
 }

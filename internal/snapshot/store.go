@@ -146,11 +146,7 @@ func (r *ReloadStatus) OK() bool { return r.Outcome == Activated || r.Outcome ==
 func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now
-	if s.loader.Now != nil {
-		now = s.loader.Now
-	}
-	start := now()
+	start := s.loader.now()
 	s.running.Store(&start)
 	defer s.running.Store(nil)
 	st := &ReloadStatus{At: start}
@@ -159,7 +155,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		st.Previous = cur.snap.Revision
 	}
 	defer func() {
-		st.Duration = now().Sub(start)
+		st.Duration = s.loader.now().Sub(start)
 		s.finish(st, cur)
 	}()
 
