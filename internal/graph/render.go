@@ -211,36 +211,21 @@ func writeJSONMembers(j *pyJSON, g *Graph) {
 		p := &g.Pipelines[i]
 		j.item()
 		j.open('{')
-		j.key("name")
-		j.str(p.Name)
-		j.key("path")
-		j.str(p.Path)
-		j.key("declared")
-		j.bool(p.Declared)
+		j.strMember("name", p.Name)
+		j.strMember("path", p.Path)
+		j.boolMember("declared", p.Declared)
 		j.key("produces")
-		j.open('[')
-		for _, k := range p.Produces {
-			j.item()
-			j.str(k)
-		}
-		j.close(']')
+		j.strs(p.Produces)
 		j.key("depends_on")
 		j.open('[')
 		for _, d := range p.DependsOn {
 			j.item()
 			j.open('{')
-			j.key("dataset")
-			j.str(d.Dataset)
-			j.key("external")
-			j.bool(d.External)
-			j.key("optional")
-			j.bool(d.Optional)
+			j.strMember("dataset", d.Dataset)
+			j.boolMember("external", d.External)
+			j.boolMember("optional", d.Optional)
 			j.key("description")
-			if d.Description == nil {
-				j.null()
-			} else {
-				j.str(*d.Description)
-			}
+			j.strOrNull(d.Description)
 			j.close('}')
 		}
 		j.close(']')
@@ -252,16 +237,11 @@ func writeJSONMembers(j *pyJSON, g *Graph) {
 	for _, e := range g.Edges {
 		j.item()
 		j.open('{')
-		j.key("producer")
-		j.str(e.Producer)
-		j.key("consumer")
-		j.str(e.Consumer)
-		j.key("dataset")
-		j.str(e.Dataset)
-		j.key("pattern")
-		j.str(e.Pattern)
-		j.key("optional")
-		j.bool(e.Optional)
+		j.strMember("producer", e.Producer)
+		j.strMember("consumer", e.Consumer)
+		j.strMember("dataset", e.Dataset)
+		j.strMember("pattern", e.Pattern)
+		j.boolMember("optional", e.Optional)
 		j.close('}')
 	}
 	j.close(']')
@@ -283,25 +263,23 @@ func writeJSONMembers(j *pyJSON, g *Graph) {
 		f := &g.Findings[i]
 		j.item()
 		j.open('{')
-		j.key("kind")
-		j.str(string(f.Kind))
+		j.strMember("kind", string(f.Kind))
 		j.key("pipeline")
-		if f.HasPipeline() {
-			j.str(f.Pipeline)
-		} else {
-			j.null()
-		}
+		j.strOrNull(stringIf(f.Pipeline, f.HasPipeline()))
 		j.key("dataset")
-		if f.HasDataset() {
-			j.str(f.Dataset)
-		} else {
-			j.null()
-		}
-		j.key("detail")
-		j.str(f.Detail)
+		j.strOrNull(stringIf(f.Dataset, f.HasDataset()))
+		j.strMember("detail", f.Detail)
 		j.close('}')
 	}
 	j.close(']')
+}
+
+// stringIf is &s when ok, else nil.
+func stringIf(s string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	return &s
 }
 
 // pyJSON writes JSON as Python's json.dumps(indent=2) does: a newline and
@@ -370,6 +348,35 @@ func (j *pyJSON) bool(b bool) {
 }
 
 func (j *pyJSON) null() { j.w.WriteString("null") }
+
+// strOrNull writes *s, or null for nil.
+func (j *pyJSON) strOrNull(s *string) {
+	if s == nil {
+		j.null()
+		return
+	}
+	j.str(*s)
+}
+
+// strs writes an array of strings.
+func (j *pyJSON) strs(ss []string) {
+	j.open('[')
+	for _, s := range ss {
+		j.item()
+		j.str(s)
+	}
+	j.close(']')
+}
+
+func (j *pyJSON) strMember(k, v string) {
+	j.key(k)
+	j.str(v)
+}
+
+func (j *pyJSON) boolMember(k string, v bool) {
+	j.key(k)
+	j.bool(v)
+}
 
 // str writes s as json.dumps with ensure_ascii does: \" \\ \n \r \t \b \f,
 // any other character outside printable ASCII as \uXXXX (lower-case hex, a
