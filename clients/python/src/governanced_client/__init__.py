@@ -17,6 +17,7 @@ importable, ``resolve`` returns its ``GovernanceRule`` instances.
 
 from __future__ import annotations
 
+from . import errors
 from .errors import (
     AmbiguousDataset,
     DatasetNotFound,
@@ -27,14 +28,7 @@ from .errors import (
 )
 from .resolver import GovernanceRule, RemoteGovernanceResolver, Resolution
 
-__all__ = [
-    "RemoteGovernanceResolver",
-    "Resolution",
-    "GovernanceRule",
-    "GovernancedError",
-    "NotFound",
-    "DatasetNotFound",
-    "AmbiguousDataset",
-    "ServerUnavailable",
-    "GovernanceValidationError",
-]
+# What the package exports: the resolver's names and every error the
+# client raises (errors.__all__, the one list of them).
+__all__ = ["RemoteGovernanceResolver", "Resolution", "GovernanceRule"]
+__all__ += errors.__all__
