@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/celine-eu/governanced/api/internal/httpread"
+	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
 // appsView is the apps page's body.
@@ -18,11 +19,7 @@ type appRow struct {
 	appCounts
 }
 
-func (p *Pages) apps(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) apps(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	d := p.derivedFor(snap)
 	body := appsView{Total: d.exposure}
 	for _, a := range snap.Apps() {
@@ -60,11 +57,7 @@ type dependencyView struct {
 	Producers []producerView
 }
 
-func (p *Pages) app(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) app(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	a := snap.App(httpread.PathParam(r, "app"))
 	if a == nil {
 		p.fail(w, r, http.StatusNotFound, "No such app", "No app called "+quoted(httpread.PathParam(r, "app"))+" is served.", link{"Every app", Prefix + "/apps"})

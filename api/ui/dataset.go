@@ -77,11 +77,7 @@ type rowFilterView struct {
 // blockPaths are the mappings whose members have provenance of their own.
 var blockPaths = map[string]bool{"dcat": true, "dcat.temporal": true, "ontology": true, "dataspace": true}
 
-func (p *Pages) dataset(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) dataset(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	name, app := httpread.PathParam(r, "id"), r.URL.Query().Get("app")
 	var d *snapshot.Dataset
 	var err error
@@ -160,11 +156,7 @@ func (p *Pages) internal(w http.ResponseWriter, r *http.Request, err error) {
 
 // lookup is the header search: a name any dataset page would resolve goes
 // to that page, anything else to the datasets table searched for it.
-func (p *Pages) lookup(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	name := strings.TrimSpace(r.URL.Query().Get("name"))
 	if name == "" {
 		http.Redirect(w, r, Prefix+"/datasets", http.StatusSeeOther)

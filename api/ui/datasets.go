@@ -77,11 +77,7 @@ const defaultPageSize = 50
 // billion pages is more than any tree has.
 const maxPage = 1_000_000_000
 
-func (p *Pages) datasets(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) datasets(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	q := r.URL.Query()
 	if clean, ok := canonicalQuery(q); !ok {
 		// The filter form sends every field, most of them empty; the

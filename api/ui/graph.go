@@ -108,11 +108,7 @@ type graphFinding struct {
 	Actionable                      bool
 }
 
-func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) graphPage(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	g, overlays := p.graphOf(snap, r)
 	if g == nil {
 		p.fail(w, r, http.StatusNotFound, "No graph", "This server serves no dependency graph.", link{"Every app", Prefix + "/apps"})

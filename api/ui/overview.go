@@ -66,15 +66,11 @@ func newReloadView(st *snapshot.ReloadStatus, snap *snapshot.Snapshot) *reloadVi
 	return v
 }
 
-func (p *Pages) overview(w http.ResponseWriter, r *http.Request) {
+func (p *Pages) overview(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	if r.URL.Path == Prefix {
 		// Every link on the pages is absolute; one address per page still
 		// makes a shared link compare equal.
 		http.Redirect(w, r, Prefix+"/", http.StatusMovedPermanently)
-		return
-	}
-	snap := p.current(w, r)
-	if snap == nil {
 		return
 	}
 	d := p.derivedFor(snap)

@@ -21,11 +21,7 @@ type ownerRow struct {
 	Datasets            int
 }
 
-func (p *Pages) owners(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) owners(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	var body ownersView
 	for _, e := range snap.Owners.All() {
 		body.Owners = append(body.Owners, newOwnerRow(snap, e))
@@ -67,11 +63,7 @@ type ownerDetail struct {
 // ownerLimit caps the datasets an owner's page lists.
 const ownerLimit = 100
 
-func (p *Pages) owner(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) owner(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	key := httpread.PathParam(r, "key")
 	body := ownerView{Key: key}
 	id := key

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/celine-eu/governanced/internal/check"
+	"github.com/celine-eu/governanced/internal/snapshot"
 )
 
 // findingView is one finding as a page lists it.
@@ -57,11 +58,7 @@ type findingGroup struct {
 // all.
 const groupLimit = 100
 
-func (p *Pages) report(w http.ResponseWriter, r *http.Request) {
-	snap := p.current(w, r)
-	if snap == nil {
-		return
-	}
+func (p *Pages) report(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	q := r.URL.Query()
 	body := reportView{Severity: q.Get("severity"), Code: q.Get("code")}
 	switch check.Severity(body.Severity) {

@@ -104,16 +104,16 @@ func New(opts Options) *Pages {
 // a mounted one, which routes HEAD itself.)
 func (p *Pages) Routes(r chi.Router) {
 	r.Use(middleware.GetHead, securityHeaders)
-	r.Get("/", p.overview)
-	r.Get("/datasets", p.datasets)
-	r.Get("/datasets/{id}", p.dataset)
-	r.Get("/lookup", p.lookup)
-	r.Get("/apps", p.apps)
-	r.Get("/apps/{app}", p.app)
-	r.Get("/owners", p.owners)
-	r.Get("/owners/{key}", p.owner)
-	r.Get("/report", p.report)
-	r.Get("/graph", p.graphPage) // 404 when the pages are given no graph
+	r.Get("/", p.withSnapshot(p.overview))
+	r.Get("/datasets", p.withSnapshot(p.datasets))
+	r.Get("/datasets/{id}", p.withSnapshot(p.dataset))
+	r.Get("/lookup", p.withSnapshot(p.lookup))
+	r.Get("/apps", p.withSnapshot(p.apps))
+	r.Get("/apps/{app}", p.withSnapshot(p.app))
+	r.Get("/owners", p.withSnapshot(p.owners))
+	r.Get("/owners/{key}", p.withSnapshot(p.owner))
+	r.Get("/report", p.withSnapshot(p.report))
+	r.Get("/graph", p.withSnapshot(p.graphPage)) // 404 when the pages are given no graph
 	r.Get("/static/{name}", p.static)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusNotFound, "No such page", "There is no page at "+r.URL.Path+".")
@@ -170,15 +170,22 @@ func (p *Pages) assetURL(name string) string {
 	return Prefix + "/static/" + name + "?v=" + p.assets[name].hash
 }
 
-// current is the snapshot to show, or nil after answering that none is
+// A pageFunc answers a request from one snapshot, so that everything it shows
+// is of one revision.
+type pageFunc func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot)
+
+// withSnapshot hands a page the snapshot to show, or answers that none is
 // loaded yet.
-func (p *Pages) current(w http.ResponseWriter, r *http.Request) *snapshot.Snapshot {
-	snap := p.store.Current()
-	if snap == nil {
-		w.Header().Set("Retry-After", "1")
-		p.fail(w, r, http.StatusServiceUnavailable, "Not loaded yet", "The server has not loaded its first tree yet; try again in a moment.")
+func (p *Pages) withSnapshot(h pageFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		snap := p.store.Current()
+		if snap == nil {
+			w.Header().Set("Retry-After", "1")
+			p.fail(w, r, http.StatusServiceUnavailable, "Not loaded yet", "The server has not loaded its first tree yet; try again in a moment.")
+			return
+		}
+		h(w, r, snap)
 	}
-	return snap
 }
 
 // etag is a page's entity tag: what a page shows is a function of its URL,
