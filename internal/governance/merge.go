@@ -15,78 +15,79 @@ import (
 // (AppendProvenanceJSON) come from the side whose value the merge takes, and
 // the combined fields list every stating layer.
 func MergeRules(base, override *Rule) *Rule {
-	// The result owns its positions and its layer list, in one allocation
+	// The result owns its places and its layer list, in one allocation
 	// with it: a merge made per request allocates once.
 	m := &mergedRule{}
 	r := &m.rule
 	*r = *base
-	r.positions = append(m.positions[:0], base.positions...)
 	if base.layers != nil && len(*base.layers) < len(m.layerArray) {
 		m.layers = append(m.layerArray[:0], *base.layers...)
 		r.layers = &m.layers
 	}
 	r.Set = base.Set | override.Set
-	// The merged rule's provenance entries are built here, on the stack, and
-	// copied once; most merges change none of the base's.
-	var buf [32]pathPosition
+	// The merged rule's places are decided here, on the stack, and encoded
+	// once; most merges change none of the base's paths.
+	var posBuf [numFields]position
+	var bBuf, oBuf, buf [32]pathPosition
 	out := buf[:0]
-	p := &provMerge{r: r, base: base, override: override, b: base.prov, o: override.prov}
-	r.takeScalars(override)
+	p := &provMerge{r: r, base: base, override: override, b: cursor{es: base.paths(bBuf[:0])}, o: cursor{es: override.paths(oBuf[:0])}}
+	pos := p.takeScalars(r, override, base.positions(posBuf[:0]))
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.
 	r.Tags = sortedUnion(base.Tags, override.Tags)
 	if override.Set.Has(FieldTags) {
-		r.takeOrigin(FieldTags, override)
+		pos = p.takeOrigin(pos, FieldTags)
 	}
 	out = p.tags(out)
 	// A non-empty list replaces; when neither side lists anything, the
 	// value is the (empty) base's and its place the last statement's.
 	switch r.Ownership = MergeOwnership(base.Ownership, override.Ownership); {
 	case len(override.Ownership) > 0:
-		r.takeOrigin(FieldOwnership, override)
+		pos = p.takeOrigin(pos, FieldOwnership)
 	case len(base.Ownership) == 0 && override.Set.Has(FieldOwnership):
-		r.takeOrigin(FieldOwnership, override)
+		pos = p.takeOrigin(pos, FieldOwnership)
 	}
 	switch {
 	case len(override.RowFilters) > 0:
 		r.RowFilters = override.RowFilters
-		r.takeOrigin(FieldRowFilters, override)
+		pos = p.takeOrigin(pos, FieldRowFilters)
 	case len(base.RowFilters) == 0 && override.Set.Has(FieldRowFilters):
-		r.takeOrigin(FieldRowFilters, override)
+		pos = p.takeOrigin(pos, FieldRowFilters)
 	}
 	// A null dcat, dataspace or ontology inherits the other side's block;
 	// the block's place is the last mapping's, or with none, the last
 	// statement's.
 	r.Dcat, out = mergeDcat(base.Dcat, override.Dcat, p, out)
 	if override.Set.Has(FieldDcat) && (override.Dcat != nil || base.Dcat == nil) {
-		r.takeOrigin(FieldDcat, override)
+		pos = p.takeOrigin(pos, FieldDcat)
 	}
 	var replace bool
 	if out, replace = p.pick(out, pathOntologySpec, pathOntologySpecFile, override.Ontology != nil); replace {
 		r.Ontology = override.Ontology
-		r.takeOrigin(FieldOntology, override)
+		pos = p.takeOrigin(pos, FieldOntology)
 	} else if base.Ontology == nil && override.Set.Has(FieldOntology) {
-		r.takeOrigin(FieldOntology, override)
+		pos = p.takeOrigin(pos, FieldOntology)
 	}
 	r.Dataspace, out = mergeDataspace(base.Dataspace, override.Dataspace, p, out)
 	if override.Set.Has(FieldDataspace) && (override.Dataspace != nil || base.Dataspace == nil) {
-		r.takeOrigin(FieldDataspace, override)
+		pos = p.takeOrigin(pos, FieldDataspace)
 	}
 	r.Extra, out = mergeExtra(base.Extra, override.Extra, p, out)
 	if override.Set.Has(FieldExtra) && !base.Set.Has(FieldExtra) {
-		r.takeOrigin(FieldExtra, override)
+		pos = p.takeOrigin(pos, FieldExtra)
 	}
-	r.prov = p.finish(out)
+	r.places = p.finish(m.places[:0], pos, out)
 	return r
 }
 
 // takeScalars takes each single-valued field the override stated, with its
-// origin: the override wins even when its value is false, null or empty.
-func (r *Rule) takeScalars(override *Rule) {
+// origin, in pos: the override wins even when its value is false, null or
+// empty.
+func (p *provMerge) takeScalars(r, override *Rule, pos []position) []position {
 	takeIfSet := func(f Field) bool {
 		if override.Set.Has(f) {
-			r.takeOrigin(f, override)
+			pos = p.takeOrigin(pos, f)
 			return true
 		}
 		return false
@@ -127,12 +128,13 @@ func (r *Rule) takeScalars(override *Rule) {
 	if takeIfSet(FieldUserFilterColumn) {
 		r.UserFilterColumn = override.UserFilterColumn
 	}
+	return pos
 }
 
 // mergedRule is a merge's result with room for what it owns.
 type mergedRule struct {
 	rule       Rule
-	positions  [numFields]position
+	places     [128]byte // room for the places of most rules
 	layerArray [4]*Layer // the layers of a base and its overlay: every rule a tree serves
 	layers     layerList
 }

@@ -142,17 +142,13 @@ type Rule struct {
 	Extra              []ExtraField
 
 	// The layers the stated fields came from, in the order first met,
-	// shared with other rules and so replaced, never changed. positions
-	// are where the stated fields were written, by field, one per field in
-	// Set; prov is the provenance of the paths below the top level (see
-	// provenance), nil when the rule states none. Copies of a rule share
-	// both slices: they are replaced, never written into, once shared.
-	// Keeping the positions of the stated fields only, and the layers in a
-	// shared list, keeps a rule at 288 bytes: a tree holds one per sources
-	// key.
-	layers    *layerList
-	prov      []pathPosition
-	positions []position
+	// shared with other rules and so replaced, never changed; where the
+	// stated fields and the paths below them were written (see places).
+	// Keeping the positions of the stated fields only, compactly, and the
+	// layers in a shared list, keeps a rule at 256 bytes and its places at
+	// five bytes a field: a tree holds one rule per sources key.
+	layers *layerList
+	places places
 
 	Set FieldSet
 }
@@ -166,19 +162,16 @@ func (r *Rule) Origin(f Field) Origin {
 
 // pos is field f's position; the zero position when none is recorded.
 func (r *Rule) pos(f Field) position {
-	for _, p := range r.positions {
-		if p.field == f {
-			return p
+	for b := r.places; len(b) > 0; {
+		e, g, isField := b.next()
+		if !isField || g > f {
+			break
+		}
+		if g == f {
+			return position{Line: e.Line, Column: e.Column, field: f, layer: e.layer}
 		}
 	}
 	return position{}
-}
-
-// setOrigin records that f's value was written at o. Only a rule that owns
-// its positions (one being parsed, or a merge's result: MergeRules) records
-// an origin.
-func (r *Rule) setOrigin(f Field, o Origin) {
-	r.positions = withPosition(r.positions, position{Line: o.Line, Column: o.Column, field: f, layer: r.layerSlot(o.Layer)})
 }
 
 // withPosition puts p in ps, ordered by field, replacing the field's.
@@ -190,9 +183,6 @@ func withPosition(ps []position, p position) []position {
 	}
 	return slices.Insert(ps, i, p)
 }
-
-// takeOrigin gives f the place it has in from, whose value r takes.
-func (r *Rule) takeOrigin(f Field, from *Rule) { r.setOrigin(f, from.Origin(f)) }
 
 func (r *Rule) layerAt(slot uint8) *Layer {
 	if slot == 0 {

@@ -197,8 +197,8 @@ func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, e
 	r := &Rule{layers: vs.layerList(layer)}
 	slot := r.layerSlot(layer)
 	// The positions of the fields, and the provenance of the paths below
-	// the top level and of the extra keys, gathered on the stack and copied
-	// once, sorted.
+	// the top level and of the extra keys, gathered on the stack and
+	// encoded once, sorted.
 	var posBuf [numFields]position
 	pos := posBuf[:0]
 	var buf [16]pathPosition
@@ -241,13 +241,8 @@ func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, e
 		pos = withPosition(pos, position{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), field: f, layer: slot})
 		prov = parsedPaths(prov, f, v, slot)
 	}
-	if len(pos) > 0 {
-		r.positions = slices.Clone(pos)
-	}
-	if len(prov) > 0 {
-		slices.SortStableFunc(prov, func(a, b pathPosition) int { return int(a.code) - int(b.code) })
-		r.prov = slices.Clone(prov)
-	}
+	slices.SortStableFunc(prov, func(a, b pathPosition) int { return int(a.code) - int(b.code) })
+	r.places = newPlaces(pos, prov)
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 
@@ -11,10 +12,10 @@ import (
 // Provenance says, for every field path a rule states, which layer, file and
 // position supplied its value (http-api.md, explain=true).
 //
-// A rule's top-level fields keep their positions in Rule.positions. The paths
+// A rule's top-level fields keep their positions in its places. The paths
 // below them (ontology.spec, dcat.temporal.start, dataspace.expose), the
 // extra keys, and the layers a combined field was merged from (merged_from)
-// are entries of Rule.prov, allocated only for a rule that has any. They are
+// are entries after them (see places.go). They are
 // kept in the rule, not in its Dcat, Dataspace or Extra values: a merge shares
 // those values between rules, while layer slots are each rule's own.
 //
@@ -94,13 +95,13 @@ var dcatPaths = [numDcatFields]pathCode{pathDcatPublisherURI, pathDcatThemes, pa
 
 var dataspacePaths = [numDSFields]pathCode{pathDSMedallion, pathDSContractRequired, pathDSConsentRequired, pathDSOdrlAction, pathDSPurpose, pathDSExpose}
 
-// pathPosition is one provenance entry: a position, as Rule.positions holds
-// them, with the path it is for.
+// pathPosition is one provenance entry, decoded: a position with the path
+// it is for.
 //
-// Rule.prov holds a rule's entries, sorted by code; entries of one code are
-// in layer order (a merged_from list) or Extra order (extra keys). It is
-// never modified once built: rules copied from one another share it. It
-// holds no pointer, so its one allocation is one the collector need not scan.
+// A rule's places hold its entries sorted by code; entries of one code are
+// in layer order (a merged_from list) or Extra order (extra keys). Like the
+// positions, they hold no pointer, so their one allocation is one the
+// collector need not scan.
 type pathPosition struct {
 	Line, Column int32
 	index        uint32 // pathExtra: the key's place in Rule.Extra
@@ -169,28 +170,43 @@ func parsedPaths(es []pathPosition, f Field, v *yaml11.Node, slot uint8) []pathP
 // built in a buffer the caller passes along (out), which stays on its stack.
 type provMerge struct {
 	r, base, override *Rule
-	b, o              []pathPosition // the operands' entries not yet reached
+	b, o              cursor // the operands' entries
 }
 
-// span returns the entries of *es with code c and moves *es past them; the
-// entries before c are skipped.
-func span(es *[]pathPosition, c pathCode) []pathPosition { return spanRange(es, c, c) }
+// takeOrigin gives field f, in the merged rule's field positions pos, the
+// override's place, whose value the merge takes.
+func (p *provMerge) takeOrigin(pos []position, f Field) []position {
+	o := p.override.pos(f)
+	return withPosition(pos, position{Line: o.Line, Column: o.Column, field: f, layer: p.r.layerSlot(p.override.layerAt(o.layer))})
+}
+
+// cursor reads entries sorted by code, in code order. It moves by index,
+// never by reslicing through a pointer, so that a merge's decoded entries
+// stay on its stack.
+type cursor struct {
+	es []pathPosition
+	at int // the first entry not yet reached
+}
+
+// done reports whether every entry was reached.
+func (c *cursor) done() bool { return c.at >= len(c.es) }
+
+// span returns the entries with code code and moves past them; the entries
+// before code are skipped.
+func (c *cursor) span(code pathCode) []pathPosition { return c.spanRange(code, code) }
 
 // spanRange is span for the codes lo…hi.
-func spanRange(es *[]pathPosition, lo, hi pathCode) []pathPosition {
-	s := *es
-	i := 0
-	for i < len(s) && s[i].code < lo {
+func (c *cursor) spanRange(lo, hi pathCode) []pathPosition {
+	i := c.at
+	for i < len(c.es) && c.es[i].code < lo {
 		i++
 	}
 	j := i
-	for j < len(s) && s[j].code <= hi {
+	for j < len(c.es) && c.es[j].code <= hi {
 		j++
 	}
-	if j > 0 { // most merges have nothing to skip: no write
-		*es = s[j:]
-	}
-	return s[i:j]
+	c.at = j
+	return c.es[i:j]
 }
 
 // add appends es: the base's as they are (the merged rule starts with the
@@ -220,10 +236,10 @@ func (p *provMerge) addAs(out, es []pathPosition, c pathCode, fromOverride bool)
 // fromOverride, else from the base, and returns fromOverride: a value's
 // decision reads `if p.pick(…, override states it) { take the value }`.
 func (p *provMerge) pick(out []pathPosition, lo, hi pathCode, fromOverride bool) ([]pathPosition, bool) {
-	if len(p.b) == 0 && len(p.o) == 0 {
+	if p.b.done() && p.o.done() {
 		return out, fromOverride
 	}
-	b, o := spanRange(&p.b, lo, hi), spanRange(&p.o, lo, hi)
+	b, o := p.b.spanRange(lo, hi), p.o.spanRange(lo, hi)
 	if fromOverride {
 		return p.add(out, o, true), true
 	}
@@ -236,7 +252,7 @@ func (p *provMerge) pick(out []pathPosition, lo, hi pathCode, fromOverride bool)
 // is the entry of each operand (nil when it states nothing), and a side
 // merged from several layers holds its own list in from.
 func (p *provMerge) combined(out, bMain, oMain []pathPosition, main, from pathCode) []pathPosition {
-	bFrom, oFrom := span(&p.b, from), span(&p.o, from)
+	bFrom, oFrom := p.b.span(from), p.o.span(from)
 	if main != pathTagsFrom { // tags' entry is a top-level position
 		if len(oMain) > 0 {
 			out = p.add(out, oMain, true)
@@ -275,10 +291,10 @@ func tagsStatement(es []pathPosition, r *Rule) []pathPosition {
 // dataspaceFlag is combined for a dataspace field whose value every layer's
 // mapping contributes to.
 func (p *provMerge) dataspaceFlag(out []pathPosition, main pathCode) []pathPosition {
-	if len(p.b) == 0 && len(p.o) == 0 {
+	if p.b.done() && p.o.done() {
 		return out
 	}
-	return p.combined(out, span(&p.b, main), span(&p.o, main), main, pathInfo[main].from)
+	return p.combined(out, p.b.span(main), p.o.span(main), main, pathInfo[main].from)
 }
 
 // temporalBounds decides dcat.temporal.start and end as the layers state
@@ -288,15 +304,15 @@ func (p *provMerge) dataspaceFlag(out []pathPosition, main pathCode) []pathPosit
 // states when the override's last layer holds a mapping; provenance follows
 // the layers' order.)
 func (p *provMerge) temporalBounds(out []pathPosition) []pathPosition {
-	if len(p.b) == 0 && len(p.o) == 0 {
+	if p.b.done() && p.o.done() {
 		return out
 	}
-	bReset, oReset := span(&p.b, pathDcatTemporalReset), span(&p.o, pathDcatTemporalReset)
+	bReset, oReset := p.b.span(pathDcatTemporalReset), p.o.span(pathDcatTemporalReset)
 	if len(bReset)+len(oReset) > 0 {
 		out = append(out, pathPosition{code: pathDcatTemporalReset})
 	}
 	for _, c := range [...]pathCode{pathDcatTemporalStart, pathDcatTemporalEnd} {
-		b, o := span(&p.b, c), span(&p.o, c)
+		b, o := p.b.span(c), p.o.span(c)
 		switch {
 		case len(o) > 0:
 			out = p.add(out, o, true)
@@ -310,7 +326,7 @@ func (p *provMerge) temporalBounds(out []pathPosition) []pathPosition {
 // extraKept starts the extra keys of a merge that keeps the base's keys in
 // place: their entries, before the override's are laid over them.
 func (p *provMerge) extraKept(out []pathPosition) ([]pathPosition, []pathPosition) {
-	return p.add(out, span(&p.b, pathExtra), false), span(&p.o, pathExtra)
+	return p.add(out, p.b.span(pathExtra), false), p.o.span(pathExtra)
 }
 
 // extraKey gives the key at place i of the merged Extra the override's
@@ -339,16 +355,18 @@ func (p *provMerge) extraKey(out []pathPosition, start int, o []pathPosition, i,
 	return out
 }
 
-// finish gives the merged rule its entries: the base's own when nothing
-// changed them (no allocation), else a copy of out.
-func (p *provMerge) finish(out []pathPosition) []pathPosition {
-	if len(out) == 0 {
+// finish gives the merged rule its places, its field positions pos and its
+// entries out encoded after dst (room the merged rule holds): the base's own
+// when the merge changed none of them.
+func (p *provMerge) finish(dst []byte, pos []position, out []pathPosition) places {
+	if len(pos)+len(out) == 0 {
 		return nil
 	}
-	if slices.Equal(out, p.base.prov) {
-		return p.base.prov
+	dst = appendPlaces(dst, pos, out)
+	if bytes.Equal(dst, p.base.places) {
+		return p.base.places
 	}
-	return slices.Clone(out)
+	return dst
 }
 
 // ProvenanceEntry is one path of a rule's provenance, as AppendProvenanceJSON
@@ -394,30 +412,30 @@ func (r *Rule) origin(e pathPosition) Origin {
 // merged_from list of a field that combines layers. A path no file stated (a
 // rule built by hand) is not visited.
 func (r *Rule) eachProvenance(fn func(path, extraKey string, e pathPosition, from []pathPosition)) {
-	es := r.prov
+	es := cursor{es: r.paths(make([]pathPosition, 0, r.countPaths()))}
 	for f := Field(0); f < FieldExtra; f++ {
 		if p := r.pos(f); r.Set.Has(f) && p.layer != 0 {
 			var from []pathPosition
 			if f == FieldTags {
-				from = span(&es, pathTagsFrom)
+				from = es.span(pathTagsFrom)
 			}
 			fn(f.Key(), "", pathPosition{Line: p.Line, Column: p.Column, layer: p.layer}, from)
 		}
-		for len(es) > 0 && pathInfo[es[0].code].parent == f {
-			e := es[0]
-			es = es[1:]
+		for !es.done() && pathInfo[es.es[es.at].code].parent == f {
+			e := es.es[es.at]
+			es.at++
 			info := pathInfo[e.code]
 			if info.path == "" || e.layer == 0 {
 				continue // a merged_from list (taken with its entry) or a mark
 			}
 			var from []pathPosition
 			if info.from != 0 {
-				from = span(&es, info.from)
+				from = es.span(info.from)
 			}
 			fn(info.path, "", e, from)
 		}
 	}
-	for _, e := range es {
+	for _, e := range es.es[es.at:] {
 		if e.code != pathExtra || int(e.index) >= len(r.Extra) || e.layer == 0 {
 			continue
 		}

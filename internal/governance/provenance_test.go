@@ -128,8 +128,11 @@ func TestOriginOfEmptyLists(t *testing.T) {
 func TestMergeSharesUnchangedProvenance(t *testing.T) {
 	base := parseRuleText(t, "a.yaml", "dcat: {themes: [t]}\nk: v\ntags: [x]\n")
 	over := parseRuleText(t, "b.yaml", "title: T\n")
-	if m := MergeRules(base, over); len(m.prov) == 0 || &m.prov[0] != &base.prov[0] {
-		t.Errorf("the merge copied the base's entries: %v", m.prov)
+	if m := MergeRules(base, over); len(m.places) == 0 || &m.places[0] == &base.places[0] || !slices.Equal(m.paths(nil), base.paths(nil)) {
+		t.Errorf("the merge's entries %v, want the base's %v in places of its own", m.paths(nil), base.paths(nil))
+	}
+	if m := MergeRules(base, &Rule{}); len(m.places) == 0 || &m.places[0] != &base.places[0] {
+		t.Errorf("a merge over nothing copied the base's places")
 	}
 	flatBase := parseRuleText(t, "a.yaml", "license: L\naccess_level: internal\n")
 	flatOver := parseRuleText(t, "b.yaml", "title: T\nexpose: true\nrow_filters: []\n")
@@ -206,8 +209,8 @@ func FuzzMergeProvenance(f *testing.F) {
 // twoStep, temporal bounds may be stated without an entry.
 func holdsProvenance(t *testing.T, what string, r *Rule, layers []*Layer, twoStep bool) {
 	t.Helper()
-	if !slices.IsSortedFunc(r.prov, func(a, b pathPosition) int { return int(a.code) - int(b.code) }) {
-		t.Fatalf("%s: entries out of order: %v", what, r.prov)
+	if es := r.paths(nil); !slices.IsSortedFunc(es, func(a, b pathPosition) int { return int(a.code) - int(b.code) }) {
+		t.Fatalf("%s: entries out of order: %v", what, es)
 	}
 	body := r.AppendProvenanceJSON(nil)
 	samePlaces(t, what, r, body)
