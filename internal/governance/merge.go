@@ -85,48 +85,14 @@ func MergeRules(base, override *Rule) *Rule {
 // origin, in pos: the override wins even when its value is false, null or
 // empty.
 func (p *provMerge) takeScalars(r, override *Rule, pos []position) []position {
-	takeIfSet := func(f Field) bool {
-		if override.Set.Has(f) {
-			pos = p.takeOrigin(pos, f)
-			return true
+	// r and override are p's, passed apart: the table's accessors are
+	// calls the compiler cannot see into, and what they are given
+	// escapes, as p's decoded entries on the stack must not.
+	for f := range ruleFields {
+		if s := &ruleFields[f]; s.tabled() && !s.combined && override.Set.Has(Field(f)) {
+			pos = p.takeOrigin(pos, Field(f))
+			s.take(r, override)
 		}
-		return false
-	}
-	if takeIfSet(FieldTitle) {
-		r.Title = override.Title
-	}
-	if takeIfSet(FieldDescription) {
-		r.Description = override.Description
-	}
-	if takeIfSet(FieldExpose) {
-		r.Expose = override.Expose
-	}
-	if takeIfSet(FieldLicense) {
-		r.License = override.License
-	}
-	if takeIfSet(FieldAttribution) {
-		r.Attribution = override.Attribution
-	}
-	if takeIfSet(FieldAccessLevel) {
-		r.AccessLevel = override.AccessLevel
-	}
-	if takeIfSet(FieldAccessRequirements) {
-		r.AccessRequirements = override.AccessRequirements
-	}
-	if takeIfSet(FieldClassification) {
-		r.Classification = override.Classification
-	}
-	if takeIfSet(FieldRetentionDays) {
-		r.RetentionDays = override.RetentionDays
-	}
-	if takeIfSet(FieldDocumentationURL) {
-		r.DocumentationURL = override.DocumentationURL
-	}
-	if takeIfSet(FieldSourceSystem) {
-		r.SourceSystem = override.SourceSystem
-	}
-	if takeIfSet(FieldUserFilterColumn) {
-		r.UserFilterColumn = override.UserFilterColumn
 	}
 	return pos
 }
@@ -190,23 +156,11 @@ func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, [
 	d.Set = base.Set | override.Set
 	o := override
 	var take bool
-	if out, take = p.pick(out, pathDcatPublisherURI, pathDcatPublisherURI, o.Set.Has(DcatPublisherURI)); take {
-		d.PublisherURI = o.PublisherURI
-	}
-	if out, take = p.pick(out, pathDcatThemes, pathDcatThemes, o.Set.Has(DcatThemes)); take {
-		d.Themes = o.Themes
-	}
-	if out, take = p.pick(out, pathDcatLanguageURIs, pathDcatLanguageURIs, o.Set.Has(DcatLanguageURIs)); take {
-		d.LanguageURIs = o.LanguageURIs
-	}
-	if out, take = p.pick(out, pathDcatSpatialURIs, pathDcatSpatialURIs, o.Set.Has(DcatSpatialURIs)); take {
-		d.SpatialURIs = o.SpatialURIs
-	}
-	if out, take = p.pick(out, pathDcatAccrualPeriodicity, pathDcatAccrualPeriodicity, o.Set.Has(DcatAccrualPeriodicity)); take {
-		d.AccrualPeriodicity = o.AccrualPeriodicity
-	}
-	if out, take = p.pick(out, pathDcatConformsTo, pathDcatConformsTo, o.Set.Has(DcatConformsTo)); take {
-		d.ConformsTo = o.ConformsTo
+	for f := range dcatFields[:DcatTemporal] {
+		c := dcatPaths[f]
+		if out, take = p.pick(out, c, c, o.Set.Has(DcatField(f))); take {
+			dcatFields[f].take(&d, o)
+		}
 	}
 	if out, take = p.pick(out, pathDcatTemporal, pathDcatTemporal, o.Set.Has(DcatTemporal)); take {
 		switch {
@@ -244,21 +198,17 @@ func mergeDataspace(base, override *Dataspace, p *provMerge, out []pathPosition)
 	}
 	d := *base
 	d.Set = base.Set | override.Set
-	var take bool
-	if out, take = p.pick(out, pathDSMedallion, pathDSMedallion, override.Set.Has(DSMedallion)); take {
-		d.Medallion = override.Medallion
-	}
-	d.ContractRequired = base.ContractRequired || override.ContractRequired
-	out = p.dataspaceFlag(out, pathDSContractRequired)
-	d.ConsentRequired = base.ConsentRequired || override.ConsentRequired
-	out = p.dataspaceFlag(out, pathDSConsentRequired)
-	if out, take = p.pick(out, pathDSOdrlAction, pathDSOdrlAction, override.Set.Has(DSOdrlAction)); take {
-		d.OdrlAction = override.OdrlAction
-	}
-	d.Purpose = sortedUnion(base.Purpose, override.Purpose)
-	out = p.dataspaceFlag(out, pathDSPurpose)
-	if out, take = p.pick(out, pathDSExpose, pathDSExpose, override.Set.Has(DSExpose)); take {
-		d.Expose = override.Expose
+	for f := range dataspaceFields {
+		s, c := &dataspaceFields[f], dataspacePaths[f]
+		if s.combined {
+			s.combine(&d, base, override)
+			out = p.dataspaceFlag(out, c)
+			continue
+		}
+		var take bool
+		if out, take = p.pick(out, c, c, override.Set.Has(DataspaceField(f))); take {
+			s.take(&d, override)
+		}
 	}
 	return &d, out
 }

@@ -249,42 +249,13 @@ func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, e
 // parseField parses the value of field f into r; fp is the field's path, for
 // errors only.
 func (vs *values) parseField(r *Rule, f Field, v *yaml11.Node, fp string) error {
+	if s := &ruleFields[f]; s.tabled() {
+		return s.parse(vs, r, v, fp)
+	}
 	var err error
 	switch f {
-	// A title and a description name one dataset: not worth looking up
-	// among the values the document shares.
-	case FieldTitle:
-		r.Title, err = (*values)(nil).optString(v, fp)
-	case FieldDescription:
-		r.Description, err = (*values)(nil).optString(v, fp)
-	case FieldLicense:
-		r.License, err = vs.optString(v, fp)
-	case FieldAttribution:
-		r.Attribution, err = vs.optString(v, fp)
-	case FieldAccessLevel:
-		r.AccessLevel, err = vs.optString(v, fp)
-	case FieldAccessRequirements:
-		r.AccessRequirements, err = vs.optString(v, fp)
-	case FieldClassification:
-		r.Classification, err = vs.optString(v, fp)
-	case FieldDocumentationURL:
-		r.DocumentationURL, err = vs.optString(v, fp)
-	case FieldSourceSystem:
-		r.SourceSystem, err = vs.optString(v, fp)
-	case FieldUserFilterColumn:
-		r.UserFilterColumn, err = vs.optString(v, fp)
-	case FieldExpose:
-		if v.Kind != yaml11.Null {
-			var b bool
-			b, err = parseBool(v, fp)
-			r.Expose = boolPtr(b)
-		}
 	case FieldOwnership:
 		r.Ownership, err = vs.ownership(v, fp)
-	case FieldTags:
-		r.Tags, err = vs.strings(v, fp)
-	case FieldRetentionDays:
-		r.RetentionDays, err = vs.retention(v, fp)
 	case FieldRowFilters:
 		r.RowFilters, err = vs.rowFilters(v, fp)
 	case FieldDcat:
@@ -558,42 +529,12 @@ func (vs *values) dcat(v *yaml11.Node, path string) (*Dcat, error) {
 		return nil, err
 	}
 	d := &Dcat{}
-	for _, pair := range m.Pairs {
-		if pair.Key.Kind != yaml11.String {
-			continue // dropped, as the reference's model drops unknown sub-block keys
-		}
-		fp := path + "/" + pair.Key.Str
-		var err error
-		var f DcatField
-		switch pair.Key.Str {
-		case "publisher_uri":
-			f = DcatPublisherURI
-			d.PublisherURI, err = vs.optString(pair.Value, fp)
-		case "themes":
-			f = DcatThemes
-			d.Themes, err = vs.strings(pair.Value, fp)
-		case "language_uris":
-			f = DcatLanguageURIs
-			d.LanguageURIs, err = vs.strings(pair.Value, fp)
-		case "spatial_uris":
-			f = DcatSpatialURIs
-			d.SpatialURIs, err = vs.strings(pair.Value, fp)
-		case "accrual_periodicity":
-			f = DcatAccrualPeriodicity
-			d.AccrualPeriodicity, err = vs.optString(pair.Value, fp)
-		case "conforms_to":
-			f = DcatConformsTo
-			d.ConformsTo, err = vs.optString(pair.Value, fp)
-		case "temporal":
-			f = DcatTemporal
-			d.Temporal, err = vs.temporal(pair.Value, fp)
-		default:
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		d.Set |= 1 << f
+	err = parseSubBlock(vs, d, m, path, dcatKeys[:], dcatFields[:], (*uint8)(&d.Set), func(_ int, v *yaml11.Node, fp string) (err error) {
+		d.Temporal, err = vs.temporal(v, fp) // the one dcat field of a kind of its own
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return vs.sameDcat(d), nil
 }
@@ -648,40 +589,8 @@ func (vs *values) dataspace(v *yaml11.Node, path string) (*Dataspace, error) {
 		return nil, err
 	}
 	d := &Dataspace{OdrlAction: "use"}
-	for _, pair := range m.Pairs {
-		if pair.Key.Kind != yaml11.String {
-			continue
-		}
-		fp := path + "/" + pair.Key.Str
-		var err error
-		var f DataspaceField
-		switch pair.Key.Str {
-		case "medallion":
-			f = DSMedallion
-			d.Medallion, err = vs.optString(pair.Value, fp)
-		case "contract_required":
-			f = DSContractRequired
-			d.ContractRequired, err = parseBool(pair.Value, fp)
-		case "consent_required":
-			f = DSConsentRequired
-			d.ConsentRequired, err = parseBool(pair.Value, fp)
-		case "odrl_action":
-			f = DSOdrlAction
-			d.OdrlAction, err = parseString(pair.Value, fp)
-			d.OdrlAction = vs.text(d.OdrlAction)
-		case "purpose":
-			f = DSPurpose
-			d.Purpose, err = vs.strings(pair.Value, fp)
-		case "expose":
-			f = DSExpose
-			d.Expose, err = parseBool(pair.Value, fp)
-		default:
-			continue // EDC sub-objects another component adds: the schema allows them, the model drops them
-		}
-		if err != nil {
-			return nil, err
-		}
-		d.Set |= 1 << f
+	if err := parseSubBlock(vs, d, m, path, dataspaceKeys[:], dataspaceFields[:], (*uint8)(&d.Set), nil); err != nil {
+		return nil, err
 	}
 	return vs.sameDataspace(d), nil
 }

@@ -86,31 +86,12 @@ func (r *Rule) MarshalJSON() ([]byte, error) {
 func (r *Rule) AppendJSON(buf *bytes.Buffer) { r.writeJSON(buf) }
 
 func (r *Rule) writeJSON(buf *bytes.Buffer) {
-	w := jsonWriter{buf: buf}
-	w.open()
-	for f := Field(0); f < numFields; f++ {
-		if !r.Set.Has(f) {
-			continue
-		}
-		if f == FieldExtra && len(r.Extra) == 0 {
-			continue
-		}
-		w.key(f.Key())
-		switch f {
-		case FieldTitle:
-			writeOptString(buf, r.Title)
-		case FieldDescription:
-			writeOptString(buf, r.Description)
-		case FieldExpose:
-			if r.Expose == nil {
-				buf.WriteString("null")
-			} else {
-				buf.WriteString(strconv.FormatBool(*r.Expose))
-			}
-		case FieldLicense:
-			writeOptString(buf, r.License)
-		case FieldAttribution:
-			writeOptString(buf, r.Attribution)
+	set := uint32(r.Set)
+	if len(r.Extra) == 0 {
+		set &^= 1 << FieldExtra
+	}
+	writeFields(buf, r, set, fieldKeys[:], ruleFields[:], func(f int) {
+		switch Field(f) {
 		case FieldOwnership:
 			buf.WriteByte('[')
 			for i, o := range r.Ownership {
@@ -124,28 +105,8 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 				buf.WriteByte('}')
 			}
 			buf.WriteByte(']')
-		case FieldAccessLevel:
-			writeOptString(buf, r.AccessLevel)
-		case FieldAccessRequirements:
-			writeOptString(buf, r.AccessRequirements)
-		case FieldClassification:
-			writeOptString(buf, r.Classification)
-		case FieldTags:
-			writeStrings(buf, r.Tags)
-		case FieldRetentionDays:
-			if r.RetentionDays == nil {
-				buf.WriteString("null")
-			} else {
-				buf.WriteString(strconv.FormatInt(*r.RetentionDays, 10))
-			}
-		case FieldDocumentationURL:
-			writeOptString(buf, r.DocumentationURL)
-		case FieldSourceSystem:
-			writeOptString(buf, r.SourceSystem)
 		case FieldRowFilters:
 			writeRowFilters(buf, r.RowFilters)
-		case FieldUserFilterColumn:
-			writeOptString(buf, r.UserFilterColumn)
 		case FieldDcat:
 			r.Dcat.writeJSON(buf)
 		case FieldOntology:
@@ -161,6 +122,24 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 			}
 			ew.close()
 		}
+	})
+}
+
+// writeFields writes block b's fields in set as a JSON object, in table
+// order under their keys: the table writes its kinds, other the rest.
+func writeFields[B any](buf *bytes.Buffer, b *B, set uint32, keys []string, table []fieldOf[B], other func(f int)) {
+	w := jsonWriter{buf: buf}
+	w.open()
+	for f := range table {
+		if set&(1<<f) == 0 {
+			continue
+		}
+		w.key(keys[f])
+		if s := &table[f]; s.tabled() {
+			s.write(buf, b)
+		} else {
+			other(f)
+		}
 	}
 	w.close()
 }
@@ -170,45 +149,24 @@ func (d *Dcat) writeJSON(buf *bytes.Buffer) {
 		buf.WriteString("null")
 		return
 	}
-	w := jsonWriter{buf: buf}
-	w.open()
-	for f := DcatField(0); f < numDcatFields; f++ {
-		if !d.Set.Has(f) {
-			continue
+	writeFields(buf, d, uint32(d.Set), dcatKeys[:], dcatFields[:], func(int) {
+		// dcat.temporal, the one field of a kind of its own
+		if d.Temporal == nil {
+			buf.WriteString("null")
+			return
 		}
-		w.key(dcatKeys[f])
-		switch f {
-		case DcatPublisherURI:
-			writeOptString(buf, d.PublisherURI)
-		case DcatThemes:
-			writeStrings(buf, d.Themes)
-		case DcatLanguageURIs:
-			writeStrings(buf, d.LanguageURIs)
-		case DcatSpatialURIs:
-			writeStrings(buf, d.SpatialURIs)
-		case DcatAccrualPeriodicity:
-			writeOptString(buf, d.AccrualPeriodicity)
-		case DcatConformsTo:
-			writeOptString(buf, d.ConformsTo)
-		case DcatTemporal:
-			if d.Temporal == nil {
-				buf.WriteString("null")
-				continue
-			}
-			tw := jsonWriter{buf: buf}
-			tw.open()
-			if d.Temporal.StartSet {
-				tw.key("start")
-				writeOptString(buf, d.Temporal.Start)
-			}
-			if d.Temporal.EndSet {
-				tw.key("end")
-				writeOptString(buf, d.Temporal.End)
-			}
-			tw.close()
+		tw := jsonWriter{buf: buf}
+		tw.open()
+		if d.Temporal.StartSet {
+			tw.key("start")
+			writeOptString(buf, d.Temporal.Start)
 		}
-	}
-	w.close()
+		if d.Temporal.EndSet {
+			tw.key("end")
+			writeOptString(buf, d.Temporal.End)
+		}
+		tw.close()
+	})
 }
 
 func (o *Ontology) writeJSON(buf *bytes.Buffer) {
@@ -234,29 +192,7 @@ func (d *Dataspace) writeJSON(buf *bytes.Buffer) {
 		buf.WriteString("null")
 		return
 	}
-	w := jsonWriter{buf: buf}
-	w.open()
-	for f := DataspaceField(0); f < numDSFields; f++ {
-		if !d.Set.Has(f) {
-			continue
-		}
-		w.key(dataspaceKeys[f])
-		switch f {
-		case DSMedallion:
-			writeOptString(buf, d.Medallion)
-		case DSContractRequired:
-			buf.WriteString(strconv.FormatBool(d.ContractRequired))
-		case DSConsentRequired:
-			buf.WriteString(strconv.FormatBool(d.ConsentRequired))
-		case DSOdrlAction:
-			writeString(buf, d.OdrlAction)
-		case DSPurpose:
-			writeStrings(buf, d.Purpose)
-		case DSExpose:
-			buf.WriteString(strconv.FormatBool(d.Expose))
-		}
-	}
-	w.close()
+	writeFields(buf, d, uint32(d.Set), dataspaceKeys[:], dataspaceFields[:], nil)
 }
 
 // MarshalJSON renders a whole document: active, depends_on (null when not

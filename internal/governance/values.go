@@ -257,12 +257,9 @@ func (vs *values) sameDataspace(d *Dataspace) *Dataspace {
 		return d
 	}
 	vs.key = append(vs.key[:0], byte(d.Set))
-	vs.keyString(d.Medallion)
-	vs.keyBool(d.ContractRequired)
-	vs.keyBool(d.ConsentRequired)
-	vs.keyString(&d.OdrlAction)
-	vs.keyList(d.Purpose)
-	vs.keyBool(d.Expose)
+	for f := range dataspaceFields {
+		dataspaceFields[f].key(vs, d)
+	}
 	if shared, ok := vs.dataspaces[string(vs.key)]; ok {
 		return shared
 	}
@@ -275,12 +272,9 @@ func (vs *values) sameDcat(d *Dcat) *Dcat {
 		return d
 	}
 	vs.key = append(vs.key[:0], byte(d.Set))
-	vs.keyString(d.PublisherURI)
-	vs.keyList(d.Themes)
-	vs.keyList(d.LanguageURIs)
-	vs.keyList(d.SpatialURIs)
-	vs.keyString(d.AccrualPeriodicity)
-	vs.keyString(d.ConformsTo)
+	for f := range dcatFields[:DcatTemporal] {
+		dcatFields[f].key(vs, d)
+	}
 	if t := d.Temporal; t == nil {
 		vs.key = append(vs.key, 0)
 	} else {
