@@ -25,7 +25,15 @@ import (
 // every reader build new values rather than write into the operands (see
 // MergeRules). A nil *values shares nothing.
 type values struct {
-	shared     *Values
+	shared *Values
+	valueTables
+	layers *layerList // the list of the layer last asked for
+	key    []byte     // scratch for the keys of lists and blocks
+}
+
+// valueTables are the tables of one copy of each value, by kind: a
+// document's own (values) or a tree's (Values).
+type valueTables struct {
 	strs       map[string]*string
 	lists      map[string][]string
 	ints       map[int64]*int64
@@ -33,8 +41,6 @@ type values struct {
 	dcats      map[string]*Dcat
 	owners     map[string][]Owner
 	filters    map[string][]RowFilter
-	layers     *layerList // the list of the layer last asked for
-	key        []byte     // scratch for the keys of lists and blocks
 }
 
 // Values is the values shared by every document parsed with it, across
@@ -43,14 +49,8 @@ type values struct {
 // tree checked in parallel share one; it holds every value it was given
 // for as long as it is kept, so a caller keeps it for one build.
 type Values struct {
-	mu         sync.Mutex
-	strs       map[string]*string
-	lists      map[string][]string
-	ints       map[int64]*int64
-	dataspaces map[string]*Dataspace
-	dcats      map[string]*Dcat
-	owners     map[string][]Owner
-	filters    map[string][]RowFilter
+	mu sync.Mutex
+	valueTables
 }
 
 // NewValues is an empty table of shared values.
