@@ -11,8 +11,12 @@ import (
 )
 
 // sharedDocs are two apps' documents stating the same values.
-var sharedDocs = []string{
-	`
+var sharedDocs = []string{sharedDoc("a", "One", "Two"), sharedDoc("b", "Three", "Four")}
+
+// sharedDoc is an app's document stating the values every sharedDocs
+// document states, under the app's own keys and titles.
+func sharedDoc(app, title1, title2 string) string {
+	return fmt.Sprintf(`
 defaults:
   license: CC-BY-4.0
   ownership: [{name: org_a, type: DATA_OWNER}]
@@ -20,19 +24,9 @@ defaults:
   dcat: {themes: [http://t/ENER]}
   dataspace: {purpose: [Research], medallion: gold}
 sources:
-  a.one: {title: One, tags: [gold, energy], row_filters: [{handler: rec_registry, args: {column: c}}]}
-  a.two: {title: Two, ownership: [{name: org_a, type: DATA_OWNER}], retention_days: 30}
-`, `
-defaults:
-  license: CC-BY-4.0
-  ownership: [{name: org_a, type: DATA_OWNER}]
-  tags: [gold, energy]
-  dcat: {themes: [http://t/ENER]}
-  dataspace: {purpose: [Research], medallion: gold}
-sources:
-  b.one: {title: Three, tags: [gold, energy], row_filters: [{handler: rec_registry, args: {column: c}}]}
-  b.two: {title: Four, ownership: [{name: org_a, type: DATA_OWNER}], retention_days: 30}
-`,
+  %[1]s.one: {title: %[2]s, tags: [gold, energy], row_filters: [{handler: rec_registry, args: {column: c}}]}
+  %[1]s.two: {title: %[3]s, ownership: [{name: org_a, type: DATA_OWNER}], retention_days: 30}
+`, app, title1, title2)
 }
 
 func parseShared(t *testing.T, v *Values, i int) *Config {
