@@ -27,11 +27,14 @@ func MergeRules(base, override *Rule) *Rule {
 	r.Set = base.Set | override.Set
 	// The merged rule's places are decided here, on the stack, and encoded
 	// once; most merges change none of the base's paths.
-	var posBuf [numFields]position
-	var bBuf, oBuf, buf [32]pathPosition
+	var posBuf, oPosBuf [numFields]position
+	var bBuf, oBuf [16]pathPosition
+	var buf [32]pathPosition
 	out := buf[:0]
-	p := &provMerge{r: r, base: base, override: override, b: cursor{es: base.paths(bBuf[:0])}, o: cursor{es: override.paths(oBuf[:0])}}
-	pos := p.takeScalars(r, override, base.positions(posBuf[:0]))
+	pos, bPaths := base.decode(posBuf[:0], bBuf[:0])
+	oPos, oPaths := override.decode(oPosBuf[:0], oBuf[:0])
+	p := &provMerge{r: r, base: base, override: override, oPos: oPos, b: cursor{es: bPaths}, o: cursor{es: oPaths}}
+	pos = p.takeScalars(r, override, pos)
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.

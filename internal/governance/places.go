@@ -81,26 +81,23 @@ func (b *places) next() (e pathPosition, f Field, isField bool) {
 	return e, f, isField
 }
 
-// positions appends the rule's field positions to dst.
-func (r *Rule) positions(dst []position) []position {
+// decode appends the rule's field positions to ps and its path entries
+// (its provenance below the top level, in code order) to es.
+func (r *Rule) decode(ps []position, es []pathPosition) ([]position, []pathPosition) {
 	for b := r.places; len(b) > 0; {
 		e, f, isField := b.next()
-		if !isField {
-			break
+		if isField {
+			ps = append(ps, position{Line: e.Line, Column: e.Column, field: f, layer: e.layer})
+		} else {
+			es = append(es, e)
 		}
-		dst = append(dst, position{Line: e.Line, Column: e.Column, field: f, layer: e.layer})
 	}
-	return dst
+	return ps, es
 }
 
-// paths appends the rule's path entries (its provenance below the top
-// level) to dst, in code order.
+// paths appends the rule's path entries to dst.
 func (r *Rule) paths(dst []pathPosition) []pathPosition {
-	for b := r.places; len(b) > 0; {
-		if e, _, isField := b.next(); !isField {
-			dst = append(dst, e)
-		}
-	}
+	_, dst = r.decode(nil, dst)
 	return dst
 }
 

@@ -170,13 +170,17 @@ func parsedPaths(es []pathPosition, f Field, v *yaml11.Node, slot uint8) []pathP
 // built in a buffer the caller passes along (out), which stays on its stack.
 type provMerge struct {
 	r, base, override *Rule
-	b, o              cursor // the operands' entries
+	oPos              []position // the override's field positions
+	b, o              cursor     // the operands' entries
 }
 
 // takeOrigin gives field f, in the merged rule's field positions pos, the
 // override's place, whose value the merge takes.
 func (p *provMerge) takeOrigin(pos []position, f Field) []position {
-	o := p.override.pos(f)
+	var o position
+	if i := slices.IndexFunc(p.oPos, func(q position) bool { return q.field == f }); i >= 0 {
+		o = p.oPos[i]
+	}
 	return withPosition(pos, position{Line: o.Line, Column: o.Column, field: f, layer: p.r.layerSlot(p.override.layerAt(o.layer))})
 }
 
