@@ -103,6 +103,9 @@ func (c *unitChecker) unitRules(u *unitView) {
 	c.served = make([]ServedRule, len(u.cfg.Sources))
 	for i := range u.cfg.Sources {
 		c.served[i] = c.servedRules(u, &u.cfg.Sources[i])
+		if c.served[i].DataspaceExpose {
+			c.offered = append(c.offered, int32(i))
+		}
 	}
 }
 
@@ -209,10 +212,7 @@ func (c *unitChecker) servedRules(u *unitView, src *governance.Source) ServedRul
 	r := governance.MergeRules(u.cfg.Defaults, src.Rule)
 	served := ServedRule{Expose: governance.EffectiveExpose(r), DataspaceExpose: governance.DataspaceExpose(r),
 		Conflict: governance.ExposureConflict(r), Classification: r.Classification, AccessLevel: r.AccessLevel}
-	at := func(sev Severity, code string, subject *string, msg string) {
-		c.add(Finding{Severity: sev, Code: code, File: src.File, Line: src.Pos.Line, Column: src.Pos.Column,
-			Path: ptr("sources", key), Dataset: str(key), Subject: subject, Message: msg})
-	}
+	at := c.sourceFinding(src)
 	offer := served.DataspaceExpose
 	if offer {
 		c.offers++
@@ -265,6 +265,14 @@ func (c *unitChecker) servedRules(u *unitView, src *governance.Source) ServedRul
 		c.ownerRules(r, at)
 	}
 	return served
+}
+
+// sourceFinding adds the findings about one source key.
+func (c *unitChecker) sourceFinding(src *governance.Source) func(sev Severity, code string, subject *string, msg string) {
+	return func(sev Severity, code string, subject *string, msg string) {
+		c.add(Finding{Severity: sev, Code: code, File: src.File, Line: src.Pos.Line, Column: src.Pos.Column,
+			Path: ptr("sources", src.Key), Dataset: str(src.Key), Subject: subject, Message: msg})
+	}
 }
 
 // declaresRowPolicy is check.md §9.4's test: a surviving filter, the legacy

@@ -47,6 +47,20 @@ type UnitResult struct {
 	// and levels, as the check's rules read it: a server indexing the
 	// unit takes it rather than merge every rule again. Nil when Config is.
 	Served []ServedRule
+	// Offered are the positions in Config.Sources of the dataspace offers
+	// (Offers of them), whose ownership names the registry is asked about.
+	Offered []int32
+	// Rewritten are the rules of Config that resolving its ownership names
+	// replaced, as they were merged: Config with each put back in its place
+	// is the unit as its files say, which ResolveOwners resolves again.
+	Rewritten []WrittenRule
+}
+
+// WrittenRule is a rule of a configuration as its files say it, before its
+// ownership names were resolved.
+type WrittenRule struct {
+	Source int // the position in Config.Sources; -1 for the defaults
+	Rule   *governance.Rule
 }
 
 // ServedRule is what a served rule says of its exposure and levels: the
@@ -89,8 +103,9 @@ func CheckUnit(u *Unit) UnitResult {
 		c.add(Finding{Severity: Error, Code: CodeOverlayConflict, File: u.Base.Display, Subject: str(u.App),
 			Message: fmt.Sprintf("%d overlays apply to this base (%s): refused rather than merged in an order nobody chose", len(u.Overlays), strings.Join(names, ", "))})
 	}
-	if cfg, baseCfg := c.unit(base, overlays); cfg != nil {
-		res.Config, res.Base, res.Served = cfg, baseCfg, c.served
+	if merged, baseCfg := c.unit(base, overlays); merged != nil {
+		res.Base, res.Served, res.Offered = baseCfg, c.served, c.offered
+		res.Config, res.Rewritten = c.resolve(merged)
 	} else {
 		c.add(Finding{Severity: Info, Code: CodeSemanticSkipped, File: u.Base.Display,
 			Message: "the rules that read the served (merged) result were not run for this unit: fix its errors first"})
@@ -132,6 +147,7 @@ type unitChecker struct {
 	sources  int // sources keys of the documents loaded
 	values   int // YAML values of the documents loaded
 	served   []ServedRule
+	offered  []int32
 }
 
 func (c *unitChecker) add(f Finding) { c.findings = append(c.findings, f) }
@@ -186,8 +202,9 @@ func (c *unitChecker) load(f File, schema string, overlay bool) *loadedFile {
 	return lf
 }
 
-// unit pairs, parses and materialises a loaded unit, and returns it with
-// the base as parsed alone; nil when it is skipped (check.md §4.2).
+// unit pairs, parses and merges a loaded unit and runs the rules that read
+// the merged result, and returns it, ownership names as written, with the
+// base as parsed alone; nil when it is skipped (check.md §4.2).
 func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) (cfg, baseCfg *governance.Config) {
 	if base.hasError || len(overlays) > 1 || len(overlays) == 1 && overlays[0].hasError {
 		return nil, nil
@@ -206,11 +223,7 @@ func (c *unitChecker) unit(base *loadedFile, overlays []*loadedFile) (cfg, baseC
 	}
 	cfg = mergeOverlay(baseCfg, ovCfg)
 	c.unitRules(&unitView{base: base, overlay: ov, baseCfg: baseCfg, overlayCfg: ovCfg, cfg: cfg})
-	var registry owners.Lookup
-	if c.owners != nil {
-		registry = c.owners
-	}
-	return resolveOwnership(cfg, registry, c.env.Placeholders), baseCfg
+	return cfg, baseCfg
 }
 
 // Materialise is what a base and its overlay (nil for none), as parsed,

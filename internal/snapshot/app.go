@@ -76,3 +76,14 @@ func appNameOf(u *check.Unit) string {
 	}
 	return path.Base(path.Dir("/" + u.Base.Name))
 }
+
+// servedOf is what each of a's datasets serves, as the check worked it
+// out for the unit a was built from (check.UnitResult.Served).
+func servedOf(a *App) []check.ServedRule {
+	out := make([]check.ServedRule, len(a.Datasets))
+	for i, d := range a.Datasets {
+		out[i] = check.ServedRule{Expose: d.Expose, DataspaceExpose: d.DataspaceExpose, Conflict: d.Conflict,
+			Classification: d.classification, AccessLevel: d.accessLevel}
+	}
+	return out
+}

@@ -21,8 +21,10 @@ type Checked struct {
 	Apps     []*App // the materialised units, in the order checked
 	Unserved []diff.Unserved
 
-	// Units taken from the build checked beside, and checked afresh.
-	Reused, Built int
+	// Units taken from the build checked beside, and built afresh; of
+	// these, Resolved were not checked again, their files being the same,
+	// only their ownership names resolved against the registry again.
+	Reused, Built, Resolved int
 
 	units units
 }
@@ -49,7 +51,8 @@ func (l *Loader) check(ctx context.Context, known units, workers int) (*Checked,
 		return nil, err
 	}
 	c := &Checked{Revision: r.revision, Report: rep, units: next}
-	c.Reused, c.Built = countReuse(built)
+	counts := countReuse(built)
+	c.Reused, c.Built, c.Resolved = counts.reused, counts.built, counts.resolved
 	var buildErrs []error
 	for i, b := range built {
 		switch {

@@ -45,7 +45,7 @@ type Rejection struct {
 	// asked.
 	NotHeld string
 
-	reused, built int // units taken from the snapshot being served, and checked afresh
+	counts reuseCounts // units taken from the snapshot being served, and built afresh
 }
 
 func (r *Rejection) Error() string {
@@ -153,6 +153,7 @@ func (r *reading) sortUnits(known units) error {
 	r.keys = make([][32]byte, len(r.plan.Units))
 	r.filesKeys = make([][32]byte, len(r.plan.Units))
 	r.reuse = make([]*builtUnit, len(r.plan.Units))
+	r.resolve = make([]*builtUnit, len(r.plan.Units))
 	if len(r.plan.Units) > 0 {
 		r.envKey = envKey(r.plan.Units[0].Env) // the plan gives every unit the same
 	}
@@ -160,8 +161,12 @@ func (r *reading) sortUnits(known units) error {
 		u := &r.plan.Units[i]
 		r.filesKeys[i] = unitFilesKey(u, r.digests)
 		r.keys[i] = joinKeys(r.filesKeys[i], r.envKey)
-		if b := known[r.keys[i]]; b != nil && r.answers.same(b) {
-			r.reuse[i] = b
+		if b := known[r.keys[i]]; b != nil {
+			if r.answers.same(b) {
+				r.reuse[i] = b
+			} else {
+				r.resolve[i] = b // the same files: only what the registry answers changed
+			}
 			continue
 		}
 		if err := r.readDeferred(&u.Base); err != nil {
@@ -246,6 +251,9 @@ type reading struct {
 	filesKeys [][32]byte    // the part of each key that is the unit's own files
 	envKey    [32]byte      // the part every key shares
 	reuse     []*builtUnit  // each unit's known build, nil for a unit to check
+	// resolve: each unit's known build from the same files whose registry
+	// answers changed, nil for a unit reused or to check
+	resolve []*builtUnit
 }
 
 // generation is a built snapshot with what the next build may reuse: the
@@ -282,14 +290,14 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if err != nil {
 		return nil, err
 	}
-	reused, checked := countReuse(built)
+	counts := countReuse(built)
 	revision, files, source := r.revision, r.files, r.source
 	var held []HeldApp
 	var whole *Rejection // the whole tree's check, when apps are held
 	if !rep.OK {
 		// An error, or under Strict a warning: the check fails, as
 		// `governanced validate` would exit 1.
-		rej := &Rejection{Revision: r.revision, Report: rep, reused: reused, built: checked}
+		rej := &Rejection{Revision: r.revision, Report: rep, counts: counts}
 		for _, f := range rep.Findings {
 			if failing(rep, f) {
 				rej.Problems = append(rej.Problems, describe(f))
@@ -322,7 +330,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 		case b.app != nil:
 			apps = append(apps, b.app)
 			gi.nodes = append(gi.nodes, b.node)
-			gi.reused = append(gi.reused, b.reuse)
+			gi.reused = append(gi.reused, b.reuse || b.resolved) // the same base: the same node
 		}
 	}
 	if len(buildErrs) > 0 {
@@ -332,7 +340,7 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if err != nil {
 		return nil, err
 	}
-	snap.reused, snap.built = reused, checked
+	snap.counts = counts
 	snap.sarifBases = r.view.sarifBases()
 	snap.tree = r.tree(files, rep)
 	snap.source = source
@@ -362,6 +370,10 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 		u := &plan.Units[i]
 		if b := r.reuse[i]; b != nil {
 			built[i] = b.reused()
+			return
+		}
+		if b := r.resolve[i]; b != nil {
+			built[i] = resolveUnit(b, u, r.answers)
 			return
 		}
 		built[i] = buildUnit(r.keys[i], r.filesKeys[i], u, r.digests, r.answers)

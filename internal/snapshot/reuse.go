@@ -107,6 +107,9 @@ type builtUnit struct {
 	asked   []string
 	answers [32]byte
 	reuse   bool // taken from the previous build
+	// resolved: built from the previous build's check of the same files,
+	// its ownership names resolved again (resolveUnit)
+	resolved bool
 	// files are the unit's base and overlay candidates, by served name
 	// and hash, and filesKey the part of key they and the app's name make:
 	// what an app held at this build (hold.go) serves and is keyed by.
@@ -120,19 +123,53 @@ func (b *builtUnit) reused() *builtUnit {
 	return &c
 }
 
-func countReuse(built []*builtUnit) (reused, checked int) {
+// reuseCounts are how a build made its units: taken whole from the
+// previous build, or built afresh, and of those how many were only
+// resolved again (resolveUnit) rather than checked.
+type reuseCounts struct{ reused, built, resolved int }
+
+func countReuse(built []*builtUnit) reuseCounts {
+	var c reuseCounts
 	for _, b := range built {
-		if b.reuse {
-			reused++
-		} else {
-			checked++
+		switch {
+		case b.reuse:
+			c.reused++
+		case b.resolved:
+			c.built++
+			c.resolved++
+		default:
+			c.built++
 		}
 	}
-	return reused, checked
+	return c
 }
 
 func buildUnit(key, filesKey [32]byte, u *check.Unit, d digests, answers *ownerAnswers) *builtUnit {
 	b := &builtUnit{key: key, filesKey: filesKey, files: unitFiles(u, d), result: check.CheckUnit(u)}
+	if b.result.Config != nil {
+		b.node = baseNode(appNameOf(u), u.Base.Display, b.result.Base)
+	}
+	b.serve(u, answers)
+	return b
+}
+
+// resolveUnit is prev's unit, whose files did not change but whose
+// registry answers did, with its ownership names resolved again
+// (check.ResolveOwners) and its app built anew: nothing its files say is
+// read or checked again.
+func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUnit {
+	b := &builtUnit{key: prev.key, filesKey: prev.filesKey, files: prev.files, node: prev.node, resolved: true}
+	b.result = check.ResolveOwners(u, &prev.result)
+	if prev.app != nil {
+		b.result.Served = servedOf(prev.app)
+	}
+	b.serve(u, answers)
+	return b
+}
+
+// serve builds the app of b's checked unit and notes every owner id the
+// check and the app asked the registry about.
+func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
 	b.asked = slices.Clip(b.result.OwnersAsked) // appended to below, never into the result's
 	if b.result.Config != nil {
 		var reg owners.Lookup
@@ -148,15 +185,11 @@ func buildUnit(key, filesKey [32]byte, u *check.Unit, d digests, answers *ownerA
 		}
 	}
 	b.answers = answers.hash(b.asked)
-	if b.app != nil {
-		b.node = baseNode(b.app.Name, u.Base.Display, b.result.Base)
-	}
 	// The node holds what the graph reads of the base; the rest of it is
 	// in the served configuration, and a reused unit must not keep a
 	// second copy alive.
 	b.result.Base = nil
 	b.result.Served = nil // the app holds it
-	return b
 }
 
 // unitKey is the hash of everything check.CheckUnit reads of u but the

@@ -503,8 +503,8 @@ func cloneUnit(u check.Unit) check.Unit {
 
 // TestReadDefersKnownFiles: a reading after one file changed reads that
 // file alone; the files of the units it reuses are vouched for by their
-// identity and never read, and a unit it must check again (its owner's
-// entry changed) has its files read, though they did not change.
+// identity and never read, nor are those of a unit whose owners' entries
+// changed: its ownership names are resolved again from its last check.
 func TestReadDefersKnownFiles(t *testing.T) {
 	tree := treegen.Generate(treegen.Options{Apps: 4, Sources: 40, Seed: 5, OverlayShare: -1})
 	dir := t.TempDir()
@@ -531,17 +531,97 @@ func TestReadDefersKnownFiles(t *testing.T) {
 			t.Errorf("%s: an unchanged file was read", u.App)
 		}
 	}
-	// Every owner renamed: every unit asked after one, so each is checked
-	// again, and its unchanged file must be read for it.
+	// Every owner renamed: every unit asked after one, so each is
+	// resolved again, its file unread, but for the one edited, which is
+	// checked.
 	testfs.ReplaceAll(t, dir, "owners.yaml", "name: Organisation ", "name: Organization ")
 	r, err = loader.read(context.Background(), store.digests, store.cur.Load().units)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, u := range r.plan.Units {
-		if r.reuse[i] != nil || u.Base.Deferred || u.Base.Data == nil {
-			t.Errorf("%s: reused %v, deferred %v after its owner changed", u.App, r.reuse[i] != nil, u.Base.Deferred)
+		changed := u.App == "app_001"
+		if r.reuse[i] != nil || (r.resolve[i] == nil) != changed || u.Base.Deferred == changed {
+			t.Errorf("%s: reused %v, resolved %v, deferred %v after its owner changed", u.App, r.reuse[i] != nil, r.resolve[i] != nil, u.Base.Deferred)
 		}
 	}
 	reloadAndCompare(t, store, loader, false, "owners renamed")
+}
+
+// TestOwnersEditResolvesOnly: an owners registry edited resolves again the
+// ownership names of the units whose owners' entries changed, without
+// checking their files again, and serves (or rejects with the report)
+// exactly what a cold start on the same files does: offers whose owners
+// lose a DID or stop resolving, an alias moved to another owner.
+func TestOwnersEditResolvesOnly(t *testing.T) {
+	const registry = `owners:
+  - id: example-dso
+    type: schema:Corporation
+    name: Example DSO
+    did: did:web:dso.example
+    aliases: [dso]
+  - id: example-rec
+    type: schema:NGO
+    name: Example REC
+    did: did:web:rec.example
+    aliases: [rec]
+`
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"owners.yaml": registry,
+		"apps/a/governance.yaml": `defaults:
+  ownership: [{name: rec, type: DATA_OWNER}]
+sources:
+  datasets.gold.x:
+    expose: true
+    ownership: [{name: dso, type: DATA_OWNER}, {name: example-dso, type: DATA_OWNER}]
+    dataspace: {expose: true}
+    row_filters: [{handler: organization_match, args: {org_type: dso}}]
+  datasets.gold.y:
+    expose: true
+    row_filters: []
+`,
+		"apps/b/governance.yaml": `defaults:
+  ownership: [{name: example-rec, type: DATA_OWNER}]
+sources:
+  datasets.silver.z:
+    expose: false
+`,
+	})
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, Dataspace: true}}
+	store := NewStore(loader)
+	owners := func(old, new string) func() { return func() { testfs.Replace(t, dir, "owners.yaml", old, new) } }
+	steps := []struct {
+		name                    string
+		change                  func()
+		outcome                 Outcome
+		reused, built, resolved int
+	}{
+		{"first load", func() {}, Activated, 0, 2, 0},
+		{"the DSO's name edited", owners("name: Example DSO\n", "name: Example DSO, renamed\n"), Activated, 1, 1, 1},
+		{"the REC's name edited", owners("name: Example REC\n", "name: Example REC, renamed\n"), Activated, 0, 2, 2},
+		{"the alias rec moved to the DSO", func() {
+			owners("aliases: [rec]\n", "aliases: []\n")()
+			owners("aliases: [dso]\n", "aliases: [dso, rec]\n")()
+		}, Activated, 0, 2, 2},
+		{"the DSO's DID removed", owners("    did: did:web:dso.example\n", ""), Rejected, 1, 1, 1},
+		{"the alias dso renamed", func() {
+			owners("aliases: [dso, rec]\n", "aliases: [dso-renamed, rec]\n")()
+			owners("name: Example DSO, renamed\n", "name: Example DSO, renamed\n    did: did:web:dso.example\n")()
+		}, Rejected, 1, 1, 1},
+		{"the alias restored", owners("aliases: [dso-renamed, rec]\n", "aliases: [dso, rec]\n"), Activated, 2, 0, 0},
+	}
+	for i, st := range steps {
+		st.change()
+		rs := reloadAndCompare(t, store, loader, i == 0, st.name)
+		if rs.Outcome != st.outcome || rs.UnitsReused != st.reused || rs.UnitsBuilt != st.built || rs.UnitsResolved != st.resolved {
+			t.Errorf("%s: %v, %d reused, %d built, %d resolved; want %v, %d, %d, %d", st.name, rs.Outcome,
+				rs.UnitsReused, rs.UnitsBuilt, rs.UnitsResolved, st.outcome, st.reused, st.built, st.resolved)
+		}
+		if rs.Outcome == Rejected && !slices.ContainsFunc(rs.Rejected.Problems, func(p string) bool {
+			return strings.Contains(p, check.CodeOwnerDIDMissing) || strings.Contains(p, check.CodeOwnerUnresolved)
+		}) {
+			t.Errorf("%s: rejected for %q, want an owner finding", st.name, rs.Rejected.Problems)
+		}
+	}
 }

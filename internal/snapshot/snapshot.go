@@ -31,8 +31,8 @@ type Snapshot struct {
 	sarifBases *check.SARIFBases
 	ownedIx    ownedIndex
 	// How many units this revision took from the one before, and how many
-	// it checked and built afresh.
-	reused, built int
+	// it built afresh.
+	counts reuseCounts
 	// tree is what it was built from, as files under their served names,
 	// and source where its reading can read them again (tree.go).
 	tree   InputTree

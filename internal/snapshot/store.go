@@ -122,11 +122,13 @@ type ReloadStatus struct {
 	Previous string // the revision served before
 	Duration time.Duration
 	// Units the build took unchanged from the previous one, and units it
-	// checked and built afresh; both 0 when nothing was built.
-	UnitsReused, UnitsBuilt int
-	Err                     error      // nil unless Rejected or Failed
-	Rejected                *Rejection // the failed check, when Rejected, and when Held (the whole tree's)
-	Seq                     uint64     // the reload's number, from 1
+	// built afresh; both 0 when nothing was built. Of the units built,
+	// UnitsResolved were not checked again, their files being the same:
+	// only their ownership names were resolved against the registry again.
+	UnitsReused, UnitsBuilt, UnitsResolved int
+	Err                                    error      // nil unless Rejected or Failed
+	Rejected                               *Rejection // the failed check, when Rejected, and when Held (the whole tree's)
+	Seq                                    uint64     // the reload's number, from 1
 	// What is served after the reload, whatever it did: its revision (""
 	// when nothing is), the apps it holds (Held), and the state
 	// directory's revision it was restored from (Store.Restore).
@@ -177,7 +179,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		if prev := s.last.Load(); prev != nil && !prev.OK() {
 			// Still the rejected inputs: keep reporting why.
 			st.Outcome, st.Revision, st.Err, st.Rejected = prev.Outcome, prev.Revision, prev.Err, prev.Rejected
-			st.UnitsReused, st.UnitsBuilt = 0, 0
+			st.UnitsReused, st.UnitsBuilt, st.UnitsResolved = 0, 0, 0
 		}
 		return st
 	}
@@ -196,7 +198,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	switch {
 	case errors.As(err, &rej):
 		st.Outcome, st.Revision, st.Err, st.Rejected = Rejected, rej.Revision, err, rej
-		st.UnitsReused, st.UnitsBuilt = rej.reused, rej.built
+		st.setCounts(rej.counts)
 		s.lastTried = rej.Revision
 		s.failCount.Add(1)
 	case err != nil:
@@ -205,14 +207,14 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		// Some apps held: the reading's revision is rejected, and the
 		// one served (st.Served) is the tree with their last good files.
 		st.Outcome, st.Revision, st.Rejected = Held, r.revision, g.rejected
-		st.UnitsReused, st.UnitsBuilt = g.rejected.reused, g.rejected.built
+		st.setCounts(g.rejected.counts)
 		s.lastTried = r.revision
 		s.cur.Store(g)
 		s.sources.Store(&r.sources)
 		s.failCount.Add(1)
 	default:
 		st.Outcome, st.Revision = Activated, g.snap.Revision
-		st.UnitsReused, st.UnitsBuilt = g.snap.reused, g.snap.built
+		st.setCounts(g.snap.counts)
 		s.lastTried = g.snap.Revision
 		s.cur.Store(g)
 		s.sources.Store(&r.sources)
@@ -239,6 +241,10 @@ func (s *Store) finish(st *ReloadStatus, before *generation) {
 		s.activated.notify()
 	}
 	s.reloaded.notify()
+}
+
+func (st *ReloadStatus) setCounts(c reuseCounts) {
+	st.UnitsReused, st.UnitsBuilt, st.UnitsResolved = c.reused, c.built, c.resolved
 }
 
 func (s *Store) fail(st *ReloadStatus, err error) {

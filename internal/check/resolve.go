@@ -1,0 +1,93 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
+)
+
+// A unit's result is made of two parts. Most of it comes from the unit's
+// own files and the shared inputs every unit reads the same (the
+// placeholder map, --dataspace): the documents read, the document, schema
+// and unit rules, the merge, what each dataset serves. The rest is what
+// the owners registry answers: the ownership names of the dataspace
+// offers checked against it (check.md §9.8) and every ownership name
+// resolved. ResolveOwners computes the second part again from the first,
+// so that a registry edited costs each unit that part only.
+
+// ResolveOwners is CheckUnit(u) when prev is CheckUnit's result for a unit
+// with the same files, placeholder map and --dataspace as u, checked
+// against another registry (or the same one as it was before an edit):
+// what the unit computes from its own files is taken from prev, what the
+// registry answers is asked of u.Env.Owners again. The findings are the
+// same, in another order (a report sorts them). prev is not modified; the
+// result shares with it what did not change.
+func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
+	res := *prev
+	if prev.Config == nil {
+		return res // not materialised: nothing asked the registry
+	}
+	written := prev.written()
+	c := &unitChecker{env: u.Env}
+	if u.Env.Owners != nil {
+		c.owners = &ownersView{registry: u.Env.Owners}
+		for _, i := range prev.Offered {
+			src := &written.Sources[i]
+			c.ownerRules(governance.MergeRules(written.Defaults, src.Rule), c.sourceFinding(src))
+		}
+	}
+	own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })
+	res.Findings = append(own, c.findings...)
+	res.Config, res.Rewritten = c.resolve(written)
+	res.OwnersAsked = nil
+	if c.owners != nil {
+		res.OwnersAsked = c.owners.asked
+	}
+	return res
+}
+
+// registryCodes are the codes of the findings that read the owners
+// registry: ownerRules' and nothing else's.
+var registryCodes = map[string]bool{CodeOwnerUnresolved: true, CodeOwnerDIDMissing: true}
+
+// resolve is the merged configuration with its ownership names resolved
+// against the unit's registry, and the rules the resolution replaced.
+func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []WrittenRule) {
+	var registry owners.Lookup
+	if c.owners != nil {
+		registry = c.owners
+	}
+	cfg := resolveOwnership(merged, registry, c.env.Placeholders)
+	if cfg == merged {
+		return cfg, nil
+	}
+	var rewritten []WrittenRule
+	if cfg.Defaults != merged.Defaults {
+		rewritten = append(rewritten, WrittenRule{Source: -1, Rule: merged.Defaults})
+	}
+	for i := range merged.Sources {
+		if cfg.Sources[i].Rule != merged.Sources[i].Rule {
+			rewritten = append(rewritten, WrittenRule{Source: i, Rule: merged.Sources[i].Rule})
+		}
+	}
+	return cfg, rewritten
+}
+
+// written is the unit's configuration as its files say it: Config with the
+// rules its resolution replaced put back.
+func (r *UnitResult) written() *governance.Config {
+	if len(r.Rewritten) == 0 {
+		return r.Config
+	}
+	w := *r.Config
+	w.Sources = slices.Clone(r.Config.Sources)
+	for _, rw := range r.Rewritten {
+		if rw.Source < 0 {
+			w.Defaults = rw.Rule
+		} else {
+			w.Sources[rw.Source].Rule = rw.Rule
+		}
+	}
+	return &w
+}
