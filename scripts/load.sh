@@ -294,7 +294,7 @@ reload_window() {
   after_ok=$(curl -s "$GOV/metrics" | awk '/^governanced_reloads_total\{result="ok"\}/ { print $2 }')
   res=$(grep '^RESULT' "$WORK/reload-$kind-wrk.out" || die "wrk failed during the $kind reloads")
   say "during $kind reloads: $res"
-  say "reload log lines: $(grep -c '"message":"snapshot activated"' "$WORK/governanced.log") activations in all; the last: $(grep '"message":"snapshot activated"' "$WORK/governanced.log" | tail -1 | grep -o '"duration":[0-9.]*\|"units_reused":[0-9]*\|"units_built":[0-9]*' | tr '\n' ' ')"
+  say "reload log lines: $(grep -c '"message":"snapshot activated"' "$WORK/governanced.log") activations in all; the last: $(grep '"message":"snapshot activated"' "$WORK/governanced.log" | tail -1 | grep -o '"duration":[0-9.]*\|"units_reused":[0-9]*\|"units_built":[0-9]*\|"units_resolved":[0-9]*' | tr '\n' ' ')"
   awk -v k="$kind" -v p="$(field "$res" p99_us)" -v s="$steady_p99" -v n2="$(field "$res" non2xx)" -v se="$(field "$res" socket_errors)" \
     -v ok="$(( ${after_ok%.*} - ${before_ok%.*} ))" -v tried="$done_reloads" 'BEGIN {
     printf "RELOAD %s reloads=%d/%d failed_requests=%d p99_steady=%dus p99_during=%dus ratio=%.2f (target <= 2.00)\n", k, ok, tried, n2 + se, s, p, p / s }'

@@ -611,6 +611,9 @@ func logReload(log zerolog.Logger, st *snapshot.ReloadStatus, t watch.Trigger) {
 	}
 	if st.UnitsReused+st.UnitsBuilt > 0 {
 		ev = ev.Int("units_reused", st.UnitsReused).Int("units_built", st.UnitsBuilt)
+		if st.UnitsResolved > 0 {
+			ev = ev.Int("units_resolved", st.UnitsResolved)
+		}
 	}
 	if st.Err != nil {
 		ev = ev.Err(st.Err)
