@@ -66,7 +66,49 @@ type composite struct {
 // (built and rep are r's units and report, prev the generation being
 // served, now when the reload started), or why it cannot be served so.
 func (r *reading) hold(built []*builtUnit, rep *check.Report, prev *generation, now time.Time) (*composite, string) {
-	plan := r.plan
+	problems, why := r.problems(built, rep)
+	if why != "" {
+		return nil, why
+	}
+	c := &composite{}
+	t := holding{removed: map[string]bool{}, absent: map[string]bool{}}
+	if why := r.takeUnits(c, &t, built, problems, prev, now); why != "" {
+		return nil, why
+	}
+	if why := r.servesEveryTree(c); why != "" {
+		return nil, why
+	}
+	unpaired := r.unpaired(&t)
+	c.files = slices.DeleteFunc(slices.Clone(r.files), func(f InputFile) bool { return t.removed[f.Path] })
+	c.files = append(c.files, t.added...)
+	slices.SortFunc(c.files, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
+	c.files = slices.CompactFunc(c.files, func(a, b InputFile) bool { return a.Path == b.Path })
+	c.revision = revisionOf(r.opts, c.files)
+	if why := r.reportHeld(c, unpaired); why != "" {
+		return nil, why
+	}
+	// The held apps' last good files are not where the reading read
+	// their names.
+	c.source = inputSource{fsys: r.source.fsys, names: maps.Clone(r.source.names)}
+	for p := range t.removed {
+		delete(c.source.names, p)
+	}
+	slices.SortFunc(c.held, func(a, b HeldApp) int { return strings.Compare(a.App, b.App) })
+	return c, ""
+}
+
+// holding is what holding the failing apps takes out of the files read
+// and puts in.
+type holding struct {
+	removed map[string]bool // the failing apps' files
+	added   []InputFile     // their last good builds' files
+	absent  map[string]bool // the directories of the failing apps served by nothing
+}
+
+// problems are the failing findings of each unit they are about, by the
+// unit's place in built, or why some failing finding is about no one app's
+// files.
+func (r *reading) problems(built []*builtUnit, rep *check.Report) (map[int][]string, string) {
 	// The units a failing finding is about: those whose results hold it,
 	// by the files they take.
 	owner := map[string][]int{}
@@ -74,7 +116,7 @@ func (r *reading) hold(built []*builtUnit, rep *check.Report, prev *generation, 
 		if !slices.ContainsFunc(b.result.Findings, func(f check.Finding) bool { return failing(rep, f) }) {
 			continue
 		}
-		u := &plan.Units[i]
+		u := &r.plan.Units[i]
 		owner[u.Base.Display] = append(owner[u.Base.Display], i)
 		for _, o := range u.Overlays {
 			owner[o.Display] = append(owner[o.Display], i)
@@ -93,6 +135,13 @@ func (r *reading) hold(built []*builtUnit, rep *check.Report, prev *generation, 
 			problems[i] = append(problems[i], describe(f))
 		}
 	}
+	return problems, ""
+}
+
+// takeUnits puts into c every unit of built that passes, and for each that
+// fails (problems) the build prev serves of its base, if any, noting what
+// that takes out of the files read and puts in.
+func (r *reading) takeUnits(c *composite, t *holding, built []*builtUnit, problems map[int][]string, prev *generation, now time.Time) string {
 	// What the snapshot being served serves of each base, and since when
 	// it holds the apps it holds.
 	good := map[string]*builtUnit{}
@@ -107,20 +156,16 @@ func (r *reading) hold(built []*builtUnit, rep *check.Report, prev *generation, 
 			wasHeld[h.File] = h.Since
 		}
 	}
-	c := &composite{}
-	removed := map[string]bool{} // the failing apps' files
-	var added []InputFile        // their last good builds' files
-	absent := map[string]bool{}  // the directories of the failing apps served by nothing
 	for i, b := range built {
 		ps, fails := problems[i]
 		if !fails {
 			c.built = append(c.built, b)
 			continue
 		}
-		u := &plan.Units[i]
-		removed[u.Base.Display] = true
+		u := &r.plan.Units[i]
+		t.removed[u.Base.Display] = true
 		for _, o := range u.Overlays {
-			removed[o.Display] = true
+			t.removed[o.Display] = true
 		}
 		h := HeldApp{App: appNameOf(u), File: u.Base.Display, Since: now, Problems: ps}
 		if since, ok := wasHeld[h.File]; ok {
@@ -128,40 +173,51 @@ func (r *reading) hold(built []*builtUnit, rep *check.Report, prev *generation, 
 		}
 		if g := good[h.File]; g != nil {
 			if joinKeys(g.filesKey, r.envKey) != g.key || !r.answers.same(g) {
-				return nil, fmt.Sprintf("%s fails its check, and its last good build read the owners registry, the placeholder map or --dataspace as they no longer are: held, it would not serve what its last good files say", h.File)
+				return fmt.Sprintf("%s fails its check, and its last good build read the owners registry, the placeholder map or --dataspace as they no longer are: held, it would not serve what its last good files say", h.File)
 			}
 			c.built = append(c.built, g.reused())
-			added = append(added, g.files...)
+			t.added = append(t.added, g.files...)
 			h.Served = g.files
 		} else {
-			absent[path.Dir(u.Base.Display)] = true
+			t.absent[path.Dir(u.Base.Display)] = true
 		}
 		c.held = append(c.held, h)
 	}
+	return ""
+}
+
+// servesEveryTree says why c cannot be served when no app of it, or of one
+// of the trees, passes its check.
+func (r *reading) servesEveryTree(c *composite) string {
 	if len(c.built) == 0 {
-		return nil, "no app passes its check"
+		return "no app passes its check"
 	}
 	for _, t := range r.view.trees {
 		if !slices.ContainsFunc(c.built, func(b *builtUnit) bool { _, in := within(t, b.app.File); return in }) {
-			return nil, fmt.Sprintf("no app of the tree %s passes its check", t)
+			return fmt.Sprintf("no app of the tree %s passes its check", t)
 		}
 	}
-	// An app served by nothing takes with it the overlays beside its base,
-	// which no other base finds there.
+	return ""
+}
+
+// unpaired are the overlays no base takes that stay: an app served by
+// nothing takes with it the overlays beside its base, which no other base
+// finds there.
+func (r *reading) unpaired(t *holding) []check.File {
 	var unpaired []check.File
-	for _, o := range plan.Unpaired {
-		if d := path.Dir(o.Display); absent[d] && d != r.view.overlayDir {
-			removed[o.Display] = true
+	for _, o := range r.plan.Unpaired {
+		if d := path.Dir(o.Display); t.absent[d] && d != r.view.overlayDir {
+			t.removed[o.Display] = true
 			continue
 		}
 		unpaired = append(unpaired, o)
 	}
-	c.files = slices.DeleteFunc(slices.Clone(r.files), func(f InputFile) bool { return removed[f.Path] })
-	c.files = append(c.files, added...)
-	slices.SortFunc(c.files, func(a, b InputFile) int { return strings.Compare(a.Path, b.Path) })
-	c.files = slices.CompactFunc(c.files, func(a, b InputFile) bool { return a.Path == b.Path })
-	c.revision = revisionOf(r.opts, c.files)
+	return unpaired
+}
 
+// reportHeld is the check's report of c's units and the overlays unpaired
+// that stay, or why c still fails it.
+func (r *reading) reportHeld(c *composite, unpaired []check.File) string {
 	results := make([]check.UnitResult, len(c.built))
 	overlays := map[string]bool{}
 	c.next = make(units, len(c.built))
@@ -172,18 +228,11 @@ func (r *reading) hold(built []*builtUnit, rep *check.Report, prev *generation, 
 		}
 		c.next[b.key] = b
 	}
-	c.report = plan.ReportOf(results, unpaired, len(overlays)+len(unpaired))
+	c.report = r.plan.ReportOf(results, unpaired, len(overlays)+len(unpaired))
 	for _, f := range c.report.Findings {
 		if failing(c.report, f) {
-			return nil, fmt.Sprintf("without the apps that fail, the tree still fails its check: %s", describe(f))
+			return fmt.Sprintf("without the apps that fail, the tree still fails its check: %s", describe(f))
 		}
 	}
-	// The held apps' last good files are not where the reading read
-	// their names.
-	c.source = inputSource{fsys: r.source.fsys, names: maps.Clone(r.source.names)}
-	for p := range removed {
-		delete(c.source.names, p)
-	}
-	slices.SortFunc(c.held, func(a, b HeldApp) int { return strings.Compare(a.App, b.App) })
-	return c, ""
+	return ""
 }

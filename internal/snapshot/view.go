@@ -61,7 +61,22 @@ func (e *DuplicateTreeError) Error() string {
 // apps from a tree of one governance.yaml.
 func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 	var v view
-	name := func(p string) (string, error) {
+	name := in.namer(rooted)
+	trees, err := v.addTrees(in, fsys, name)
+	if err != nil {
+		return v, err
+	}
+	if err := v.addBase(in, name); err != nil {
+		return v, err
+	}
+	return v, v.addOutside(in, name, trees)
+}
+
+// namer is the name of a path the user gave in the file system the inputs
+// are read from (rooted: laid out as the operating system's root
+// directory).
+func (in Inputs) namer(rooted bool) func(p string) (string, error) {
+	return func(p string) (string, error) {
 		if rooted {
 			return in.rootedName(p)
 		}
@@ -71,6 +86,15 @@ func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 		}
 		return n, nil
 	}
+}
+
+// servedTree is a tree root: its name in the file system and its served
+// name.
+type servedTree struct{ name, display string }
+
+// addTrees mounts the tree roots under their served names and adds the
+// check's PATH argument for each.
+func (v *view) addTrees(in Inputs, fsys fs.FS, name func(string) (string, error)) ([]servedTree, error) {
 	// A tree holds apps when it has an apps directory, or something by
 	// that name that cannot be read (a link out of the tree, a directory
 	// it may not list): the reload then says why, naming it as a tree of
@@ -82,13 +106,12 @@ func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 		}
 		return info.IsDir()
 	}
-	type tree struct{ name, display string }
-	var trees []tree
+	var trees []servedTree
 	byDisplay := map[string]string{}
 	for _, t := range in.Trees {
 		n, err := name(t)
 		if err != nil {
-			return v, err
+			return nil, err
 		}
 		apps := hasApps(n)
 		d := "."
@@ -100,10 +123,10 @@ func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 			d = path.Base(n)
 		}
 		if first, dup := byDisplay[d]; dup {
-			return v, &DuplicateTreeError{Name: d, First: first, Second: t}
+			return nil, &DuplicateTreeError{Name: d, First: first, Second: t}
 		}
 		byDisplay[d] = t
-		trees = append(trees, tree{n, d})
+		trees = append(trees, servedTree{n, d})
 		v.trees = append(v.trees, d)
 		v.mounts = append(v.mounts, check.Mount{Display: d, Name: n})
 		if apps {
@@ -112,22 +135,34 @@ func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 			v.paths = append(v.paths, d)
 		}
 	}
-	if in.Base != "" {
-		// A file found by discovery, served alone: its directory is
-		// mounted under the app's name.
-		n, err := name(in.Base)
-		if err != nil {
-			return v, err
-		}
-		d := in.TreeName
-		if d == "" {
-			d = path.Base(path.Dir("/" + n))
-		}
-		v.trees = append(v.trees, d)
-		v.mounts = append(v.mounts, check.Mount{Display: d, Name: path.Dir(n)})
-		v.base = joinDisplay(d, path.Base(n))
-		v.paths = append(v.paths, v.base)
+	return trees, nil
+}
+
+// addBase mounts the directory of a file found by discovery, served alone,
+// under its app's name.
+func (v *view) addBase(in Inputs, name func(string) (string, error)) error {
+	if in.Base == "" {
+		return nil
 	}
+	n, err := name(in.Base)
+	if err != nil {
+		return err
+	}
+	d := in.TreeName
+	if d == "" {
+		d = path.Base(path.Dir("/" + n))
+	}
+	v.trees = append(v.trees, d)
+	v.mounts = append(v.mounts, check.Mount{Display: d, Name: path.Dir(n)})
+	v.base = joinDisplay(d, path.Base(n))
+	v.paths = append(v.paths, v.base)
+	return nil
+}
+
+// addOutside names the overlay directory, the owners files and the
+// placeholder map: by their names in a tree when they lie in one, else
+// mounted apart from everything else served.
+func (v *view) addOutside(in Inputs, name func(string) (string, error), trees []servedTree) error {
 	// What an input outside every tree may not be named: the trees' names,
 	// and the apps directory of a tree served at the top.
 	taken := append([]string(nil), v.trees...)
@@ -157,22 +192,22 @@ func (in Inputs) view(fsys fs.FS, rooted bool) (view, error) {
 	var err error
 	if in.OverlayDir != "" {
 		if v.overlayDir, err = serve(in.OverlayDir); err != nil {
-			return v, err
+			return err
 		}
 	}
 	for _, o := range in.Owners {
 		d, err := serve(o)
 		if err != nil {
-			return v, err
+			return err
 		}
 		v.owners = append(v.owners, d)
 	}
 	if in.Placeholders != "" {
 		if v.placeholders, err = serve(in.Placeholders); err != nil {
-			return v, err
+			return err
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // within is name's path inside dir, when it lies there (lexically).
