@@ -81,6 +81,10 @@ type Options struct {
 	// reloading its trees knows the files whose identity it has seen, and
 	// reads only those whose units it must check again (ReadDeferred).
 	Known func(name string, info fs.FileInfo) bool
+	// RegistryBuild, when set, is an earlier plan's (Plan.RegistryBuild):
+	// when the owners files and the placeholder map hold the bytes it was
+	// made from, it is taken rather than parsed and examined again.
+	RegistryBuild *RegistryBuild
 }
 
 // Mount makes a file or directory of the check's file system appear at a
@@ -244,6 +248,10 @@ type Plan struct {
 	Registry *owners.Registry
 	// Placeholders is the placeholder map in use; nil without one.
 	Placeholders map[string]string
+	// RegistryBuild is what the plan made of the owners files and the
+	// placeholder map, for a later plan (Options.RegistryBuild); nil
+	// without owners files.
+	RegistryBuild *RegistryBuild
 	// Inputs are every file the plan read, each once, in the order read:
 	// the bases and overlays, the owners files and the placeholder map. A
 	// revision of the inputs is a hash of exactly these.
@@ -321,9 +329,11 @@ type planner struct {
 
 	overlayDirID string // the overlay directory, symlinks resolved; "" when none
 
-	registry     *owners.Registry
-	placeholders map[string]string
-	files        []Input // every file read, in order
+	registry      *owners.Registry
+	placeholders  map[string]string
+	registryFiles map[string]registryFile // the owners files and the placeholder map, by display path
+	registryBuild *RegistryBuild          // nil without owners files, or with a placeholder map given as a map
+	files         []Input                 // every file read, in order
 }
 
 func (p *planner) add(f Finding) { p.findings = append(p.findings, f) }
@@ -546,15 +556,16 @@ func (p *planner) deferFile(display string) File {
 
 func (p *planner) plan(ctx context.Context) (*Plan, error) {
 	out := &Plan{
-		Registry:     p.registry,
-		Placeholders: p.placeholders,
-		inputs:       p.inputs(),
-		tree:         p.tree,
-		strict:       p.opts.Strict,
-		noInfer:      p.opts.NoInferFromDir,
-		owners:       len(p.opts.Owners),
-		overlays:     len(p.pool),
-		findings:     p.findings,
+		Registry:      p.registry,
+		Placeholders:  p.placeholders,
+		RegistryBuild: p.registryBuild,
+		inputs:        p.inputs(),
+		tree:          p.tree,
+		strict:        p.opts.Strict,
+		noInfer:       p.opts.NoInferFromDir,
+		owners:        len(p.opts.Owners),
+		overlays:      len(p.pool),
+		findings:      p.findings,
 	}
 	env := Env{Placeholders: p.placeholders, Dataspace: p.opts.Dataspace, Values: governance.NewValues()}
 	if p.registry != nil {

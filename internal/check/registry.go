@@ -1,7 +1,10 @@
 package check
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/celine-eu/governanced/internal/owners"
@@ -20,10 +23,99 @@ type ownersArg struct {
 // loadOwners examines every --owners file and the placeholder map, and builds
 // the merged registry only when all of them are clean (check.md §9.6, §9.7):
 // resolving names against part of a registry would report owners that exist.
+// When they hold the bytes Options.RegistryBuild was made from, it is taken
+// whole instead.
 func (p *planner) loadOwners() {
 	if len(p.opts.Owners) == 0 {
 		return
 	}
+	p.readRegistryFiles()
+	sum := p.registrySum()
+	if prev := p.opts.RegistryBuild; prev != nil && prev.sum == sum && p.opts.Placeholders == nil {
+		p.registry, p.placeholders = prev.registry, prev.placeholders
+		p.findings = append(p.findings, prev.findings...)
+		p.registryBuild = prev
+		return
+	}
+	from := len(p.findings)
+	p.buildRegistry()
+	if p.opts.Placeholders == nil {
+		p.registryBuild = &RegistryBuild{sum: sum, registry: p.registry, placeholders: p.placeholders,
+			findings: slices.Clone(p.findings[from:])}
+	}
+}
+
+// RegistryBuild is what a plan made of its owners files and placeholder
+// map: the registry, the map, and the findings examining them gave. A
+// later plan whose files hold the same bytes under the same names would
+// make the same, and takes it (Options.RegistryBuild).
+type RegistryBuild struct {
+	sum          [32]byte // the files' names and bytes (registrySum)
+	registry     *owners.Registry
+	placeholders map[string]string
+	findings     []Finding
+}
+
+// readRegistryFiles reads the owners files and the placeholder map, in
+// that order, for buildRegistry.
+func (p *planner) readRegistryFiles() {
+	p.registryFiles = map[string]registryFile{}
+	read := func(disp string) {
+		if _, ok := p.registryFiles[disp]; !ok {
+			p.registryFiles[disp] = registryFile{file: p.readFile(disp), regular: p.tree.isRegular(disp)}
+		}
+	}
+	for _, arg := range p.opts.Owners {
+		read(displayPath(arg))
+	}
+	if p.opts.Placeholders == nil && p.opts.PlaceholdersFile != nil {
+		read(displayPath(*p.opts.PlaceholdersFile))
+	}
+}
+
+// registryFile is an owners file or the placeholder map as read.
+type registryFile struct {
+	file    File
+	regular bool
+}
+
+// registrySum is a hash of everything buildRegistry reads: each owners
+// file and the placeholder map by name, whether it is a regular file, and
+// its bytes or why they could not be read.
+func (p *planner) registrySum() [32]byte {
+	h := sha256.New()
+	field := func(b []byte) {
+		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(b))))
+		h.Write(b)
+	}
+	file := func(disp string) {
+		f := p.registryFiles[disp]
+		field([]byte(disp))
+		switch {
+		case !f.regular:
+			field([]byte("irregular"))
+		case f.file.Err != nil:
+			field([]byte("error: " + f.file.Err.Error()))
+		default:
+			field([]byte("data"))
+			field(f.file.Data)
+		}
+	}
+	for _, arg := range p.opts.Owners {
+		file(displayPath(arg))
+	}
+	if p.opts.PlaceholdersFile != nil {
+		field([]byte("placeholders"))
+		file(displayPath(*p.opts.PlaceholdersFile))
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// buildRegistry examines the owners files and the placeholder map read,
+// and builds the registry when every one is clean.
+func (p *planner) buildRegistry() {
 	clean := true
 	var args []ownersArg
 	for i, arg := range p.opts.Owners {
@@ -182,8 +274,9 @@ func (t *tally) add(f Finding) {
 // document is nil when there is nothing to read.
 func (p *planner) readInput(disp, what, missingCode string) (*loaded, *tally) {
 	t := &tally{p: p}
-	f := p.readFile(disp)
-	if !p.tree.isRegular(disp) {
+	rf := p.registryFiles[disp]
+	f := rf.file
+	if !rf.regular {
 		t.add(Finding{Severity: Error, Code: missingCode, File: disp,
 			Message: fmt.Sprintf("%s file %q does not exist or is not a regular file", what, disp)})
 		return nil, t

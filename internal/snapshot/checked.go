@@ -42,7 +42,7 @@ func (l *Loader) Check(ctx context.Context, prev *Checked) (*Checked, error) {
 }
 
 func (l *Loader) check(ctx context.Context, known units, workers int) (*Checked, error) {
-	r, err := l.read(ctx, nil, known)
+	r, err := l.read(ctx, nil, known, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (r *Rejection) Error() string {
 // from exactly the units it checked, every unit afresh and on every
 // processor. A failing check is a *Rejection.
 func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
-	r, err := l.read(ctx, nil, nil)
+	r, err := l.read(ctx, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +84,10 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 // identity is the one prev recorded (prev: the digests of the last
 // reading) is not read, nor hashed again, unless a unit holding it must be
 // checked again: a one-app edit in a tree of 10 000 apps reads one file.
-// Each file's bytes are let go once its unit is built (checkUnits).
-func (l *Loader) read(ctx context.Context, prev digests, known units) (*reading, error) {
+// Each file's bytes are let go once its unit is built (checkUnits). The
+// owners files and the placeholder map are parsed only when their bytes
+// are not those reg (nil for none) was made from.
+func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check.RegistryBuild) (*reading, error) {
 	fsys, rooted := l.FS, l.Rooted
 	var v view
 	var sources []Source
@@ -114,6 +116,7 @@ func (l *Loader) read(ctx context.Context, prev digests, known units) (*reading,
 	}
 	opts := l.Inputs.checkOptions(v, fsys, rooted)
 	opts.Budget = l.Budget
+	opts.RegistryBuild = reg
 	if prev != nil {
 		opts.Known = func(name string, info fs.FileInfo) bool {
 			d, ok := prev[name]
@@ -162,7 +165,7 @@ func (r *reading) sortUnits(known units) error {
 		r.filesKeys[i] = unitFilesKey(u, r.digests)
 		r.keys[i] = joinKeys(r.filesKeys[i], r.envKey)
 		if b := known[r.keys[i]]; b != nil {
-			if r.answers.same(b) {
+			if b.registry == r.plan.Registry || r.answers.same(b) {
 				r.reuse[i] = b
 			} else {
 				r.resolve[i] = b // the same files: only what the registry answers changed
@@ -370,6 +373,7 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 		u := &plan.Units[i]
 		if b := r.reuse[i]; b != nil {
 			built[i] = b.reused()
+			built[i].registry = r.answers.registry // which answers it as b's did
 			return
 		}
 		if b := r.resolve[i]; b != nil {

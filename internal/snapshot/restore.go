@@ -30,7 +30,7 @@ func (s *Store) Restore(ctx context.Context, from *Loader, p Persisted) (*Reload
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := s.loader.now()
-	r, err := from.read(ctx, nil, nil)
+	r, err := from.read(ctx, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}

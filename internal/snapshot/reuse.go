@@ -106,7 +106,12 @@ type builtUnit struct {
 	// registry about; answers the digest of the answers.
 	asked   []string
 	answers [32]byte
-	reuse   bool // taken from the previous build
+	// registry is a registry that answers asked as when the unit was
+	// built: the one it was built with, or a later one found to (nil
+	// without a registry). A build whose plan has the same registry
+	// reuses the unit without digesting the answers.
+	registry *owners.Registry
+	reuse    bool // taken from the previous build
 	// resolved: built from the previous build's check of the same files,
 	// its ownership names resolved again (resolveUnit)
 	resolved bool
@@ -185,6 +190,7 @@ func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
 		}
 	}
 	b.answers = answers.hash(b.asked)
+	b.registry = answers.registry
 	// The node holds what the graph reads of the base; the rest of it is
 	// in the served configuration, and a reused unit must not keep a
 	// second copy alive.

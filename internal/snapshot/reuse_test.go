@@ -505,6 +505,7 @@ func cloneUnit(u check.Unit) check.Unit {
 // file alone; the files of the units it reuses are vouched for by their
 // identity and never read, nor are those of a unit whose owners' entries
 // changed: its ownership names are resolved again from its last check.
+// The owners file is parsed again only when its bytes changed.
 func TestReadDefersKnownFiles(t *testing.T) {
 	tree := treegen.Generate(treegen.Options{Apps: 4, Sources: 40, Seed: 5, OverlayShare: -1})
 	dir := t.TempDir()
@@ -515,9 +516,12 @@ func TestReadDefersKnownFiles(t *testing.T) {
 	store := NewStore(loader)
 	reloadAndCompare(t, store, loader, true, "first load")
 	testfs.Replace(t, dir, "apps/app_001/governance.yaml", "expose: true", "expose: false")
-	r, err := loader.read(context.Background(), store.digests, store.cur.Load().units)
+	r, err := loader.read(context.Background(), store.digests, store.cur.Load().units, store.registry)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.plan.RegistryBuild == nil || r.plan.RegistryBuild != store.registry {
+		t.Error("the owners file did not change, and was parsed again")
 	}
 	for i, u := range r.plan.Units {
 		changed := u.App == "app_001"
@@ -535,9 +539,12 @@ func TestReadDefersKnownFiles(t *testing.T) {
 	// resolved again, its file unread, but for the one edited, which is
 	// checked.
 	testfs.ReplaceAll(t, dir, "owners.yaml", "name: Organisation ", "name: Organization ")
-	r, err = loader.read(context.Background(), store.digests, store.cur.Load().units)
+	r, err = loader.read(context.Background(), store.digests, store.cur.Load().units, store.registry)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.plan.RegistryBuild == store.registry {
+		t.Error("the owners file changed, and its last build was taken")
 	}
 	for i, u := range r.plan.Units {
 		changed := u.App == "app_001"

@@ -7,12 +7,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/celine-eu/governanced/internal/check"
 )
 
 // Revision reads the inputs and hashes them without building anything: the
 // revision a build would have.
 func (l *Loader) Revision(ctx context.Context) (string, []InputFile, error) {
-	r, err := l.read(ctx, nil, nil)
+	r, err := l.read(ctx, nil, nil, nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -52,7 +54,10 @@ type Store struct {
 	// digests are the files of the last reading, whatever its outcome:
 	// a file whose identity did not change is not hashed again, nor read
 	// unless a unit holding it is checked again.
-	digests     digests
+	digests digests
+	// registry is what the last reading made of the owners files and the
+	// placeholder map: the next parses them only when their bytes changed.
+	registry    *check.RegistryBuild
 	lastTried   string // the revision the last completed reload examined
 	last        atomic.Pointer[ReloadStatus]
 	running     atomic.Pointer[time.Time] // when the reload under way started; nil when none
@@ -165,12 +170,12 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	if cur != nil {
 		known = cur.units
 	}
-	r, err := s.loader.read(ctx, s.digests, known)
+	r, err := s.loader.read(ctx, s.digests, known, s.registry)
 	if err != nil {
 		s.fail(st, err)
 		return st
 	}
-	s.digests = r.digests
+	s.digests, s.registry = r.digests, r.plan.RegistryBuild
 	if !force && r.revision == s.lastTried {
 		st.Outcome, st.Revision = Unchanged, r.revision
 		if cur != nil && cur.snap.Revision == r.revision {
@@ -291,7 +296,7 @@ func (n *notifier) notify() {
 // again, for the periodic rescan that catches what file events missed.
 func (s *Store) Rescan(ctx context.Context) *ReloadStatus {
 	s.mu.Lock()
-	s.digests = nil
+	s.digests, s.registry = nil, nil
 	s.mu.Unlock()
 	return s.Reload(ctx, false)
 }

@@ -114,7 +114,7 @@ func TestMissingTreeFails(t *testing.T) {
 func TestInputsChangedWhileRead(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": baseYAML})
 	l := &Loader{Inputs: Inputs{Trees: []string{dir}}}
-	r, err := l.read(context.Background(), nil, nil)
+	r, err := l.read(context.Background(), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
