@@ -169,7 +169,32 @@ func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUn
 		b.result.Served = servedOf(prev.app)
 	}
 	b.serve(u, answers)
+	if prev.app != nil && b.app != nil {
+		carryMemos(prev.app, b.app)
+	}
 	return b
+}
+
+// carryMemos gives each dataset of a the encoding (Dataset.Memo) its
+// counterpart in prev, an earlier build of the same files, made: when its
+// rule is merged from the same parsed blocks, it is the same rule. An
+// owners edit that resolves a dataset's names as before then costs its
+// readers no new encoding.
+func carryMemos(prev, a *App) {
+	if prev.Config.Defaults != a.Config.Defaults || len(prev.Datasets) != len(a.Datasets) {
+		return
+	}
+	carry := func(from, to *Dataset) {
+		if m := from.memo.Load(); m != nil {
+			to.memo.Store(m)
+		}
+	}
+	carry(prev.defaults, a.defaults)
+	for i, d := range a.Datasets {
+		if prev.Config.Sources[i].Rule == a.Config.Sources[i].Rule {
+			carry(prev.Datasets[i], d)
+		}
+	}
 }
 
 // serve builds the app of b's checked unit and notes every owner id the

@@ -632,3 +632,62 @@ sources:
 		}
 	}
 }
+
+// TestOwnersEditKeepsEncodings: after an owners edit, a dataset whose
+// ownership names resolve as before keeps the encoding readers made of it
+// (Dataset.Memo), and one whose names resolve to another owner is encoded
+// again, as its rule changed.
+func TestOwnersEditKeepsEncodings(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"owners.yaml": `owners:
+  - {id: dso, type: schema:Corporation, name: DSO, aliases: [grid]}
+  - {id: rec, type: schema:NGO, name: REC}
+`,
+		"apps/a/governance.yaml": `defaults:
+  ownership: [{name: rec, type: DATA_OWNER}]
+sources:
+  datasets.gold.kept: {title: kept}
+  datasets.gold.moved:
+    ownership: [{name: grid, type: DATA_OWNER}]
+`,
+	})
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
+	store := NewStore(loader)
+	reloadAndCompare(t, store, loader, true, "first load")
+	encodings := 0
+	encode := func(d *Dataset) []byte {
+		encodings++
+		var buf bytes.Buffer
+		d.Rule().AppendJSON(&buf)
+		return buf.Bytes()
+	}
+	memos := func() map[string]string {
+		out := map[string]string{}
+		for _, d := range store.Current().Datasets() {
+			out[d.ID] = string(d.Memo(encode))
+		}
+		out[""] = string(store.Current().App("a").Defaults().Memo(encode))
+		return out
+	}
+	before := memos()
+	if encodings != 3 {
+		t.Fatalf("%d encodings of three datasets", encodings)
+	}
+	// The alias grid moves to rec: the dataset naming it changes owner.
+	testfs.Replace(t, dir, "owners.yaml", "aliases: [grid]}\n  - {id: rec, type: schema:NGO, name: REC}", "}\n  - {id: rec, type: schema:NGO, name: REC, aliases: [grid]}")
+	if rs := reloadAndCompare(t, store, loader, false, "an alias moved"); rs.UnitsResolved != 1 {
+		t.Fatalf("%v (%v), %d resolved; want the app resolved again", rs.Outcome, rs.Err, rs.UnitsResolved)
+	}
+	encodings = 0
+	after := memos()
+	if encodings != 1 {
+		t.Errorf("%d datasets encoded again, want the one whose owner changed", encodings)
+	}
+	if before["datasets.gold.kept"] != after["datasets.gold.kept"] || before[""] != after[""] {
+		t.Error("the encoding kept differs")
+	}
+	if before["datasets.gold.moved"] == after["datasets.gold.moved"] || !strings.Contains(after["datasets.gold.moved"], `"rec"`) {
+		t.Errorf("the dataset whose owner changed serves %s", after["datasets.gold.moved"])
+	}
+}

@@ -241,8 +241,10 @@ func (d *Dataset) Rule() *governance.Rule {
 // answer that does not name the request here, so that a dataset asked for
 // is encoded once and one never asked for (most of a large tree) costs
 // nothing, not even at a cold start. One encoding a dataset: every caller
-// passes the same encode. Two calls at once may both encode; either copy
-// is kept.
+// passes the same encode, which reads nothing of d but its rule (Rule), so
+// that a dataset of a later revision whose rule is made of the same parsed
+// blocks takes the encoding over (carryMemos). Two calls at once may both
+// encode; either copy is kept.
 func (d *Dataset) Memo(encode func(*Dataset) []byte) []byte {
 	if b := d.memo.Load(); b != nil {
 		return *b
