@@ -30,7 +30,9 @@ import (
 // owner ids it asks for (check.UnitResult.OwnersAsked, and the ids its
 // app's search index asked for the owners' names and aliases), so a unit
 // is reused when the registry answers each of those ids as before — the
-// entry in full, whatever its place in the file. TestUnitKeyCoversTheUnit fails when
+// entry in full, whatever its place in the file — and otherwise has its
+// ownership names resolved again from its last check, its files neither
+// read nor checked again (resolveUnit, ADR-0016). TestUnitKeyCoversTheUnit fails when
 // a field is added to check.Unit and the key does not cover it.
 
 // digest is a file's SHA-256 and the identity of the file it was taken from.
