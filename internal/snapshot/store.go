@@ -179,7 +179,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 	if !force && r.revision == s.lastTried {
 		st.Outcome, st.Revision = Unchanged, r.revision
 		if cur != nil && cur.snap.Revision == r.revision {
-			s.sources.Store(&r.sources)
+			s.storeSources(r.sources)
 		}
 		if prev := s.last.Load(); prev != nil && !prev.OK() {
 			// Still the rejected inputs: keep reporting why.
@@ -215,14 +215,14 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		st.setCounts(g.rejected.counts)
 		s.lastTried = r.revision
 		s.cur.Store(g)
-		s.sources.Store(&r.sources)
+		s.storeSources(r.sources)
 		s.failCount.Add(1)
 	default:
 		st.Outcome, st.Revision = Activated, g.snap.Revision
 		st.setCounts(g.snap.counts)
 		s.lastTried = g.snap.Revision
 		s.cur.Store(g)
-		s.sources.Store(&r.sources)
+		s.storeSources(r.sources)
 		s.okCount.Add(1)
 	}
 	return st
@@ -247,6 +247,11 @@ func (s *Store) finish(st *ReloadStatus, before *generation) {
 	}
 	s.reloaded.notify()
 }
+
+// storeSources keeps a reading's sources. Their own copy of the list: a
+// pointer into the reading would keep all of it (its plan, the builds it
+// started from) alive until the next reading.
+func (s *Store) storeSources(src []Source) { s.sources.Store(&src) }
 
 func (st *ReloadStatus) setCounts(c reuseCounts) {
 	st.UnitsReused, st.UnitsBuilt, st.UnitsResolved = c.reused, c.built, c.resolved
