@@ -201,8 +201,9 @@ func BenchmarkGlobalResolve(b *testing.B) {
 // BenchmarkReload is a store's reload on one thread, as a serving process
 // runs it, after one app's file changed (one-file: read every input, hash the
 // changed one, check and build its unit, reuse the others, index) and after
-// every owner entry edited (owners: every app names an owner, so every unit
-// is checked and built again, the worst an owners change can do).
+// every owner entry edited (owners: every app names an owner, so every
+// unit's ownership names are resolved again and its app built again, the
+// worst an owners change can do; no unit is checked again, ADR-0016).
 // retained-B is the live heap of the store afterwards.
 func BenchmarkReload(b *testing.B) {
 	b.Run("one-file/10000-apps", func(b *testing.B) {
@@ -298,8 +299,12 @@ func BenchmarkReload(b *testing.B) {
 					if err := os.WriteFile(p, edited, 0o644); err != nil {
 						b.Fatal(err)
 					}
-					if st := store.Reload(context.Background(), false); st.Outcome != Activated || st.UnitsBuilt != wantBuilt {
+					st := store.Reload(context.Background(), false)
+					if st.Outcome != Activated || st.UnitsBuilt != wantBuilt {
 						b.Fatalf("%v (%v): %d built, want %d", st.Outcome, st.Err, st.UnitsBuilt, wantBuilt)
+					}
+					if kind == "owners" && st.UnitsResolved != wantBuilt {
+						b.Fatalf("%d units resolved again, want every one built (%d): none checked again", st.UnitsResolved, wantBuilt)
 					}
 				}
 				b.StopTimer()
