@@ -53,7 +53,7 @@ var registryCodes = map[string]bool{CodeOwnerUnresolved: true, CodeOwnerDIDMissi
 
 // resolve is the merged configuration with its ownership names resolved
 // against the unit's registry, and the rules the resolution replaced.
-func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []WrittenRule) {
+func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []WrittenOwnership) {
 	var registry owners.Lookup
 	if c.owners != nil {
 		registry = c.owners
@@ -62,31 +62,37 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 	if cfg == merged {
 		return cfg, nil
 	}
-	var rewritten []WrittenRule
+	var rewritten []WrittenOwnership
 	if cfg.Defaults != merged.Defaults {
-		rewritten = append(rewritten, WrittenRule{Source: -1, Rule: merged.Defaults})
+		rewritten = append(rewritten, WrittenOwnership{Source: -1, Ownership: merged.Defaults.Ownership})
 	}
 	for i := range merged.Sources {
 		if cfg.Sources[i].Rule != merged.Sources[i].Rule {
-			rewritten = append(rewritten, WrittenRule{Source: i, Rule: merged.Sources[i].Rule})
+			rewritten = append(rewritten, WrittenOwnership{Source: i, Ownership: merged.Sources[i].Rule.Ownership})
 		}
 	}
 	return cfg, rewritten
 }
 
 // written is the unit's configuration as its files say it: Config with the
-// rules its resolution replaced put back.
+// ownership lists its resolution rewrote put back (owners.ResolveOwnership
+// changes nothing else of a rule).
 func (r *UnitResult) written() *governance.Config {
 	if len(r.Rewritten) == 0 {
 		return r.Config
 	}
 	w := *r.Config
 	w.Sources = slices.Clone(r.Config.Sources)
+	unresolve := func(rule *governance.Rule, ownership []governance.Owner) *governance.Rule {
+		u := *rule
+		u.Ownership = ownership
+		return &u
+	}
 	for _, rw := range r.Rewritten {
 		if rw.Source < 0 {
-			w.Defaults = rw.Rule
+			w.Defaults = unresolve(w.Defaults, rw.Ownership)
 		} else {
-			w.Sources[rw.Source].Rule = rw.Rule
+			w.Sources[rw.Source].Rule = unresolve(w.Sources[rw.Source].Rule, rw.Ownership)
 		}
 	}
 	return &w

@@ -50,17 +50,19 @@ type UnitResult struct {
 	// Offered are the positions in Config.Sources of the dataspace offers
 	// (Offers of them), whose ownership names the registry is asked about.
 	Offered []int32
-	// Rewritten are the rules of Config that resolving its ownership names
-	// replaced, as they were merged: Config with each put back in its place
+	// Rewritten are the rules of Config whose ownership names resolution
+	// rewrote, with their lists as written: Config with each list put back
 	// is the unit as its files say, which ResolveOwners resolves again.
-	Rewritten []WrittenRule
+	// Resolution changes nothing else of a rule, so only the lists are
+	// kept, and those are shared between the rules stating them.
+	Rewritten []WrittenOwnership
 }
 
-// WrittenRule is a rule of a configuration as its files say it, before its
-// ownership names were resolved.
-type WrittenRule struct {
-	Source int // the position in Config.Sources; -1 for the defaults
-	Rule   *governance.Rule
+// WrittenOwnership is the ownership list of a rule of a configuration as
+// its files say it, before its names were resolved.
+type WrittenOwnership struct {
+	Source    int // the position in Config.Sources; -1 for the defaults
+	Ownership []governance.Owner
 }
 
 // ServedRule is what a served rule says of its exposure and levels: the
