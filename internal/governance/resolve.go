@@ -1,6 +1,10 @@
 package governance
 
-import "github.com/celine-eu/governanced/internal/jsonstring"
+import (
+	"sync/atomic"
+
+	"github.com/celine-eu/governanced/internal/jsonstring"
+)
 
 // MatchKind says how a dataset name found its rule.
 type MatchKind uint8
@@ -94,6 +98,24 @@ func (c *Config) resolvedAt(ix *index, i int) *Rule {
 
 // idx returns the index; configurations built by this package always have one,
 // a zero Config gets one on first use.
+// WithRules is a copy of c whose defaults are defaults and whose sources
+// entries keep their keys, in order, each with the rule rule returns for it.
+// The copy shares c's index of keys, which depends on the keys alone, but not
+// its cache of merged rules: those were merged from c's rules.
+func (c *Config) WithRules(defaults *Rule, rule func(Source) *Rule) *Config {
+	out := *c
+	out.Defaults = defaults
+	out.Sources = make([]Source, len(c.Sources))
+	for i, s := range c.Sources {
+		s.Rule = rule(s)
+		out.Sources[i] = s
+	}
+	if c.index != nil {
+		out.index = &index{keys: c.index.keys, resolved: make([]atomic.Pointer[Rule], len(c.Sources))}
+	}
+	return &out
+}
+
 func (c *Config) idx() *index {
 	if c.index == nil {
 		c.index = buildIndex(c.Sources)

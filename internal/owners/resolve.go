@@ -85,17 +85,13 @@ func ResolveOwnership(rule *governance.Rule, owners Lookup, strict bool, placeho
 // unchanged and cfg is not modified.
 func ResolveConfigOwnership(cfg *governance.Config, owners Lookup, strict bool, placeholders map[string]string) (*governance.Config, []Warning, error) {
 	rs := resolver{owners: owners, placeholders: placeholders}
-	out := *cfg
-	out.Defaults = rs.shared(cfg.Defaults, "defaults")
-	out.Sources = make([]governance.Source, len(cfg.Sources))
-	for i, s := range cfg.Sources {
-		s.Rule = rs.shared(s.Rule, "sources/"+s.Key)
-		out.Sources[i] = s
-	}
+	out := cfg.WithRules(rs.shared(cfg.Defaults, "defaults"), func(s governance.Source) *governance.Rule {
+		return rs.shared(s.Rule, "sources/"+s.Key)
+	})
 	if err := rs.finish(strict); err != nil {
 		return nil, nil, err
 	}
-	return &out, rs.warnings, nil
+	return out, rs.warnings, nil
 }
 
 // UnresolvedOwners reports every ownership name of a configuration that

@@ -225,3 +225,25 @@ sources:
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// A configuration asked for a rule before its names are resolved has merged
+// that rule from its own blocks: the resolved copy must merge its own.
+func TestResolveConfigOwnershipAfterResolve(t *testing.T) {
+	reg := mustParse(t, registryText)
+	cfg := parseConfig(t, configText)
+	if r, _ := cfg.Resolve("datasets.a"); r.Ownership[1].Name != "grid" {
+		t.Fatalf("as written: %v", r.Ownership)
+	}
+	got, _, err := ResolveConfigOwnership(cfg, reg, false, map[string]string{"grid": "example-dso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"datasets.a"} {
+		if r, _ := got.Resolve(name); r.Ownership[1].Name != "example-dso" {
+			t.Errorf("%s resolved after the source answered as written: %v", name, r.Ownership)
+		}
+	}
+	if r, _ := cfg.Resolve("datasets.a"); r.Ownership[1].Name != "grid" {
+		t.Errorf("the input configuration answers resolved names: %v", r.Ownership)
+	}
+}
