@@ -15,7 +15,9 @@ import (
 //
 // Each distinct word of the app is in vocab once, sorted, with the
 // datasets whose own values hold it (postings: a dataset's position and the
-// fields, packed in a uint32) and the fields of the app's defaults (and
+// fields, packed in a uint16 when the app has at most 512 datasets, as
+// nearly every app has, else in a uint32) and the fields of the app's
+// defaults (and
 // its name) that hold it. A dataset takes from the defaults what its
 // served rule does (governance.MergeRules): the title, description and
 // source system it does not state, the ownership when it lists none, the
@@ -24,8 +26,9 @@ import (
 // datasets share them.
 type Index struct {
 	vocab    []unique.Handle[string] // sorted by value
-	start    []uint32                // vocab[i]'s postings are post[start[i]:start[i+1]]
-	post     []uint32                // position<<8 | Field, by position within a word
+	start    []uint32                // vocab[i]'s postings are narrow or post [start[i]:start[i+1]]
+	narrow   []uint16                // position<<7 | Field, by position within a word; nil beyond maxNarrow datasets
+	post     []uint32                // position<<8 | Field, for an app of more than maxNarrow datasets
 	defaults []Field                 // vocab[i]'s fields in the defaults and the app's name
 	inherit  []Field                 // by position: the fields the dataset takes from the defaults
 }
@@ -34,6 +37,11 @@ type Index struct {
 // posting holds a position in 24 bits. The check's budgets keep an app far
 // below it; the datasets past it are not found.
 const maxDatasets = 1 << 24
+
+// maxNarrow is how many datasets an app may have for its postings to be
+// uint16s: 9 bits of position above the 7 of the fields. Half the bytes
+// of the largest part of an index, for the apps a tree is mostly made of.
+const maxNarrow = 1 << 9
 
 // NewIndex indexes the sources of cfg, the served configuration of app
 // (ownership resolved, overlay merged), in sources order. reg gives the
@@ -71,7 +79,7 @@ func NewIndex(app string, cfg *governance.Config, reg owners.Lookup) *Index {
 		b.add(src.Key, i, Key)
 		b.rule(r, i, own)
 	}
-	b.finish(ix)
+	b.finish(ix, n)
 	return ix
 }
 
@@ -175,7 +183,7 @@ func (b *builder) add(text string, pos int, f Field) {
 // dataset once per word, its fields joined. The entries are in position
 // order already; placing them by word (a counting pass) keeps that order
 // within each word, and a dataset's entries for one word side by side.
-func (b *builder) finish(ix *Index) {
+func (b *builder) finish(ix *Index, datasets int) {
 	n := len(b.words)
 	b.order = grow(b.order, n) // place in vocab → word id
 	for i := range b.order {
@@ -222,7 +230,14 @@ func (b *builder) finish(ix *Index) {
 		from = b.at[w]
 		ix.start[w+1] = uint32(len(post))
 	}
-	ix.post = slices.Clone(post)
+	if datasets > maxNarrow {
+		ix.post = slices.Clone(post)
+		return
+	}
+	ix.narrow = make([]uint16, len(post))
+	for k, p := range post {
+		ix.narrow[k] = uint16(p>>8<<7 | p&0x7f)
+	}
 }
 
 // grow is s with length n, reallocated only when too short.
@@ -244,7 +259,7 @@ func (ix *Index) Words() int { return len(ix.vocab) }
 // sums those).
 func (ix *Index) Bytes() int {
 	const header = 24 // a slice
-	return 5*header + 8*len(ix.vocab) + 4*len(ix.start) + 4*len(ix.post) + len(ix.defaults) + len(ix.inherit)
+	return 6*header + 8*len(ix.vocab) + 4*len(ix.start) + 2*len(ix.narrow) + 4*len(ix.post) + len(ix.defaults) + len(ix.inherit)
 }
 
 // EachWord calls fn with every distinct word the index holds, sorted.

@@ -137,12 +137,10 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 			if whole {
 				exactDefaults = ix.defaults[i]
 			}
-			for _, p := range ix.post[ix.start[i]:ix.start[i+1]] {
-				pos, f := p>>8, Field(p)
-				s.hit[pos] |= f
-				if whole {
-					s.exact[pos] |= f
-				}
+			if ix.narrow != nil {
+				scatter(ix.narrow[ix.start[i]:ix.start[i+1]], 7, s, whole)
+			} else {
+				scatter(ix.post[ix.start[i]:ix.start[i+1]], 8, s, whole)
 			}
 		}
 		for d := range n {
@@ -165,6 +163,19 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 	for d := range n {
 		if !s.miss[d] {
 			fn(d, Match{Fields: s.fields[d], Score: s.score[d]})
+		}
+	}
+}
+
+// scatter marks in s.hit (and, for the whole word, s.exact) the fields of
+// each posting: a position above shift bits of fields.
+func scatter[P uint16 | uint32](post []P, shift uint, s *Scratch, whole bool) {
+	fields := P(1)<<shift - 1
+	for _, p := range post {
+		pos, f := p>>shift, Field(p&fields)
+		s.hit[pos] |= f
+		if whole {
+			s.exact[pos] |= f
 		}
 	}
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -347,5 +348,37 @@ func TestMaxScore(t *testing.T) {
 func TestFieldNames(t *testing.T) {
 	if got := (Key | Owner | Description).Names(); !slices.Equal(got, []string{"key", "owner", "description"}) {
 		t.Errorf("names %q", got)
+	}
+}
+
+// TestMatchPastNarrowPostings holds Match to the slow reading on an app of
+// more datasets than a uint16 posting places: every real pipeline's
+// sources under one app's defaults, repeated past maxNarrow.
+func TestMatchPastNarrowPostings(t *testing.T) {
+	apps, reg := celine(t)
+	names := slices.Sorted(maps.Keys(apps))
+	wide := *apps[names[0]]
+	wide.Sources = nil
+	for len(wide.Sources) <= maxNarrow {
+		for _, app := range names {
+			wide.Sources = append(wide.Sources, apps[app].Sources...)
+		}
+	}
+	ix := NewIndex("wide", &wide, reg)
+	if ix.narrow != nil || ix.post == nil {
+		t.Fatalf("%d datasets: postings are not uint32s", ix.Len())
+	}
+	docs := documents("wide", &wide, reg)
+	var s Scratch
+	for _, text := range []string{"Wind Gust", "icon-d2", "Spindox", "datasets", "wide", "zzz", "0", "w"} {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]Field{}
+		ix.Match(q, &s, func(pos int, m Match) { got[pos] = m.Fields })
+		if diff := cmp.Diff(reference(docs, q), got); diff != "" {
+			t.Fatalf("%q (-reference +Match):\n%s", text, diff)
+		}
 	}
 }
