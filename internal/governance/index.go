@@ -33,6 +33,30 @@ func buildIndex(sources []Source) *index {
 	return ix
 }
 
+// extendIndex is the index of sources whose first n keys are those base
+// indexes, in the same order (a merge's sources: the base's, then the
+// overlay's new keys). The base's key texts and compiled globs are
+// shared, not copied and compiled again: the base document stays alive
+// anyway (the dependency graph reads its keys), and an overlay seldom adds
+// keys.
+func extendIndex(base *index, sources []Source, n int) *index {
+	if n == len(sources) {
+		return &index{keys: base.keys, resolved: make([]atomic.Pointer[Rule], len(sources))}
+	}
+	added := make([]string, 0, len(sources)-n)
+	for _, s := range sources[n:] {
+		added = append(added, s.Key)
+	}
+	ix := &index{
+		keys:     keyindex.Join([]*keyindex.Index{base.keys, keyindex.New(added)}),
+		resolved: make([]atomic.Pointer[Rule], len(sources)),
+	}
+	for i := n; i < len(sources); i++ {
+		sources[i].Key = ix.keys.Text(i)
+	}
+	return ix
+}
+
 // lookup returns the position of the source that resolves name, how it
 // matched and the key that matched, or -1.
 func (ix *index) lookup(name string) (int, MatchKind, string) {

@@ -264,6 +264,7 @@ func MergeConfigs(base, overlay *Config) *Config {
 		out.DependsOn, out.DependsOnSet = overlay.DependsOn, true
 	}
 	out.Sources = slices.Clone(base.Sources)
+	baseKeys := len(out.Sources)
 	at := make(map[string]int, len(out.Sources))
 	for i, s := range out.Sources {
 		if _, dup := at[s.Key]; !dup {
@@ -278,6 +279,6 @@ func MergeConfigs(base, overlay *Config) *Config {
 		at[s.Key] = len(out.Sources)
 		out.Sources = append(out.Sources, s)
 	}
-	out.index = buildIndex(out.Sources)
+	out.index = extendIndex(base.idx(), out.Sources, baseKeys)
 	return out
 }
