@@ -33,11 +33,16 @@ const (
 	opClass               // [...]: classes[start]
 )
 
+// An op is 12 bytes: a glob's program is most of what it holds. An
+// opRune's character is not kept but read again from its byte
+// (escapedByte).
 type op struct {
 	kind       opKind
-	r          rune  // opRune: the escaped character
 	start, end int32 // opLit and opRune: the bytes of the pattern; opClass: start is the class
 }
+
+// escapedByte is the character an opRune stands for: its byte, escaped.
+func (g *Glob) escapedByte(o *op) rune { return 0xDC00 + rune(g.text[o.start]) }
 
 type class struct {
 	negated bool
@@ -140,8 +145,7 @@ func (g *Glob) appendLiteral(ops []op, from, to int) []op {
 			i = j
 			continue
 		}
-		r, _ := decodeEscaped(g.text[i:to])
-		ops = append(ops, op{kind: opRune, r: r, start: int32(i), end: int32(i + 1)})
+		ops = append(ops, op{kind: opRune, start: int32(i), end: int32(i + 1)})
 		i++
 	}
 	return ops
@@ -313,7 +317,7 @@ func (g *Glob) Match(name string) bool {
 			default:
 				if ni < len(name) {
 					r, size := decodeEscaped(name[ni:])
-					if o.kind == opAny || o.kind == opRune && r == o.r || o.kind == opClass && g.classes[o.start].match(r) {
+					if o.kind == opAny || o.kind == opRune && r == g.escapedByte(o) || o.kind == opClass && g.classes[o.start].match(r) {
 						ni += size
 						oi++
 						continue
