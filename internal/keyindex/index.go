@@ -60,7 +60,7 @@ type globEntry struct {
 // panics beyond 2³¹ entries or 4 GiB of text, which no tree comes near.
 func New(texts []string) *Index {
 	ix := &Index{exact: strindex.New(texts)}
-	ix.linkRepeats(texts)
+	ix.linkRepeats()
 	ix.fileGlobs(len(texts), nil, 0)
 	return ix
 }
@@ -71,19 +71,17 @@ func New(texts []string) *Index {
 // compilation and no second copy of them.
 func Join(parts []*Index) *Index {
 	n := 0
-	for _, p := range parts {
+	exact := make([]*strindex.Index, len(parts))
+	for k, p := range parts {
 		n += p.Len()
+		exact[k] = p.exact
 	}
-	texts := make([]string, 0, n)
 	var globs []*Glob
-	nGlobs := 0
+	nGlobs, at := 0, 0
 	for _, p := range parts {
 		nGlobs += p.nGlobs
-		for i := range p.Len() {
-			texts = append(texts, p.Text(i))
-		}
 		if p.globs != nil && globs == nil {
-			globs = make([]*Glob, len(texts)-p.Len(), n)
+			globs = make([]*Glob, at, n)
 		}
 		if globs != nil {
 			if p.globs != nil {
@@ -92,25 +90,28 @@ func Join(parts []*Index) *Index {
 				globs = append(globs, make([]*Glob, p.Len())...)
 			}
 		}
+		at += p.Len()
 	}
-	// The parts hold their texts packed: the joined index points at them
-	// rather than copying every key's bytes a second time.
-	ix := &Index{exact: strindex.NewShared(texts)}
-	ix.linkRepeats(texts)
+	// The parts hold their texts packed: the joined index reads them
+	// there rather than copying every key's bytes, or even every key's
+	// string header, a second time.
+	ix := &Index{exact: strindex.Join(exact)}
+	ix.linkRepeats()
 	ix.fileGlobs(n, globs, nGlobs)
 	return ix
 }
 
 // linkRepeats chains the entries whose text an earlier entry already has.
-func (ix *Index) linkRepeats(texts []string) {
+func (ix *Index) linkRepeats() {
+	n := ix.Len()
 	var tail map[int32]int32 // first of a repeated text → its last entry so far
-	for i, t := range texts {
-		first := int32(ix.exact.Lookup(t))
+	for i := range n {
+		first := int32(ix.exact.Lookup(ix.Text(i)))
 		if first == int32(i) {
 			continue
 		}
 		if ix.next == nil {
-			ix.next = make([]int32, len(texts))
+			ix.next = make([]int32, n)
 			for j := range ix.next {
 				ix.next[j] = -1
 			}

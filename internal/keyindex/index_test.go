@@ -60,7 +60,18 @@ func (o oracle) equal(name string) []int32 {
 // oracle's.
 func check(t *testing.T, texts []string, queries []string) {
 	t.Helper()
-	ix := New(texts)
+	// The texts in one index, and joined from parts as a tree's index
+	// joins its apps', one of which joins a merge's base and new keys.
+	half := len(texts) / 2
+	third := half / 2
+	joined := Join([]*Index{Join([]*Index{New(texts[:third]), New(texts[third:half])}), New(nil), New(texts[half:])})
+	for _, ix := range []*Index{New(texts), joined} {
+		checkIndex(t, ix, texts, queries)
+	}
+}
+
+func checkIndex(t *testing.T, ix *Index, texts []string, queries []string) {
+	t.Helper()
 	o := oracle(texts)
 	for _, q := range queries {
 		if diff := cmp.Diff(o.patterns(q), ix.AppendPatterns(nil, q)); diff != "" {

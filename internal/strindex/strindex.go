@@ -27,21 +27,20 @@ type Index struct {
 	slots   []uint32 // open addressing, linear probing; 0 is an empty slot
 	offs    []uint32 // key i is keys[offs[i]:offs[i+1]]
 	keys    string   // every key, back to back, in position order
-	list    []string // instead of offs and keys (NewShared): the caller's strings
+
+	// Instead of offs and keys (Join): the parts' keys, key i being
+	// parts[partOf[i]].Key(i - starts[partOf[i]]), four bytes a key
+	// rather than a string header's sixteen.
+	parts  []*Index
+	starts []int32
+	partOf []uint32
 }
 
 // New indexes keys by position. A key given more than once is found at its
 // first position, as the first of several equal sources keys is the one that
 // counts. It panics beyond 2³¹ keys or 4 GiB of key bytes, which no tree
 // comes near.
-func New(keys []string) *Index { return build(keys, false) }
-
-// NewShared is New for keys whose bytes the caller keeps, packed already
-// (other indexes' keys, joined): the index holds the strings as given
-// instead of a copy of their bytes.
-func NewShared(keys []string) *Index { return build(keys, true) }
-
-func build(keys []string, shared bool) *Index {
+func New(keys []string) *Index {
 	size := 0
 	for _, k := range keys {
 		size += len(k)
@@ -49,32 +48,66 @@ func build(keys []string, shared bool) *Index {
 	if len(keys) >= 1<<31 || size >= 1<<32 {
 		panic("strindex: too many keys")
 	}
+	ix := newTable(len(keys))
+	ix.offs = make([]uint32, len(keys)+1)
+	// A Builder grown to the size hands over its bytes without the copy
+	// a conversion from []byte makes.
+	var packed strings.Builder
+	packed.Grow(size)
+	for i, k := range keys {
+		packed.WriteString(k)
+		ix.offs[i+1] = uint32(packed.Len())
+	}
+	ix.keys = packed.String()
+	ix.fill()
+	return ix
+}
+
+// Join is one index of the keys of parts, back to back: key i of parts[k]
+// is key i + the sum of the lengths of parts[:k]. It holds the parts
+// rather than a copy of their keys. It panics beyond 2³¹ keys.
+func Join(parts []*Index) *Index {
+	n := 0
+	for _, p := range parts {
+		n += p.Len()
+	}
+	if n >= 1<<31 {
+		panic("strindex: too many keys")
+	}
+	ix := newTable(n)
+	ix.parts = parts
+	ix.starts = make([]int32, len(parts))
+	ix.partOf = make([]uint32, 0, n)
+	for k, p := range parts {
+		ix.starts[k] = int32(len(ix.partOf))
+		for range p.Len() {
+			ix.partOf = append(ix.partOf, uint32(k))
+		}
+	}
+	ix.fill()
+	return ix
+}
+
+// newTable is an index of n keys with its empty slots.
+func newTable(n int) *Index {
 	// At most three quarters full, usually less: linear probing's probe
 	// count grows fast as the table fills, and even half empty the table
 	// stays in the second-level cache at 100 000 keys.
-	slotCount := 1 << bits.Len(uint(len(keys)+len(keys)/3))
+	slotCount := 1 << bits.Len(uint(n+n/3))
 	ix := &Index{
 		seed:    maphash.MakeSeed(),
 		mask:    uint32(slotCount - 1),
-		posMask: 1<<bits.Len(uint(len(keys))) - 1,
+		posMask: 1<<bits.Len(uint(n)) - 1,
 		slots:   make([]uint32, slotCount),
 	}
-	if shared {
-		ix.list = keys
-	} else {
-		ix.offs = make([]uint32, len(keys)+1)
-		// A Builder grown to the size hands over its bytes without the copy
-		// a conversion from []byte makes.
-		var packed strings.Builder
-		packed.Grow(size)
-		for i, k := range keys {
-			packed.WriteString(k)
-			ix.offs[i+1] = uint32(packed.Len())
-		}
-		ix.keys = packed.String()
-	}
 	ix.tagMask = ^ix.posMask
-	for i, k := range keys {
+	return ix
+}
+
+// fill files every key in the slots.
+func (ix *Index) fill() {
+	for i := range ix.Len() {
+		k := ix.Key(i)
 		h := maphash.String(ix.seed, k)
 		tag := ix.tag(h)
 		j := ix.home(h)
@@ -90,7 +123,6 @@ func build(keys []string, shared bool) *Index {
 			j = ix.next(j)
 		}
 	}
-	return ix
 }
 
 // home is the slot a hash starts probing at.
@@ -125,8 +157,9 @@ func (ix *Index) Lookup(key string) int {
 
 // Key returns the key at position i, as stored in the index.
 func (ix *Index) Key(i int) string {
-	if ix.list != nil {
-		return ix.list[i]
+	if ix.parts != nil {
+		k := ix.partOf[i]
+		return ix.parts[k].Key(i - int(ix.starts[k]))
 	}
 	return ix.keys[ix.offs[i]:ix.offs[i+1]]
 }
@@ -136,8 +169,8 @@ func (ix *Index) Len() int {
 	if ix == nil {
 		return 0
 	}
-	if ix.list != nil || ix.offs == nil {
-		return len(ix.list)
+	if ix.offs == nil {
+		return len(ix.partOf)
 	}
 	return len(ix.offs) - 1
 }

@@ -56,7 +56,9 @@ func TestAgainstMap(t *testing.T) {
 				want[keys[i]] = i
 			}
 		}
-		for _, ix := range []*Index{New(keys), NewShared(keys)} {
+		half := n / 2
+		joined := Join([]*Index{New(keys[:half]), New(nil), Join([]*Index{New(keys[half:])})})
+		for _, ix := range []*Index{New(keys), joined} {
 			if ix.Len() != n {
 				t.Fatalf("n=%d: Len() = %d", n, ix.Len())
 			}
@@ -75,9 +77,11 @@ func TestAgainstMap(t *testing.T) {
 	}
 }
 
-func TestEmptyShared(t *testing.T) {
-	if ix := NewShared(nil); ix.Len() != 0 || ix.Lookup("a") != -1 {
-		t.Fatal("an empty shared index should hold nothing")
+func TestEmptyJoin(t *testing.T) {
+	for _, ix := range []*Index{Join(nil), Join([]*Index{New(nil)})} {
+		if ix.Len() != 0 || ix.Lookup("a") != -1 {
+			t.Fatal("an empty joined index should hold nothing")
+		}
 	}
 }
 
