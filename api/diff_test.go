@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -70,14 +69,6 @@ func multipartDiff(t testing.TB, parts ...any) (body []byte, contentType string)
 	return buf.Bytes(), mw.FormDataContentType()
 }
 
-func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
 func diffReport(t *testing.T, r response) diff.Report {
 	t.Helper()
 	if r.status != http.StatusOK {
@@ -107,7 +98,7 @@ func TestDiffAgainstTheServedTree(t *testing.T) {
 	// to the same rule (no change), the wide one's no longer resolves.
 	head := edited(t, files, "apps/meters/governance.meters.yaml", "      expose: false\n", "      expose: true\n")
 	head = edited(t, head, "apps/meters/governance.yaml", "  datasets.gold.*:\n", "  datasets.gold.m*:\n")
-	rep := diffReport(t, do(t, h, "POST", "/diff", bytes.NewReader(gzipped(uploadOf(t, head)))))
+	rep := diffReport(t, do(t, h, "POST", "/diff", bytes.NewReader(gzipOf(uploadOf(t, head)))))
 	var got []string
 	for _, d := range rep.Datasets {
 		got = append(got, d.Status+" "+d.App+" "+d.Dataset+" "+strings.Trim(strings.ReplaceAll(strings.Trim(jsonOf(d.Kinds), "[]"), `"`, ""), " "))
@@ -153,7 +144,7 @@ func TestDiffOfTwoUploads(t *testing.T) {
 	h, _ := testServer(t)
 	files := servedFiles(t)
 	head := edited(t, files, "owners.yaml", "aliases: [rec]", "aliases: []")
-	body, ct := multipartDiff(t, "base", uploadOf(t, files), "head", gzipped(uploadOf(t, head)))
+	body, ct := multipartDiff(t, "base", uploadOf(t, files), "head", gzipOf(uploadOf(t, head)))
 	rep := diffReport(t, do(t, h, "POST", "/diff?owners=owners.yaml", bytes.NewReader(body), "Content-Type", ct))
 	if rep.Count(diff.OwnerChanged) == 0 {
 		t.Errorf("the head's registry no longer resolves rec: kinds %+v", rep.Kinds)

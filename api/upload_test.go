@@ -44,6 +44,7 @@ func tarOf(t testing.TB, entries ...entry) []byte {
 	return buf.Bytes()
 }
 
+// gzipOf is b gzip-compressed, as a client sends an upload.
 func gzipOf(b []byte) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
