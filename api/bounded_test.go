@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/diff"
+	"github.com/celine-eu/governanced/internal/testctx"
 	"github.com/celine-eu/governanced/internal/testmem"
 )
 
@@ -86,7 +87,7 @@ func TestOperationsTimeOut(t *testing.T) {
 		t.Run(op.route, func(t *testing.T) {
 			started, release := holdOperations(t)
 			var r response
-			within(t, "POST "+op.route, func() {
+			testctx.Within(t, "POST "+op.route, func() {
 				r = doLong(t, h, "POST", op.route, strings.NewReader(op.body), "Content-Type", op.contentType)
 			})
 			if r.status != http.StatusServiceUnavailable || problemOf(t, r)["type"] != ProblemBase+"timeout" {

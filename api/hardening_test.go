@@ -21,6 +21,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testctx"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -67,19 +68,6 @@ var hostile = []struct {
 	{"nesting through aliases", "defaults: {}\nsources:\n  ds.x:\n" + aliasDepth("    ", 3), "nesting deeper than 1000 levels through aliases"},
 }
 
-// within runs f and fails the test if it has not returned after a generous
-// deadline: a hang is a failure, not a slow test.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("%s did not answer within two minutes", what)
-	}
-}
-
 func problemOf(t *testing.T, r response) map[string]any {
 	t.Helper()
 	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
@@ -109,7 +97,7 @@ func TestHostileDocumentsStateless(t *testing.T) {
 		for _, rq := range reqs {
 			t.Run(tt.name+rq.route, func(t *testing.T) {
 				var r response
-				within(t, "POST "+rq.route, func() {
+				testctx.Within(t, "POST "+rq.route, func() {
 					r = do(t, h, "POST", rq.route, strings.NewReader(rq.body), "Content-Type", "application/json")
 				})
 				if r.status != http.StatusUnprocessableEntity {
@@ -131,7 +119,7 @@ func TestDeepChangeset(t *testing.T) {
 	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 	body := `{"policy": "version: 1\nrules: []\n", "changeset": {"changeset_version": 1, "changes": [], "x": ` + deep + `}}`
 	var r response
-	within(t, "POST /policy/evaluate", func() {
+	testctx.Within(t, "POST /policy/evaluate", func() {
 		r = do(t, h, "POST", "/policy/evaluate", strings.NewReader(body), "Content-Type", "application/json")
 	})
 	if r.status != http.StatusBadRequest && r.status != http.StatusUnprocessableEntity {
@@ -200,7 +188,7 @@ func TestHostileDocumentsValidate(t *testing.T) {
 		for _, pl := range places {
 			t.Run(tt.name+"/"+pl.name, func(t *testing.T) {
 				var r response
-				within(t, "POST /validate", func() {
+				testctx.Within(t, "POST /validate", func() {
 					r = do(t, h, "POST", "/validate"+pl.query, bytes.NewReader(uploadOf(t, pl.files)), "Content-Type", "application/x-tar")
 				})
 				rep := decodeReport(t, r)
@@ -237,7 +225,7 @@ func TestHostileTreeIsNeverServed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			os.WriteFile(gov, []byte(tt.doc), 0o644)
 			var st *snapshot.ReloadStatus
-			within(t, "the reload", func() { st = store.Reload(context.Background(), false) })
+			testctx.Within(t, "the reload", func() { st = store.Reload(context.Background(), false) })
 			if st.Outcome != snapshot.Rejected || store.Current().Revision != rev {
 				t.Fatalf("outcome %v, serving %s: %v", st.Outcome, store.Current().Revision, st.Err)
 			}
@@ -401,7 +389,7 @@ func TestValidationSlots(t *testing.T) {
 	<-started // both slots are taken now
 
 	var busy response
-	within(t, "the third validation", func() {
+	testctx.Within(t, "the third validation", func() {
 		busy = do(t, h, "POST", "/validate", bytes.NewReader(tree), "Content-Type", "application/x-tar")
 	})
 	if busy.status != http.StatusTooManyRequests || busy.header.Get("Retry-After") != "2" {
@@ -628,7 +616,7 @@ func TestOperationSlots(t *testing.T) {
 	s.ops <- struct{}{} // both slots are taken now, as by two running operations
 	for _, op := range ops {
 		var busy response
-		within(t, op.target+" with no slot", func() {
+		testctx.Within(t, op.target+" with no slot", func() {
 			busy = do(t, h, "POST", op.target, strings.NewReader(op.body), "Content-Type", "application/json")
 		})
 		if busy.status != http.StatusTooManyRequests || busy.header.Get("Retry-After") != "1" {

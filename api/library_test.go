@@ -18,6 +18,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/testcorpus"
+	"github.com/celine-eu/governanced/internal/testctx"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -539,7 +540,7 @@ func TestHostileDocumentValidate(t *testing.T) {
 	h, _ := newServer(Deps{Store: st, Limits: Limits{MaxBodyBytes: 4 << 20}})
 	post := func(body io.Reader) response {
 		var r response
-		within(t, "POST /validate", func() {
+		testctx.Within(t, "POST /validate", func() {
 			r = do(t, h, "POST", "/validate", body, "Content-Type", "application/yaml")
 		})
 		return r

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testctx"
 	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/testmem"
 )
@@ -56,7 +57,7 @@ func TestHugeIntegers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var r response
-			within(t, "POST "+tt.route, func() {
+			testctx.Within(t, "POST "+tt.route, func() {
 				r = doLong(t, h, "POST", tt.route, strings.NewReader(tt.body), "Content-Type", "application/json")
 			})
 			if r.status != http.StatusUnprocessableEntity {
@@ -81,7 +82,7 @@ func TestHugeIntegers(t *testing.T) {
 		}
 		body := gzipOf(uploadOf(t, map[string]string{"apps/a/governance.yaml": doc}))
 		var r response
-		within(t, "POST /validate", func() {
+		testctx.Within(t, "POST /validate", func() {
 			r = doLong(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
 		})
 		rep := decodeReport(t, r)
@@ -413,7 +414,7 @@ func TestUploadBudget(t *testing.T) {
 	_, st := testServer(t)
 	post := func(t *testing.T, h http.Handler, route string, body []byte) response {
 		var r response
-		within(t, "POST "+route, func() {
+		testctx.Within(t, "POST "+route, func() {
 			r = doLong(t, h, "POST", route, bytes.NewReader(body), "Content-Type", "application/gzip")
 		})
 		return r
@@ -463,7 +464,7 @@ func TestUploadBudget(t *testing.T) {
 			t.Fatalf("status %d, want 503:\n%.500s", r.status, r.body)
 		}
 		// The check holds its validation slot until it has really ended.
-		within(t, "the check after its request", func() {
+		testctx.Within(t, "the check after its request", func() {
 			for len(s.validations) > 0 {
 				time.Sleep(10 * time.Millisecond)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/lineage/lineagetest"
+	"github.com/celine-eu/governanced/internal/testctx"
 )
 
 // The policy gate's hostile inputs, posted as dbt artifacts to a real
@@ -96,7 +97,7 @@ func postArtifacts(t *testing.T, h http.Handler, parts map[string][]byte) (respo
 	b := artifactBody(t, parts)
 	var r response
 	start := time.Now()
-	within(t, "POST /policy/evaluate", func() {
+	testctx.Within(t, "POST /policy/evaluate", func() {
 		r = doLong(t, h, "POST", "/policy/evaluate", bytes.NewReader(b.body), "Content-Type", b.contentType)
 	})
 	t.Logf("%d in %v (%d KB of artifacts)", r.status, time.Since(start).Round(time.Millisecond), len(b.body)>>10)

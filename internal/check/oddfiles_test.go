@@ -12,21 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"testing/fstest"
-	"time"
-)
 
-// within fails the test when f has not returned after a generous deadline:
-// a read that blocks is a failure, not a slow test.
-func within(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not return within a minute", what)
-	}
-}
+	"github.com/celine-eu/governanced/internal/testctx"
+)
 
 // countingFS counts the bytes read through it.
 type countingFS struct {
@@ -118,7 +106,7 @@ func TestReadFileOddKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var read int64
 			var err error
-			within(t, "ReadFile", func() { _, _, err = ReadFile(countingFS{tt.fsys, &read}, tt.name, limit) })
+			testctx.Within(t, "ReadFile", func() { _, _, err = ReadFile(countingFS{tt.fsys, &read}, tt.name, limit) })
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -144,7 +132,7 @@ func TestOddFilesThroughTheCheck(t *testing.T) {
 	os.Symlink("/dev/zero", filepath.Join(dir, "apps/zero/governance.yaml"))
 	var rep *Report
 	var err error
-	within(t, "the check", func() {
+	testctx.Within(t, "the check", func() {
 		rep, err = Run(context.Background(), Options{Paths: []string{"apps/fifo/governance.yaml", "apps/sparse/governance.yaml", "apps/zero/governance.yaml"}, Dir: dir})
 	})
 	if err != nil {
