@@ -25,6 +25,29 @@ func decodeBody(t *testing.T, r response) map[string]any {
 	return m
 }
 
+// getObject GETs target and returns the answer and its body, failing the
+// test unless the status is status and the body a JSON object.
+func getObject(t *testing.T, h http.Handler, target string, status int) (response, map[string]any) {
+	t.Helper()
+	r := do(t, h, "GET", target, nil)
+	if r.status != status {
+		t.Fatalf("status %d, want %d\n%s", r.status, status, r.body)
+	}
+	return r, decodeBody(t, r)
+}
+
+// wantProblemType fails the test unless the answer r, whose body is body,
+// is an application/problem+json of the problem type kind.
+func wantProblemType(t *testing.T, r response, body map[string]any, kind string) {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q, want application/problem+json", ct)
+	}
+	if typ, _ := body["type"].(string); !strings.HasSuffix(typ, "#problem-"+kind) {
+		t.Errorf("type %q, want …#problem-%s", typ, kind)
+	}
+}
+
 func TestRuleResolution(t *testing.T) {
 	h, store := testServer(t)
 	rev := store.Current().Revision
@@ -61,18 +84,9 @@ func TestRuleResolution(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := do(t, h, "GET", tt.target, nil)
-			if r.status != tt.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tt.status, r.body)
-			}
-			body := decodeBody(t, r)
+			r, body := getObject(t, h, tt.target, tt.status)
 			if tt.problem != "" {
-				if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
-					t.Errorf("Content-Type %q, want application/problem+json", ct)
-				}
-				if typ, _ := body["type"].(string); !strings.HasSuffix(typ, "#problem-"+tt.problem) {
-					t.Errorf("type %q, want …#problem-%s", typ, tt.problem)
-				}
+				wantProblemType(t, r, body, tt.problem)
 				if tt.apps != nil {
 					if diff := cmp.Diff(tt.apps, body["apps"]); diff != "" {
 						t.Errorf("apps (-want +got):\n%s", diff)
@@ -100,11 +114,7 @@ func TestRuleResolution(t *testing.T) {
 
 func TestRuleBodyAndExplain(t *testing.T) {
 	h, _ := testServer(t)
-	r := do(t, h, "GET", "/datasets/datasets.gold.meters/rule?explain=true", nil)
-	if r.status != 200 {
-		t.Fatalf("status %d\n%s", r.status, r.body)
-	}
-	body := decodeBody(t, r)
+	_, body := getObject(t, h, "/datasets/datasets.gold.meters/rule?explain=true", 200)
 	rule := body["rule"].(map[string]any)
 	// The overlay narrows the access level; the owner name is resolved through
 	// the registry's alias.

@@ -112,15 +112,9 @@ func TestGraphRoutes(t *testing.T) {
 	tests := graphRouteCases()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := do(t, h, "GET", tt.target, nil)
-			if r.status != tt.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tt.status, r.body)
-			}
-			body := decodeBody(t, r)
+			r, body := getObject(t, h, tt.target, tt.status)
 			if tt.problem != "" {
-				if typ, _ := body["type"].(string); !strings.HasSuffix(typ, "#problem-"+tt.problem) || r.header.Get("Content-Type") != "application/problem+json" {
-					t.Errorf("type %q (%s), want …#problem-%s", typ, r.header.Get("Content-Type"), tt.problem)
-				}
+				wantProblemType(t, r, body, tt.problem)
 				if tt.status == 404 && body["revision"] != rev {
 					t.Errorf("a lookup's problem names revision %v, want %s", body["revision"], rev)
 				}
