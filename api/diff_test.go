@@ -346,22 +346,11 @@ func TestDiffSARIF(t *testing.T) {
 			if !slices.Contains(where, "%SRCROOT% apps/meters/governance.meters.yaml") {
 				t.Errorf("no result at the overlay the change is in: %v", where)
 			}
-			var log struct {
-				Runs []struct {
-					Results []struct {
-						RuleID string `json:"ruleId"`
-						Level  string `json:"level"`
-					} `json:"results"`
-					Properties struct {
-						Page diffPage `json:"page"`
-					} `json:"properties"`
-				} `json:"runs"`
-			}
-			if err := json.Unmarshal(r.body, &log); err != nil {
-				t.Fatal(err)
-			}
-			run := log.Runs[0]
-			if p := run.Properties.Page; p.Limit != defaultDiffLimit || p.Total.Datasets == 0 || p.NextOffset != nil {
+			run := checktest.ReadSARIF(t, schema, r.body).Runs[0]
+			props := checktest.SARIFProperties[struct {
+				Page diffPage `json:"page"`
+			}](t, run.Properties)
+			if p := props.Page; p.Limit != defaultDiffLimit || p.Total.Datasets == 0 || p.NextOffset != nil {
 				t.Errorf("page %+v, want the whole report's", p)
 			}
 			offered := false

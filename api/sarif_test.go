@@ -15,49 +15,13 @@ import (
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
-// sarifRun is what a SARIF log's run says about where its results are.
-type sarifRun struct {
-	OriginalURIBaseIDs map[string]struct {
-		URI         string `json:"uri"`
-		Description struct {
-			Text string `json:"text"`
-		} `json:"description"`
-	} `json:"originalUriBaseIds"`
-	Results []struct {
-		RuleID    string `json:"ruleId"`
-		Locations []struct {
-			PhysicalLocation struct {
-				ArtifactLocation struct {
-					URI       string `json:"uri"`
-					URIBaseID string `json:"uriBaseId"`
-				} `json:"artifactLocation"`
-				Region struct {
-					StartLine int `json:"startLine"`
-				} `json:"region"`
-			} `json:"physicalLocation"`
-		} `json:"locations"`
-	} `json:"results"`
-}
-
 // servedSARIF validates a SARIF log from the server against the SARIF
 // 2.1.0 schema and GitHub code scanning's requirements (a physical location
 // with a relative uri, its uriBaseId declared, a start line), and returns
 // where each result is: base id and uri.
 func servedSARIF(t *testing.T, schema *jsonschema.Schema, body []byte) []string {
 	t.Helper()
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(inst); err != nil {
-		t.Fatalf("the server's SARIF does not validate: %v\n%s", err, body)
-	}
-	var log struct {
-		Runs []sarifRun `json:"runs"`
-	}
-	if err := json.Unmarshal(body, &log); err != nil {
-		t.Fatal(err)
-	}
+	log := checktest.ReadSARIF(t, schema, body)
 	if len(log.Runs) != 1 {
 		t.Fatalf("%d runs", len(log.Runs))
 	}

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/diff"
@@ -131,35 +130,7 @@ func TestDiffSARIF(t *testing.T) {
 	if err != nil || string(file) != out {
 		t.Errorf("--output sarif=diff.sarif (%v) is not what --format sarif wrote", err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(doc); err != nil {
-		t.Fatalf("not SARIF 2.1.0: %v", err)
-	}
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Level     string `json:"level"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI       string `json:"uri"`
-							URIBaseID string `json:"uriBaseId"`
-						} `json:"artifactLocation"`
-						Region struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal([]byte(out), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := checktest.ReadSARIF(t, schema, []byte(out))
 	lowered := 0
 	for _, r := range log.Runs[0].Results {
 		loc := r.Locations[0].PhysicalLocation

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
-	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestSARIFValidates renders every worked case, the real tree and a report
@@ -56,50 +54,7 @@ func TestSARIFValidates(t *testing.T) {
 			if err := rep.WriteSARIF(&buf); err != nil {
 				t.Fatal(err)
 			}
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := schema.Validate(inst); err != nil {
-				t.Fatalf("SARIF does not validate: %v\n%s", err, buf.String())
-			}
-			var log struct {
-				Runs []struct {
-					Tool struct {
-						Driver struct {
-							Name  string `json:"name"`
-							Rules []struct {
-								ID string `json:"id"`
-							} `json:"rules"`
-						} `json:"driver"`
-					} `json:"tool"`
-					Results []struct {
-						RuleID    string `json:"ruleId"`
-						RuleIndex int    `json:"ruleIndex"`
-						Level     string `json:"level"`
-						Locations []struct {
-							PhysicalLocation struct {
-								ArtifactLocation struct {
-									URI string `json:"uri"`
-								} `json:"artifactLocation"`
-								Region struct {
-									StartLine   int `json:"startLine"`
-									StartColumn int `json:"startColumn"`
-								} `json:"region"`
-							} `json:"physicalLocation"`
-						} `json:"locations"`
-						Properties map[string]*string `json:"properties"`
-					} `json:"results"`
-					Properties struct {
-						OK       bool          `json:"ok"`
-						ExitCode int           `json:"exit_code"`
-						Summary  check.Summary `json:"summary"`
-					} `json:"properties"`
-				} `json:"runs"`
-			}
-			if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-				t.Fatal(err)
-			}
+			log := checktest.ReadSARIF(t, schema, buf.Bytes())
 			if len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "governanced" {
 				t.Fatalf("want one run by governanced: %s", buf.String())
 			}
@@ -125,13 +80,18 @@ func TestSARIFValidates(t *testing.T) {
 				if uri := x.Locations[0].PhysicalLocation.ArtifactLocation.URI; f.File != "" && unescape(uri) != f.File {
 					t.Errorf("result %d: uri %q for file %q", i, x.Locations[0].PhysicalLocation.ArtifactLocation.URI, f.File)
 				}
+				props := checktest.SARIFProperties[map[string]*string](t, x.Properties)
 				for _, k := range []string{"path", "dataset", "subject"} {
-					if _, ok := x.Properties[k]; !ok {
+					if _, ok := props[k]; !ok {
 						t.Errorf("result %d: properties lack %q", i, k)
 					}
 				}
 			}
-			if p := log.Runs[0].Properties; p.OK != rep.OK || p.ExitCode != rep.ExitCode || p.Summary != rep.Summary {
+			if p := checktest.SARIFProperties[struct {
+				OK       bool          `json:"ok"`
+				ExitCode int           `json:"exit_code"`
+				Summary  check.Summary `json:"summary"`
+			}](t, log.Runs[0].Properties); p.OK != rep.OK || p.ExitCode != rep.ExitCode || p.Summary != rep.Summary {
 				t.Errorf("run properties %+v do not match the report", p)
 			}
 		})

@@ -2,7 +2,6 @@ package diff
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,43 +9,6 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check/checktest"
 )
-
-// sarifLog is the part of a SARIF log the tests read.
-type sarifLog struct {
-	Runs []struct {
-		Tool struct {
-			Driver struct {
-				Rules []struct {
-					ID                   string
-					DefaultConfiguration struct{ Level string }
-				}
-			}
-		}
-		OriginalURIBaseIDs map[string]struct {
-			Description struct{ Text string }
-		} `json:"originalUriBaseIds"`
-		Results []struct {
-			RuleID    string
-			RuleIndex int
-			Level     string
-			Message   struct{ Text string }
-			Locations []struct {
-				PhysicalLocation struct {
-					ArtifactLocation struct {
-						URI       string
-						URIBaseID string `json:"uriBaseId"`
-					}
-					Region struct{ StartLine int }
-				}
-			}
-			Properties struct{ Side string }
-		}
-		Properties struct {
-			Kinds []KindCount
-			Page  any
-		}
-	}
-}
 
 // TestSARIF: the SARIF rendering validates against the SARIF 2.1.0 schema,
 // has a result per change the text lists at the head's file and line (the
@@ -126,17 +88,7 @@ func TestSARIF(t *testing.T) {
 			if err := rep.Write(&b, "sarif"); err != nil {
 				t.Fatal(err)
 			}
-			doc, err := jsonUnmarshalAny(b.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := schema.Validate(doc); err != nil {
-				t.Fatalf("not SARIF 2.1.0: %v\n%s", err, b.String())
-			}
-			var log sarifLog
-			if err := json.Unmarshal(b.Bytes(), &log); err != nil {
-				t.Fatal(err)
-			}
+			log := checktest.ReadSARIF(t, schema, b.Bytes())
 			if len(log.Runs) != 1 {
 				t.Fatalf("%d runs", len(log.Runs))
 			}
@@ -144,8 +96,12 @@ func TestSARIF(t *testing.T) {
 			if d := run.OriginalURIBaseIDs["%SRCROOT%"].Description.Text; d == "" {
 				t.Errorf("originalUriBaseIds %v declares no %%SRCROOT%% with a description", run.OriginalURIBaseIDs)
 			}
-			if len(run.Properties.Kinds) != len(rep.Kinds) || run.Properties.Page != nil {
-				t.Errorf("run properties %+v, want the report's kinds and no page", run.Properties)
+			props := checktest.SARIFProperties[struct {
+				Kinds []KindCount `json:"kinds"`
+				Page  any         `json:"page"`
+			}](t, run.Properties)
+			if len(props.Kinds) != len(rep.Kinds) || props.Page != nil {
+				t.Errorf("run properties %+v, want the report's kinds and no page", props)
 			}
 			rules := run.Tool.Driver.Rules
 			var got, msgs []string
@@ -165,8 +121,11 @@ func TestSARIF(t *testing.T) {
 				if loc.ArtifactLocation.URIBaseID != "%SRCROOT%" || strings.ContainsAny(loc.ArtifactLocation.URI, ": []") || loc.Region.StartLine < 1 {
 					t.Errorf("%s: location %+v, want a relative URI under %%SRCROOT%% with a start line", r.RuleID, loc)
 				}
-				if base := strings.Contains(r.Message.Text, "(at the base's "); base != (r.Properties.Side == "base") {
-					t.Errorf("%s: %q on the %s side", r.RuleID, r.Message.Text, r.Properties.Side)
+				side := checktest.SARIFProperties[struct {
+					Side string `json:"side"`
+				}](t, r.Properties).Side
+				if base := strings.Contains(r.Message.Text, "(at the base's "); base != (side == "base") {
+					t.Errorf("%s: %q on the %s side", r.RuleID, r.Message.Text, side)
 				}
 				got = append(got, fmt.Sprintf("%s %s %s:%d", r.Level, r.RuleID, loc.ArtifactLocation.URI, loc.Region.StartLine))
 				msgs = append(msgs, r.Message.Text)
@@ -186,13 +145,6 @@ func TestSARIF(t *testing.T) {
 			}
 		})
 	}
-}
-
-func jsonUnmarshalAny(b []byte) (any, error) {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return v, d.Decode(&v)
 }
 
 // TestSARIFOfNoChange: a log with no result is still a log.

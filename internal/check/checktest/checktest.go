@@ -1,6 +1,8 @@
 // Package checktest holds what the tests of the check and of its command
 // line share: findings rendered as the specification's tables show them,
-// and a check run again on a copy of its tree in memory.
+// a check run again on a copy of its tree in memory, and the SARIF 2.1.0
+// schema and reader every SARIF log's tests (the check's, the diff's, the
+// lineage audit's) hold their logs to.
 package checktest
 
 import (
