@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
@@ -19,11 +20,8 @@ import (
 // in each order of treegen.Order.
 func BenchmarkRuleHandlerGenerated(b *testing.B) {
 	const n = 100_000
-	tree := treegen.Generate(treegen.Options{Apps: n / 1000, Sources: n, Seed: 1, Description: 225})
-	dir := b.TempDir()
-	if err := tree.Write(dir); err != nil {
-		b.Fatal(err)
-	}
+	tree := treegen.Generate(treegen.Scale(n))
+	dir := testfs.Generated(b, tree)
 	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy",
 	}})

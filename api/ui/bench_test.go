@@ -26,7 +26,7 @@ func generatedStore(b *testing.B) (*snapshot.Store, *treegen.Tree) {
 	b.Helper()
 	generated.once.Do(func() {
 		const n = 100_000
-		tree := treegen.Generate(treegen.Options{Apps: n / 1000, Sources: n, Seed: 1, Description: 225})
+		tree := treegen.Generate(treegen.Scale(n))
 		dir := b.TempDir()
 		if generated.err = tree.Write(dir); generated.err != nil {
 			return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
@@ -13,13 +14,10 @@ import (
 // app, overlays beside 30% of the apps, an owners registry): read, schema
 // validation, document rules, parse, merge, unit rules, owner resolution.
 func BenchmarkCheckGenerated(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
+	for _, n := range treegen.ScaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
-			dir := b.TempDir()
-			if err := tree.Write(dir); err != nil {
-				b.Fatal(err)
-			}
+			tree := treegen.Generate(treegen.Scale(n))
+			dir := testfs.Generated(b, tree)
 			opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: str("deploy"), Dir: dir}
 			b.SetBytes(int64(tree.Bytes()))
 			b.ReportAllocs()

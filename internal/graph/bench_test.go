@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
@@ -13,11 +14,9 @@ import (
 // pipelines.
 func benchTree(b *testing.B, n int) (*Discovery, []Pipeline) {
 	b.Helper()
-	tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225, DependsOn: 20})
-	dir := b.TempDir()
-	if err := tree.Write(dir); err != nil {
-		b.Fatal(err)
-	}
+	opts := treegen.Scale(n)
+	opts.DependsOn = 20
+	dir := testfs.Generated(b, treegen.Generate(opts))
 	d, err := Discover(dir, []string{"apps/*"})
 	if err != nil {
 		b.Fatal(err)

@@ -24,8 +24,8 @@ import (
 //   - one-app: checking the changed app alone, the floor the served diff
 //     is measured against.
 func BenchmarkDiff(b *testing.B) {
-	for _, n := range scaleSizes {
-		tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+	for _, n := range treegen.ScaleSizes {
+		tree := treegen.Generate(treegen.Scale(n))
 		headFiles := editOne(b, tree.Files, "app_000")
 		baseDir, headDir := b.TempDir(), b.TempDir()
 		writeTree(b, baseDir, tree.Files)

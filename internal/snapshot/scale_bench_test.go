@@ -11,33 +11,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
-// scaleSizes are the tree sizes every scale benchmark runs at.
-var scaleSizes = []int{1_000, 10_000, 100_000}
-
-// genTree writes a generated tree shaped like the load script's (≈470 bytes a
-// source with descriptions, a tenth globs, overlays for 30% of the apps, 1 000
-// sources an app) and returns the loader serving it.
+// genTree writes the scale benchmarks' generated tree of n sources
+// (treegen.Scale) and returns the loader serving it.
 func genTree(b *testing.B, n int) (*Loader, *treegen.Tree) {
 	b.Helper()
-	return genTreeWith(b, treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+	return genTreeWith(b, treegen.Scale(n))
 }
 
 // genTreeWith is genTree for any generator options.
 func genTreeWith(b *testing.B, opts treegen.Options) (*Loader, *treegen.Tree) {
 	b.Helper()
 	tree := treegen.Generate(opts)
-	dir := b.TempDir()
-	if err := tree.Write(dir); err != nil {
-		b.Fatal(err)
-	}
+	return loaderOf(b, tree, "deploy"), tree
+}
+
+// loaderOf writes tree under a temporary directory and returns the loader
+// serving it, with its owners registry and its overlays named overlay.
+func loaderOf(b *testing.B, tree *treegen.Tree, overlay string) *Loader {
+	b.Helper()
+	dir := testfs.Generated(b, tree)
 	return &Loader{Inputs: Inputs{
 		Trees:       []string{dir},
 		Owners:      []string{filepath.Join(dir, "owners.yaml")},
-		OverlayName: "deploy",
-	}}, tree
+		OverlayName: overlay,
+	}}
 }
 
 // pipelineApps are the sizes of the many-pipelines benchmarks: apps of 100
@@ -49,15 +50,7 @@ var pipelineApps = []int{100, 1000}
 func genPipelines(b *testing.B, apps int) (*Loader, *treegen.Tree) {
 	b.Helper()
 	tree := treegen.GeneratePipelines(treegen.PipelinesOptions{Apps: apps, Sources: 100, Seed: 1})
-	dir := b.TempDir()
-	if err := tree.Write(dir); err != nil {
-		b.Fatal(err)
-	}
-	return &Loader{Inputs: Inputs{
-		Trees:       []string{dir},
-		Owners:      []string{filepath.Join(dir, "owners.yaml")},
-		OverlayName: tree.Options.OverlayName,
-	}}, tree
+	return loaderOf(b, tree, tree.Options.OverlayName), tree
 }
 
 // BenchmarkBuildPipelines is BenchmarkBuildGenerated for a platform's
@@ -80,11 +73,7 @@ func BenchmarkBuildPipelines(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(s.GraphCounts().Edges), "edges")
 			s = nil
-			base := heapInUse()
-			s, _ = l.Build(context.Background())
-			retained := heapInUse() - base
-			runtime.KeepAlive(s)
-			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+			reportBuildRetained(b, l, tree)
 		})
 	}
 }
@@ -97,13 +86,75 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
+// reportRetained reports the live heap grown since base while keep is
+// alive (retained-B), and its ratio to the YAML bytes of tree
+// (retained/yaml; the target is at most 5).
+func reportRetained(b *testing.B, base uint64, keep any, tree *treegen.Tree) {
+	retained := heapInUse() - base
+	runtime.KeepAlive(keep)
+	b.ReportMetric(float64(retained), "retained-B")
+	b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+}
+
+// reportBuildRetained builds l once more and reports what the built
+// snapshot retains (reportRetained).
+func reportBuildRetained(b *testing.B, l *Loader, tree *treegen.Tree) {
+	base := heapInUse()
+	s, _ := l.Build(context.Background())
+	reportRetained(b, base, s, tree)
+}
+
+// loadedStore is a store over l on one thread, as a serving process
+// reloads, with its first reload done.
+func loadedStore(b *testing.B, l *Loader, opts StoreOptions) *Store {
+	b.Helper()
+	opts.Workers = 1
+	store := NewStoreWith(l, opts)
+	if st := store.Reload(context.Background(), true); st.Outcome != Activated {
+		b.Fatal(st.Err)
+	}
+	return store
+}
+
+// reloadWant is what each of a benchmark's reloads must report.
+type reloadWant struct {
+	outcome     Outcome
+	built, held int
+	// resolved, when not 0, is the units whose owners are resolved again
+	// without a check (an owners edit's).
+	resolved int
+}
+
+// benchReloads times store's reloads, each after edit(i) changed the
+// inputs for step i (from 1), and fails unless each reports want.
+func benchReloads(b *testing.B, store *Store, want reloadWant, edit func(i int)) {
+	b.Helper()
+	i := 0
+	for b.Loop() {
+		i++
+		edit(i)
+		if st := store.Reload(context.Background(), false); st.Outcome != want.outcome || st.UnitsBuilt != want.built || len(st.Held) != want.held {
+			b.Fatalf("%v (%v): %d built, %d held; want %v, %d built, %d held", st.Outcome, st.Err, st.UnitsBuilt, len(st.Held), want.outcome, want.built, want.held)
+		} else if want.resolved != 0 && st.UnitsResolved != want.resolved {
+			b.Fatalf("%d units resolved again, want %d: none checked again", st.UnitsResolved, want.resolved)
+		}
+	}
+}
+
+// writeInput writes data to the input file p, as an edit does.
+func writeInput(b *testing.B, p string, data []byte) {
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkBuildGenerated is a cold load of a generated tree: fingerprint,
 // check (read, schema-validate, parse, merge, resolve owners) and index (rule
 // bodies are encoded when asked for, not here). retained-B is the live heap
 // the snapshot holds once built, and retained/yaml its ratio to the YAML
 // bytes (the target is at most 5).
 func BenchmarkBuildGenerated(b *testing.B) {
-	for _, n := range scaleSizes {
+	for _, n := range treegen.ScaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			l, tree := genTree(b, n)
 			b.SetBytes(int64(tree.Bytes()))
@@ -116,12 +167,7 @@ func BenchmarkBuildGenerated(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			base := heapInUse()
-			s, _ := l.Build(context.Background())
-			retained := heapInUse() - base
-			runtime.KeepAlive(s)
-			b.ReportMetric(float64(retained), "retained-B")
-			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+			reportBuildRetained(b, l, tree)
 		})
 	}
 }
@@ -135,9 +181,11 @@ func BenchmarkBuildGenerated(b *testing.B) {
 // while the unit is built, in the parallel part, and is not in it), and
 // graph-% is that step against the whole build.
 func BenchmarkBuildGeneratedGraph(b *testing.B) {
-	for _, n := range scaleSizes {
+	for _, n := range treegen.ScaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			l, tree := genTreeWith(b, treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225, DependsOn: 20})
+			opts := treegen.Scale(n)
+			opts.DependsOn = 20
+			l, tree := genTreeWith(b, opts)
 			b.SetBytes(int64(tree.Bytes()))
 			b.ReportAllocs()
 			var s *Snapshot
@@ -170,7 +218,7 @@ func BenchmarkBuildGeneratedGraph(b *testing.B) {
 // asked), each in the three orders of treegen.Order (source order, random,
 // a fixed sample).
 func BenchmarkGlobalResolve(b *testing.B) {
-	for _, n := range scaleSizes {
+	for _, n := range treegen.ScaleSizes {
 		l, tree := genTree(b, n)
 		s, err := l.Build(context.Background())
 		if err != nil {
@@ -209,10 +257,7 @@ func BenchmarkReload(b *testing.B) {
 	b.Run("one-file/10000-apps", func(b *testing.B) {
 		// Many small apps: the reload's cost is what it does per app.
 		l, tree := genTreeWith(b, treegen.Options{Apps: 10_000, Sources: 100_000, Seed: 1, Description: 225})
-		store := NewStoreWith(l, StoreOptions{Workers: 1})
-		if st := store.Reload(context.Background(), true); st.Outcome != Activated {
-			b.Fatal(st.Err)
-		}
+		store := loadedStore(b, l, StoreOptions{})
 		file := "apps/app_0000/governance.yaml"
 		if _, ok := tree.Files[file]; !ok {
 			file = "apps/app_000/governance.yaml"
@@ -220,16 +265,9 @@ func BenchmarkReload(b *testing.B) {
 		p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
 		orig := tree.Files[file]
 		b.SetBytes(int64(tree.Bytes()))
-		i := 0
-		for b.Loop() {
-			i++
-			if err := os.WriteFile(p, fmt.Appendf(slices.Clip(orig), "# edit %d\n", i), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			if st := store.Reload(context.Background(), false); st.Outcome != Activated || st.UnitsBuilt != 1 {
-				b.Fatalf("%v (%v): %d built, want 1", st.Outcome, st.Err, st.UnitsBuilt)
-			}
-		}
+		benchReloads(b, store, reloadWant{outcome: Activated, built: 1}, func(i int) {
+			writeInput(b, p, fmt.Appendf(slices.Clip(orig), "# edit %d\n", i))
+		})
 	})
 	for _, apps := range pipelineApps {
 		// Many pipelines: a literal source appended to one app, whose
@@ -241,53 +279,38 @@ func BenchmarkReload(b *testing.B) {
 			runtime.MemProfileRate = 0
 			l, tree := genPipelines(b, apps)
 			base := heapInUse()
-			store := NewStoreWith(l, StoreOptions{Workers: 1})
-			if st := store.Reload(context.Background(), true); st.Outcome != Activated {
-				b.Fatal(st.Err)
-			}
+			store := loadedStore(b, l, StoreOptions{})
 			runtime.MemProfileRate = rate
 			file := fmt.Sprintf("apps/app_%04d/governance.yaml", apps/2)
 			p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
 			orig := tree.Files[file]
 			b.SetBytes(int64(tree.Bytes()))
 			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				i++
-				edited := fmt.Appendf(slices.Clip(orig), "  datasets.appended.edit_%d:\n    title: appended\n", i)
-				if err := os.WriteFile(p, edited, 0o644); err != nil {
-					b.Fatal(err)
-				}
-				if st := store.Reload(context.Background(), false); st.Outcome != Activated || st.UnitsBuilt != 1 {
-					b.Fatalf("%v (%v): %d built, want 1", st.Outcome, st.Err, st.UnitsBuilt)
-				}
-			}
+			benchReloads(b, store, reloadWant{outcome: Activated, built: 1}, func(i int) {
+				writeInput(b, p, appendedSource(orig, i))
+			})
 			b.StopTimer()
-			retained := heapInUse() - base
-			runtime.KeepAlive(store)
-			b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+			reportRetained(b, base, store, tree)
 		})
 	}
 	for _, kind := range []string{"one-file", "owners"} {
-		for _, n := range scaleSizes {
+		for _, n := range treegen.ScaleSizes {
 			b.Run(fmt.Sprintf("%s/%d", kind, n), func(b *testing.B) {
 				l, tree := genTree(b, n)
 				base := heapInUse()
-				store := NewStoreWith(l, StoreOptions{Workers: 1})
-				if st := store.Reload(context.Background(), true); st.Outcome != Activated {
-					b.Fatal(st.Err)
-				}
-				file, wantBuilt := "apps/app_000/governance.yaml", 1
+				store := loadedStore(b, l, StoreOptions{})
+				file, want := "apps/app_000/governance.yaml", reloadWant{outcome: Activated, built: 1}
 				if kind == "owners" {
-					file, wantBuilt = "owners.yaml", max(1, n/1000)
+					// Every unit built again, its owners resolved again:
+					// none checked again.
+					file, want.built = "owners.yaml", max(1, n/1000)
+					want.resolved = want.built
 				}
 				p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
 				orig := tree.Files[file]
 				b.SetBytes(int64(tree.Bytes()))
 				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					i++
+				benchReloads(b, store, want, func(i int) {
 					edited := fmt.Appendf(slices.Clip(orig), "# edit %d\n", i)
 					if kind == "owners" {
 						// Each owner's name, edited one way and back.
@@ -296,25 +319,19 @@ func BenchmarkReload(b *testing.B) {
 							edited = bytes.ReplaceAll(orig, []byte("name: Organisation "), []byte("name: Organization "))
 						}
 					}
-					if err := os.WriteFile(p, edited, 0o644); err != nil {
-						b.Fatal(err)
-					}
-					st := store.Reload(context.Background(), false)
-					if st.Outcome != Activated || st.UnitsBuilt != wantBuilt {
-						b.Fatalf("%v (%v): %d built, want %d", st.Outcome, st.Err, st.UnitsBuilt, wantBuilt)
-					}
-					if kind == "owners" && st.UnitsResolved != wantBuilt {
-						b.Fatalf("%d units resolved again, want every one built (%d): none checked again", st.UnitsResolved, wantBuilt)
-					}
-				}
+					writeInput(b, p, edited)
+				})
 				b.StopTimer()
-				retained := heapInUse() - base
-				runtime.KeepAlive(store)
-				b.ReportMetric(float64(retained), "retained-B")
-				b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
+				reportRetained(b, base, store, tree)
 			})
 		}
 	}
+}
+
+// appendedSource is an app's governance file orig with a literal source
+// appended, named for step i.
+func appendedSource(orig []byte, i int) []byte {
+	return fmt.Appendf(slices.Clip(orig), "  datasets.appended.edit_%d:\n    title: appended\n", i)
 }
 
 // BenchmarkCollectGenerated is one full collection while a built snapshot is
@@ -322,7 +339,7 @@ func BenchmarkReload(b *testing.B) {
 // it, in processor time its requests do not get. objects is the count of
 // live heap objects, which the collector marks one by one.
 func BenchmarkCollectGenerated(b *testing.B) {
-	for _, n := range scaleSizes {
+	for _, n := range treegen.ScaleSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			l, _ := genTree(b, n)
 			s, err := l.Build(context.Background())

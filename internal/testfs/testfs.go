@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/celine-eu/governanced/internal/treegen"
 )
 
 // Write creates files (slash-separated path under dir → content), with the
@@ -29,6 +31,17 @@ func Tree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	Write(t, dir, files)
+	return dir
+}
+
+// Generated writes a generated tree under a new temporary directory and
+// returns it.
+func Generated(t testing.TB, tree *treegen.Tree) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 

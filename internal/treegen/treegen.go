@@ -34,6 +34,17 @@ type Options struct {
 	DependsOn int
 }
 
+// ScaleSizes are the source counts the scale benchmarks run at.
+var ScaleSizes = []int{1_000, 10_000, 100_000}
+
+// Scale are the options of the tree of n sources the scale benchmarks and
+// the load script measure: 1 000 sources an app, a tenth globs, overlays
+// beside 30% of the apps, an owners registry, and descriptions that bring
+// a source to about 470 bytes, as in the real pipelines' files.
+func Scale(n int) Options {
+	return Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225}
+}
+
 func (o Options) withDefaults() Options {
 	if o.Apps <= 0 {
 		o.Apps = 10

@@ -12,8 +12,8 @@ import (
 // PyYAML-typed nodes) over generated trees shaped like the load script's:
 // ≈470 bytes a source, 1 000 sources a file.
 func BenchmarkParseGenerated(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		tree := treegen.Generate(treegen.Options{Apps: max(1, n/1000), Sources: n, Seed: 1, Description: 225})
+	for _, n := range treegen.ScaleSizes {
+		tree := treegen.Generate(treegen.Scale(n))
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.SetBytes(int64(tree.Bytes()))
 			b.ReportAllocs()
