@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,23 +15,7 @@ import (
 // revision and serves the same bodies, whatever the layout of the inputs
 // on the disk: what a state directory keeps serves as the tree did.
 func TestTreeRebuildsTheRevision(t *testing.T) {
-	const base, registry = "defaults: {}\nsources:\n  datasets.x.y: {}\n", "owners:\n  - {id: acme, type: schema:Organization, name: Acme, url: https://acme.example}\n"
-	disk := testfs.Tree(t, map[string]string{
-		"srv/tree/apps/a/governance.yaml":        base,
-		"srv/tree/apps/a/governance.prod.yaml":   "defaults: {access_level: restricted}\n",
-		"srv/tree/apps/docs/README.md":           "not an app\n",
-		"srv/tree/owners.yaml":                   registry,
-		"srv/tree/deploy/placeholders.yaml":      "{}\n",
-		"srv/tree/deploy/governance.a.yaml":      "defaults: {tags: [deploy]}\n",
-		"srv/single/governance.yaml":             base,
-		"srv/other/apps/b/governance.yaml":       base,
-		"srv/other/apps/b/governance.other.yaml": "defaults: {tags: [unpaired]}\n",
-		"etc/governanced/owners.yaml":            registry,
-		"etc/more/owners.yaml":                   registry,
-		"etc/placeholders.yaml":                  "{}\n",
-		"etc/empty/.keep":                        "",
-	})
-	at := func(p string) string { return filepath.Join(disk, p) }
+	at := servedDisk(t)
 	for _, tc := range []struct {
 		name string
 		in   Inputs

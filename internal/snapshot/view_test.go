@@ -14,26 +14,43 @@ import (
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
+// servedDisk lays out a disk as a deployment holds its inputs, some inside
+// the tree served and some outside it, and returns the path of a name on
+// it: srv/tree (app a with an overlay beside it, a directory that is not
+// an app, an owners registry, an overlay directory and placeholders),
+// srv/single (one governance.yaml), srv/other (app b and an overlay that
+// pairs with nothing), x/tree (a second tree named tree), and etc/ (owners
+// registries, placeholders, overlay directories, one named like the apps
+// and one empty).
+func servedDisk(t *testing.T) (at func(name string) string) {
+	t.Helper()
+	const base, registry = "defaults: {}\nsources:\n  datasets.x.y: {}\n", "owners:\n  - {id: acme, type: schema:Organization, name: Acme, url: https://acme.example}\n"
+	disk := testfs.Tree(t, map[string]string{
+		"srv/tree/apps/a/governance.yaml":        base,
+		"srv/tree/apps/a/governance.prod.yaml":   "defaults: {access_level: restricted}\n",
+		"srv/tree/apps/docs/README.md":           "not an app\n",
+		"srv/tree/owners.yaml":                   registry,
+		"srv/tree/deploy/placeholders.yaml":      "{}\n",
+		"srv/tree/deploy/governance.a.yaml":      "defaults: {tags: [deploy]}\n",
+		"srv/single/governance.yaml":             base,
+		"srv/other/apps/b/governance.yaml":       base,
+		"srv/other/apps/b/governance.other.yaml": "defaults: {tags: [unpaired]}\n",
+		"x/tree/apps/c/governance.yaml":          base,
+		"etc/governanced/owners.yaml":            registry,
+		"etc/more/owners.yaml":                   registry,
+		"etc/placeholders.yaml":                  "{}\n",
+		"etc/apps/governance.a.yaml":             base,
+		"etc/overlays/governance.a.yaml":         base,
+		"etc/empty/.keep":                        "",
+	})
+	return func(name string) string { return filepath.Join(disk, name) }
+}
+
 // TestServedNames: every input is named by where it is in the tree served,
 // or by its own name when it lies outside every tree, never by where it
 // lies on the disk.
 func TestServedNames(t *testing.T) {
-	const base, registry = "defaults: {}\nsources: {}\n", "owners:\n  - {id: acme, type: schema:Organization, name: Acme, url: https://acme.example}\n"
-	disk := testfs.Tree(t, map[string]string{
-		"srv/tree/apps/a/governance.yaml":   base,
-		"srv/tree/owners.yaml":              registry,
-		"srv/tree/deploy/placeholders.yaml": "{}\n",
-		"srv/tree/deploy/governance.a.yaml": base,
-		"srv/single/governance.yaml":        base,
-		"srv/other/apps/b/governance.yaml":  base,
-		"etc/governanced/owners.yaml":       registry,
-		"etc/more/owners.yaml":              registry,
-		"etc/apps/governance.a.yaml":        base,
-		"etc/placeholders.yaml":             "{}\n",
-		"etc/overlays/governance.a.yaml":    base,
-		"x/tree/apps/c/governance.yaml":     base,
-	})
-	at := func(p string) string { return filepath.Join(disk, p) }
+	at := servedDisk(t)
 	type want struct {
 		paths, owners            []string
 		overlayDir, placeholders string
@@ -77,7 +94,7 @@ func TestServedNames(t *testing.T) {
 				t.Errorf("served names (-want +got):\n%s", d)
 			}
 			for _, m := range v.mounts {
-				if strings.Contains(m.Display, disk) {
+				if strings.Contains(m.Display, at("")) {
 					t.Errorf("mount %q names the disk", m.Display)
 				}
 			}
