@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/testfs"
@@ -14,19 +13,14 @@ import (
 // app, overlays beside 30% of the apps, an owners registry): read, schema
 // validation, document rules, parse, merge, unit rules, owner resolution.
 func BenchmarkCheckGenerated(b *testing.B) {
-	for _, n := range treegen.ScaleSizes {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			tree := treegen.Generate(treegen.Scale(n))
-			dir := testfs.Generated(b, tree)
-			opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: str("deploy"), Dir: dir}
-			b.SetBytes(int64(tree.Bytes()))
-			b.ReportAllocs()
-			for b.Loop() {
-				rep, err := Run(context.Background(), opts)
-				if err != nil || !rep.OK || rep.Summary.Datasets != n {
-					b.Fatalf("err %v, summary %+v", err, rep.Summary)
-				}
+	testfs.EachScale(b, func(b *testing.B, n int, tree *treegen.Tree) {
+		dir := testfs.Generated(b, tree)
+		opts := Options{Paths: []string{"apps/*"}, Owners: []string{"owners.yaml"}, OverlayName: str("deploy"), Dir: dir}
+		for b.Loop() {
+			rep, err := Run(context.Background(), opts)
+			if err != nil || !rep.OK || rep.Summary.Datasets != n {
+				b.Fatalf("err %v, summary %+v", err, rep.Summary)
 			}
-		})
-	}
+		}
+	})
 }

@@ -163,22 +163,18 @@ func writeInput(b *testing.B, p string, data []byte) {
 // the snapshot holds once built, and retained/yaml its ratio to the YAML
 // bytes (the target is at most 5).
 func BenchmarkBuildGenerated(b *testing.B) {
-	for _, n := range treegen.ScaleSizes {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			l, tree := genTree(b, n)
-			b.SetBytes(int64(tree.Bytes()))
-			b.ReportAllocs()
-			for b.Loop() {
-				// Nothing keeps the built revision: it is garbage before the next
-				// build, as in a reload's steady state.
-				if _, err := l.Build(context.Background()); err != nil {
-					b.Fatal(err)
-				}
+	testfs.EachScale(b, func(b *testing.B, _ int, tree *treegen.Tree) {
+		l := loaderOf(b, tree, "deploy")
+		for b.Loop() {
+			// Nothing keeps the built revision: it is garbage before the next
+			// build, as in a reload's steady state.
+			if _, err := l.Build(context.Background()); err != nil {
+				b.Fatal(err)
 			}
-			b.StopTimer()
-			reportBuildRetained(b, l, tree)
-		})
-	}
+		}
+		b.StopTimer()
+		reportBuildRetained(b, l, tree)
+	})
 }
 
 // BenchmarkBuildGeneratedGraph is BenchmarkBuildGenerated over the same

@@ -1,10 +1,12 @@
 // Package testfs lays out files for tests: the governance trees, overlays
-// and registries that tests of several packages build on disk.
+// and registries that tests of several packages build on disk, and the
+// generated trees the scale benchmarks run over.
 package testfs
 
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,6 +45,22 @@ func Generated(t testing.TB, tree *treegen.Tree) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// EachScale runs f as a sub-benchmark of b for each of treegen.ScaleSizes,
+// named by the size n, with the generated tree of n sources
+// (treegen.Scale), whose YAML bytes are the work's throughput (b.SetBytes),
+// allocations reported. The tree is generated in the sub-benchmark, so a
+// size that -bench leaves out costs nothing.
+func EachScale(b *testing.B, f func(b *testing.B, n int, tree *treegen.Tree)) {
+	for _, n := range treegen.ScaleSizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			tree := treegen.Generate(treegen.Scale(n))
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			f(b, n, tree)
+		})
+	}
 }
 
 // Append adds text at the end of the file name (slash-separated, under dir),
