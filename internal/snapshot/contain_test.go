@@ -43,6 +43,20 @@ func link(t *testing.T, target, at string) {
 	}
 }
 
+// linkAt is a symbolic link at at (relative to the containTree directory)
+// to to: a name in that directory, made absolute, unless it begins with
+// "../" or "/", when the link says it as written.
+type linkAt struct{ at, to string }
+
+func (l linkAt) make(t *testing.T, dir string) {
+	t.Helper()
+	to := l.to
+	if !strings.HasPrefix(to, "../") && !strings.HasPrefix(to, "/") {
+		to = filepath.Join(dir, to)
+	}
+	link(t, to, filepath.Join(dir, l.at))
+}
+
 // TestLinksOutOfTheTree: a file or directory under a tree root or the
 // overlay directory that a symbolic link leads out of fails the reload with
 // an *OutsideError naming it; the last good snapshot keeps serving, and
@@ -51,62 +65,39 @@ func link(t *testing.T, target, at string) {
 func TestLinksOutOfTheTree(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(t *testing.T, dir, tree, overlays string)
+		setup func(t *testing.T, dir string) // before the links, if any
+		links []linkAt
 		path  string // the display path refused, relative to dir; "" when the reload activates
 		allow bool   // with AllowOutsideLinks
 	}{
 		{name: "governance.yaml to a secret", path: "tree/apps/leak/governance.yaml",
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, filepath.Join(dir, "outside/secret"), filepath.Join(tree, "apps/leak/governance.yaml"))
-			}},
+			links: []linkAt{{"tree/apps/leak/governance.yaml", "outside/secret"}}},
 		{name: "a relative link climbing out", path: "tree/apps/leak/governance.yaml",
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, "../../../outside/secret", filepath.Join(tree, "apps/leak/governance.yaml"))
-			}},
+			links: []linkAt{{"tree/apps/leak/governance.yaml", "../../../outside/secret"}}},
 		{name: "a link to /dev/zero", path: "tree/apps/leak/governance.yaml",
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, "/dev/zero", filepath.Join(tree, "apps/leak/governance.yaml"))
-			}},
+			links: []linkAt{{"tree/apps/leak/governance.yaml", "/dev/zero"}}},
 		{name: "an app directory", path: "tree/apps/leak",
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, filepath.Join(dir, "outside/app"), filepath.Join(tree, "apps/leak"))
-			}},
+			links: []linkAt{{"tree/apps/leak", "outside/app"}}},
 		{name: "the apps directory", path: "tree/apps",
-			setup: func(t *testing.T, dir, tree, _ string) {
+			setup: func(t *testing.T, dir string) {
 				os.MkdirAll(filepath.Join(dir, "outside/apps/a"), 0o755)
 				os.Rename(filepath.Join(dir, "outside/app/governance.yaml"), filepath.Join(dir, "outside/apps/a/governance.yaml"))
-				os.RemoveAll(filepath.Join(tree, "apps"))
-				link(t, filepath.Join(dir, "outside/apps"), filepath.Join(tree, "apps"))
-			}},
+			},
+			links: []linkAt{{"tree/apps", "outside/apps"}}},
 		{name: "an overlay beside its base", path: "tree/apps/a/governance.a.yaml",
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, filepath.Join(dir, "outside/governance.a.yaml"), filepath.Join(tree, "apps/a/governance.a.yaml"))
-			}},
+			links: []linkAt{{"tree/apps/a/governance.a.yaml", "outside/governance.a.yaml"}}},
 		{name: "an overlay in the overlay directory", path: "overlays/governance.b.yaml",
-			setup: func(t *testing.T, dir, _, overlays string) {
-				link(t, filepath.Join(dir, "outside/governance.a.yaml"), filepath.Join(overlays, "governance.b.yaml"))
-			}},
+			links: []linkAt{{"overlays/governance.b.yaml", "outside/governance.a.yaml"}}},
 		{name: "an overlay directory entry into the tree is out of the overlay directory", path: "overlays/governance.c.yaml",
-			setup: func(t *testing.T, dir, tree, overlays string) {
-				link(t, filepath.Join(tree, "apps/a/governance.yaml"), filepath.Join(overlays, "governance.c.yaml"))
-			}},
+			links: []linkAt{{"overlays/governance.c.yaml", "tree/apps/a/governance.yaml"}}},
 		{name: "through a link inside to a link out", path: "tree/apps/leak/governance.yaml",
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, filepath.Join(dir, "outside"), filepath.Join(tree, "door"))
-				link(t, "../../door/secret", filepath.Join(tree, "apps/leak/governance.yaml"))
-			}},
+			links: []linkAt{{"tree/door", "outside"}, {"tree/apps/leak/governance.yaml", "../../door/secret"}}},
 		{name: "a relative link inside",
-			setup: func(t *testing.T, _, tree, _ string) {
-				link(t, "../../common/governance.yaml", filepath.Join(tree, "apps/s/governance.yaml"))
-			}},
+			links: []linkAt{{"tree/apps/s/governance.yaml", "../../common/governance.yaml"}}},
 		{name: "an absolute link inside",
-			setup: func(t *testing.T, _, tree, _ string) {
-				link(t, filepath.Join(tree, "common"), filepath.Join(tree, "apps/s"))
-			}},
+			links: []linkAt{{"tree/apps/s", "tree/common"}}},
 		{name: "allowed out", allow: true,
-			setup: func(t *testing.T, dir, tree, _ string) {
-				link(t, filepath.Join(dir, "outside/app"), filepath.Join(tree, "apps/leak"))
-			}},
+			links: []linkAt{{"tree/apps/leak", "outside/app"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +108,12 @@ func TestLinksOutOfTheTree(t *testing.T) {
 				t.Fatal(st.Err)
 			}
 			good := store.Current()
-			tt.setup(t, dir, tree, overlays)
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			for _, l := range tt.links {
+				l.make(t, dir)
+			}
 			st := store.Reload(context.Background(), false)
 			if tt.path == "" {
 				if st.Outcome != Activated {
