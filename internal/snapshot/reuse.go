@@ -202,7 +202,8 @@ func carryMemos(prev, a *App) {
 // serve builds the app of b's checked unit and notes every owner id the
 // check and the app asked the registry about.
 func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
-	b.asked = slices.Clip(b.result.OwnersAsked) // appended to below, never into the result's
+	checked := b.result.OwnersAsked
+	var more []string // asked by the app and not by the check
 	if b.result.Config != nil {
 		var reg owners.Lookup
 		if answers.registry != nil {
@@ -211,18 +212,23 @@ func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
 		var asked []string
 		b.app, asked, b.err = newApp(u, &b.result, reg)
 		for _, id := range asked {
-			if !slices.Contains(b.asked, id) {
-				b.asked = append(b.asked, id)
+			if !slices.Contains(checked, id) && !slices.Contains(more, id) {
+				more = append(more, id)
 			}
 		}
 	}
+	// One list of the ids, of its size, which a kept unit holds for every
+	// reload: the check's is let go below.
+	b.asked = append(append(make([]string, 0, len(checked)+len(more)), checked...), more...)
 	b.answers = answers.hash(b.asked)
 	b.registry = answers.registry
 	// The node holds what the graph reads of the base; the rest of it is
 	// in the served configuration, and a reused unit must not keep a
-	// second copy alive.
+	// second copy alive. Nothing reads the check's own list of the ids
+	// asked once b.asked has them (ResolveOwners asks again).
 	b.result.Base = nil
 	b.result.Served = nil // the app holds it
+	b.result.OwnersAsked = nil
 }
 
 // unitKey is the hash of everything check.CheckUnit reads of u but the
