@@ -15,8 +15,24 @@ type index struct {
 	// resolved caches merge(defaults, source) per source position, filled on
 	// first use: the merged rule is a pure function of two immutable blocks, so
 	// two goroutines racing to fill a slot store equal values, and a lookup on
-	// the hot path allocates nothing after the first.
-	resolved []atomic.Pointer[Rule]
+	// the hot path allocates nothing after the first. The slots themselves
+	// are made on the first resolution (cache): a server's configurations
+	// are resolved per dataset by its own reading, never through this
+	// cache, and a tree's hundred thousand slots would be held for nothing.
+	resolved atomic.Pointer[[]atomic.Pointer[Rule]]
+}
+
+// cache is the index's slots of merged rules, n of them (one per source),
+// made on the first call; concurrent first calls agree on one.
+func (ix *index) cache(n int) []atomic.Pointer[Rule] {
+	if p := ix.resolved.Load(); p != nil {
+		return *p
+	}
+	slots := make([]atomic.Pointer[Rule], n)
+	if ix.resolved.CompareAndSwap(nil, &slots) {
+		return slots
+	}
+	return *ix.resolved.Load()
 }
 
 func buildIndex(sources []Source) *index {
@@ -24,7 +40,7 @@ func buildIndex(sources []Source) *index {
 	for i, s := range sources {
 		keys[i] = s.Key
 	}
-	ix := &index{keys: keyindex.New(keys), resolved: make([]atomic.Pointer[Rule], len(sources))}
+	ix := &index{keys: keyindex.New(keys)}
 	// The index holds every key's bytes back to back; pointing the sources
 	// at that copy lets the parser's scattered key strings go.
 	for i := range sources {
@@ -41,16 +57,13 @@ func buildIndex(sources []Source) *index {
 // keys.
 func extendIndex(base *index, sources []Source, n int) *index {
 	if n == len(sources) {
-		return &index{keys: base.keys, resolved: make([]atomic.Pointer[Rule], len(sources))}
+		return &index{keys: base.keys}
 	}
 	added := make([]string, 0, len(sources)-n)
 	for _, s := range sources[n:] {
 		added = append(added, s.Key)
 	}
-	ix := &index{
-		keys:     keyindex.Join([]*keyindex.Index{base.keys, keyindex.New(added)}),
-		resolved: make([]atomic.Pointer[Rule], len(sources)),
-	}
+	ix := &index{keys: keyindex.Join([]*keyindex.Index{base.keys, keyindex.New(added)})}
 	for i := n; i < len(sources); i++ {
 		sources[i].Key = ix.keys.Text(i)
 	}

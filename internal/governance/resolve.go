@@ -1,8 +1,6 @@
 package governance
 
 import (
-	"sync/atomic"
-
 	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
@@ -88,11 +86,12 @@ func (c *Config) ResolveKey(key string) (*Rule, bool) {
 }
 
 func (c *Config) resolvedAt(ix *index, i int) *Rule {
-	if r := ix.resolved[i].Load(); r != nil {
+	slot := &ix.cache(len(c.Sources))[i]
+	if r := slot.Load(); r != nil {
 		return r
 	}
 	r := MergeRules(c.Defaults, c.Sources[i].Rule)
-	ix.resolved[i].Store(r)
+	slot.Store(r)
 	return r
 }
 
@@ -111,7 +110,7 @@ func (c *Config) WithRules(defaults *Rule, rule func(Source) *Rule) *Config {
 		out.Sources[i] = s
 	}
 	if c.index != nil {
-		out.index = &index{keys: c.index.keys, resolved: make([]atomic.Pointer[Rule], len(c.Sources))}
+		out.index = &index{keys: c.index.keys}
 	}
 	return &out
 }
