@@ -83,7 +83,7 @@ func servedOf(a *App) []check.ServedRule {
 	out := make([]check.ServedRule, len(a.Datasets))
 	for i, d := range a.Datasets {
 		out[i] = check.ServedRule{Expose: d.Expose, DataspaceExpose: d.DataspaceExpose, Conflict: d.Conflict,
-			Classification: d.classification, AccessLevel: d.accessLevel}
+			Classification: d.classification(), AccessLevel: d.accessLevel()}
 	}
 	return out
 }

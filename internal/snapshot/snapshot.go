@@ -95,9 +95,8 @@ type Dataset struct {
 	// The merged rule is not kept: kept for every dataset it would be a large
 	// part of the snapshot's heap, and only the bodies, the facet and the
 	// policy gate read it. Rule() merges it again, which is cheap; the listing
-	// filters read the two values below, the rule's own (shared) strings,
-	// and hasTag.
-	classification, accessLevel *string
+	// filters read its classification and access level from the two rules
+	// it is merged from (stated), and hasTag.
 
 	// memo is an encoding of the dataset made when first asked for and
 	// then kept (Memo).
@@ -204,15 +203,35 @@ func initDataset(d *Dataset, a *App, pos int, id string, rule check.ServedRule, 
 		Expose:          rule.Expose,
 		DataspaceExpose: rule.DataspaceExpose,
 		Conflict:        rule.Conflict,
-		classification:  rule.Classification,
-		accessLevel:     rule.AccessLevel,
 	}
 }
 
 // AccessLevel and Classification are the served rule's values as written
 // (secret stays secret); "" when the rule states none.
-func (d *Dataset) AccessLevel() string    { return deref(d.accessLevel) }
-func (d *Dataset) Classification() string { return deref(d.classification) }
+func (d *Dataset) AccessLevel() string    { return deref(d.accessLevel()) }
+func (d *Dataset) Classification() string { return deref(d.classification()) }
+
+func (d *Dataset) accessLevel() *string {
+	return d.stated(governance.FieldAccessLevel, func(r *governance.Rule) *string { return r.AccessLevel })
+}
+
+func (d *Dataset) classification() *string {
+	return d.stated(governance.FieldClassification, func(r *governance.Rule) *string { return r.Classification })
+}
+
+// stated is a string field of the rule d serves, read from the two rules
+// it is merged from as governance.MergeRules takes it: the source's when
+// the source states the field, else the defaults'. A dataset keeps no
+// copy of it: the app's configuration holds both rules anyway.
+func (d *Dataset) stated(f governance.Field, get func(*governance.Rule) *string) *string {
+	cfg := d.App.Config
+	if d.pos >= 0 {
+		if r := cfg.Sources[d.pos].Rule; r.Set.Has(f) {
+			return get(r)
+		}
+	}
+	return get(cfg.Defaults)
+}
 
 func deref(s *string) string {
 	if s == nil {
