@@ -205,46 +205,30 @@ func WriteJSONMembers(w io.Writer, g *Graph) error {
 }
 
 func writeJSONMembers(j *pyJSON, g *Graph) {
-	j.key("pipelines")
-	j.open('[')
-	for i := range g.Pipelines {
+	j.objects("pipelines", len(g.Pipelines), func(i int) {
 		p := &g.Pipelines[i]
-		j.item()
-		j.open('{')
 		j.strMember("name", p.Name)
 		j.strMember("path", p.Path)
 		j.boolMember("declared", p.Declared)
 		j.key("produces")
 		j.strs(p.Produces)
-		j.key("depends_on")
-		j.open('[')
-		for _, d := range p.DependsOn {
-			j.item()
-			j.open('{')
+		j.objects("depends_on", len(p.DependsOn), func(i int) {
+			d := &p.DependsOn[i]
 			j.strMember("dataset", d.Dataset)
 			j.boolMember("external", d.External)
 			j.boolMember("optional", d.Optional)
 			j.key("description")
 			j.strOrNull(d.Description)
-			j.close('}')
-		}
-		j.close(']')
-		j.close('}')
-	}
-	j.close(']')
-	j.key("edges")
-	j.open('[')
-	for _, e := range g.Edges {
-		j.item()
-		j.open('{')
+		})
+	})
+	j.objects("edges", len(g.Edges), func(i int) {
+		e := &g.Edges[i]
 		j.strMember("producer", e.Producer)
 		j.strMember("consumer", e.Consumer)
 		j.strMember("dataset", e.Dataset)
 		j.strMember("pattern", e.Pattern)
 		j.boolMember("optional", e.Optional)
-		j.close('}')
-	}
-	j.close(']')
+	})
 	j.key("tiers")
 	j.open('[')
 	for _, t := range g.tiers {
@@ -257,21 +241,15 @@ func writeJSONMembers(j *pyJSON, g *Graph) {
 		j.close(']')
 	}
 	j.close(']')
-	j.key("findings")
-	j.open('[')
-	for i := range g.Findings {
+	j.objects("findings", len(g.Findings), func(i int) {
 		f := &g.Findings[i]
-		j.item()
-		j.open('{')
 		j.strMember("kind", string(f.Kind))
 		j.key("pipeline")
 		j.strOrNull(stringIf(f.Pipeline, f.HasPipeline()))
 		j.key("dataset")
 		j.strOrNull(stringIf(f.Dataset, f.HasDataset()))
 		j.strMember("detail", f.Detail)
-		j.close('}')
-	}
-	j.close(']')
+	})
 }
 
 // stringIf is &s when ok, else nil.
@@ -292,6 +270,20 @@ type pyJSON struct {
 	// compact writes no newlines or indentation and no space after a
 	// key's colon: the same value in fewer bytes.
 	compact bool
+}
+
+// objects writes the member key: a list of n objects, the members of the
+// i-th written by members(i).
+func (j *pyJSON) objects(key string, n int, members func(i int)) {
+	j.key(key)
+	j.open('[')
+	for i := range n {
+		j.item()
+		j.open('{')
+		members(i)
+		j.close('}')
+	}
+	j.close(']')
 }
 
 func (j *pyJSON) open(c byte) {
