@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,11 +15,7 @@ import (
 func FuzzStateless(f *testing.F) {
 	paths := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 	paths = append(paths, testcorpus.Path(f, "reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b/example-policy.yml"))
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range testcorpus.ReadFiles(f, paths) {
 		f.Add(string(data))
 	}
 	for _, s := range []string{"defaults: {}\nsources: {ds.x: {expose: true}}\n", "version: 1\nrules: []\n", "{tags: [a], expose: null}", "sources: [", ""} {

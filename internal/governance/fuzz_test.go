@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/testcorpus"
@@ -17,11 +16,7 @@ import (
 // facet. Seeded with the reference apps' governance.yaml files.
 func FuzzParse(f *testing.F) {
 	paths := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range testcorpus.ReadFiles(f, paths) {
 		f.Add(data)
 	}
 	for _, s := range []string{

@@ -3,7 +3,6 @@ package policy
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,16 +21,7 @@ var knownCodes = map[string]bool{
 
 // caseFiles returns the named file of every conformance case that has one.
 func caseFiles(f *testing.F, name string) [][]byte {
-	paths := testcorpus.Glob(f, policyCases.Dir(f), filepath.Join("*", name), 1)
-	var out [][]byte
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		out = append(out, data)
-	}
-	return out
+	return testcorpus.ReadFiles(f, testcorpus.Glob(f, policyCases.Dir(f), filepath.Join("*", name), 1))
 }
 
 // FuzzLoad: whatever the bytes, Load either returns a policy the engine can

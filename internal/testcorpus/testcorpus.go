@@ -83,6 +83,21 @@ func Glob(tb testing.TB, dir, pattern string, min int) []string {
 	return files
 }
 
+// ReadFiles returns the contents of paths, in their order, failing the
+// test on the first that cannot be read.
+func ReadFiles(tb testing.TB, paths []string) [][]byte {
+	tb.Helper()
+	out := make([][]byte, len(paths))
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[i] = data
+	}
+	return out
+}
+
 // AtLeast fails the test when a corpus yielded fewer than min inputs.
 func AtLeast(tb testing.TB, what string, got, min int) {
 	tb.Helper()
