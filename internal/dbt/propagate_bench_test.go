@@ -4,26 +4,24 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/propagate"
+	"github.com/celine-eu/governanced/internal/propagate/propagatetest"
 )
 
 // genRules governs the generated project: every third source personal and
 // restricted, the others green and open; every seventh model green, open
 // and offered into the dataspace.
-func genRules(n int) fakeRules {
-	rules := fakeRules{}
+func genRules(n int) propagatetest.Rules {
+	rules := propagatetest.Rules{}
 	for i := 0; i < max(1, n/10); i++ {
 		if i%3 == 0 {
-			rules[fmt.Sprintf("db.raw.raw_%d", i)] = levelsRule("pii", "restricted", false)
+			rules[fmt.Sprintf("db.raw.raw_%d", i)] = propagatetest.Rule("pii", "restricted", false, false)
 		} else {
-			rules[fmt.Sprintf("db.raw.raw_%d", i)] = levelsRule("green", "open", false)
+			rules[fmt.Sprintf("db.raw.raw_%d", i)] = propagatetest.Rule("green", "open", false, false)
 		}
 	}
 	for i := 0; i < n; i += 7 {
-		r := levelsRule("green", "open", true)
-		r.Dataspace = &governance.Dataspace{Expose: true}
-		rules[fmt.Sprintf("db.main.m%d", i)] = r
+		rules[fmt.Sprintf("db.main.m%d", i)] = propagatetest.Rule("green", "open", true, true)
 	}
 	return rules
 }

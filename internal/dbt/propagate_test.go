@@ -5,24 +5,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/propagate/propagatetest"
 )
-
-type fakeRules map[string]*governance.Rule
-
-func (f fakeRules) Rule(key string) (*governance.Rule, bool) {
-	r, ok := f[key]
-	return r, ok
-}
-
-func levelsRule(classification, access string, exposed bool) *governance.Rule {
-	r := &governance.Rule{Classification: &classification, AccessLevel: &access}
-	if exposed {
-		r.Expose = &exposed
-	}
-	return r
-}
 
 // governedProject: a seed of customers, a staging model hashing one
 // column, a mart and a report over it. Only the mart changes, so level 2
@@ -41,9 +26,9 @@ func governedProject(martSQL string) project {
 	}}
 }
 
-var shopGovernance = fakeRules{
-	"wh.marts.raw_customers": levelsRule("PII", "secret", false),
-	"wh.marts.customers":     levelsRule("green", "open", true),
+var shopGovernance = propagatetest.Rules{
+	"wh.marts.raw_customers": propagatetest.Rule("PII", "secret", false, false),
+	"wh.marts.customers":     propagatetest.Rule("green", "open", true, false),
 }
 
 // TestBuildLevel2InferredGovernance: with Rules, every changed and reached

@@ -7,37 +7,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/lineage"
+	"github.com/celine-eu/governanced/internal/propagate/propagatetest"
 	"github.com/celine-eu/governanced/internal/sqlparse"
 )
 
 // rules are governance rules by dataset id.
-type rules map[string]*governance.Rule
-
-func (r rules) Rule(key string) (*governance.Rule, bool) {
-	rule, ok := r[key]
-	return rule, ok
-}
+type rules = propagatetest.Rules
 
 // rule is a rule stating a classification and an access level as written
 // ("" for unset), and the exposure gates.
-func rule(classification, access string, expose, dataspace bool) *governance.Rule {
-	r := &governance.Rule{}
-	if classification != "" {
-		r.Classification = &classification
-	}
-	if access != "" {
-		r.AccessLevel = &access
-	}
-	if expose {
-		r.Expose = &expose
-	}
-	if dataspace {
-		r.Dataspace = &governance.Dataspace{Expose: true}
-	}
-	return r
-}
+var rule = propagatetest.Rule
 
 // project is a small project: origins (sources) with their columns, then
 // models in dependency order, each read by name. A model whose SQL is ""
