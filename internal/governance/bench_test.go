@@ -2,7 +2,6 @@ package governance_test
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"testing"
 
@@ -15,12 +14,8 @@ func realFiles(tb testing.TB) map[string][]byte {
 	tb.Helper()
 	paths := testcorpus.Glob(tb, testcorpus.Path(tb, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
 	files := map[string][]byte{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		files[p] = b
+	for i, b := range testcorpus.ReadFiles(tb, paths) {
+		files[paths[i]] = b
 	}
 	return files
 }
