@@ -13,7 +13,7 @@ import (
 // block of POST /merge and the policy of POST /policy/evaluate: the answer is
 // always 200 or a client-error problem, never a 5xx, and always JSON.
 func FuzzStateless(f *testing.F) {
-	paths := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	paths := testcorpus.ReferenceApps(f)
 	paths = append(paths, testcorpus.Path(f, "reference/dbt/dbt-bouncer/pair-a2094336-f5b6f07b/example-policy.yml"))
 	for _, data := range testcorpus.ReadFiles(f, paths) {
 		f.Add(string(data))

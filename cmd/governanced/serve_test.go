@@ -193,7 +193,7 @@ func (s *server) status(t *testing.T) status {
 // temporary tree.
 func realTree(t *testing.T) string {
 	t.Helper()
-	paths := testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	paths := testcorpus.ReferenceApps(t)
 	dir := t.TempDir()
 	copyFile := func(from, to string) {
 		b, err := os.ReadFile(from)

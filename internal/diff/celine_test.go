@@ -16,7 +16,7 @@ import (
 // celineTree is the real CELINE tree with dataset-api's owners registry.
 func celineTree(t *testing.T) files {
 	t.Helper()
-	apps := testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	apps := testcorpus.ReferenceApps(t)
 	fs := files{}
 	for _, p := range apps {
 		b, err := os.ReadFile(p)

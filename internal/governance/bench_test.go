@@ -12,7 +12,7 @@ import (
 
 func realFiles(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	paths := testcorpus.Glob(tb, testcorpus.Path(tb, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	paths := testcorpus.ReferenceApps(tb)
 	files := map[string][]byte{}
 	for i, b := range testcorpus.ReadFiles(tb, paths) {
 		files[paths[i]] = b

@@ -15,7 +15,7 @@ import (
 // renders to valid JSON — alone, merged with itself as an overlay, and as a
 // facet. Seeded with the reference apps' governance.yaml files.
 func FuzzParse(f *testing.F) {
-	paths := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	paths := testcorpus.ReferenceApps(f)
 	for _, data := range testcorpus.ReadFiles(f, paths) {
 		f.Add(data)
 	}

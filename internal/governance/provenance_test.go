@@ -435,7 +435,7 @@ func TestProvenanceList(t *testing.T) {
 		t.Errorf("tags: %+v", es[1])
 	}
 	n := 0
-	for _, p := range testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17) {
+	for _, p := range testcorpus.ReferenceApps(t) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -540,7 +540,7 @@ func TestRealFiles(t *testing.T) {
 }
 
 func realGovernanceFiles(t testing.TB) []string {
-	return testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	return testcorpus.ReferenceApps(t)
 }
 
 // realGovernanceDocs are realGovernanceFiles parsed, with the governance

@@ -265,7 +265,7 @@ func celine(t testing.TB) (map[string]*governance.Config, *owners.Registry) {
 		t.Fatal(err)
 	}
 	apps := map[string]*governance.Config{}
-	for _, file := range testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17) {
+	for _, file := range testcorpus.ReferenceApps(t) {
 		cfg, err := governance.LoadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 // copyReal copies the 17 reference apps into a temporary tree.
 func copyReal(t testing.TB) string {
 	t.Helper()
-	paths := testcorpus.Glob(t, testcorpus.Path(t, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	paths := testcorpus.ReferenceApps(t)
 	files := map[string]string{}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)

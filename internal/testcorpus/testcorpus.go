@@ -83,6 +83,13 @@ func Glob(tb testing.TB, dir, pattern string, min int) []string {
 	return files
 }
 
+// ReferenceApps returns the governance.yaml of every reference CELINE
+// pipeline under testdata/reference/celine-pipelines/apps: 17 of them.
+func ReferenceApps(tb testing.TB) []string {
+	tb.Helper()
+	return Glob(tb, Path(tb, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+}
+
 // ReadFiles returns the contents of paths, in their order, failing the
 // test on the first that cannot be read.
 func ReadFiles(tb testing.TB, paths []string) [][]byte {

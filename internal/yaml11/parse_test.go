@@ -143,7 +143,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	// The real documents this reader exists for, and a bomb it must refuse.
-	refs := testcorpus.Glob(f, testcorpus.Path(f, "reference/celine-pipelines/apps"), "*/governance.yaml", 17)
+	refs := testcorpus.ReferenceApps(f)
 	for _, p := range append(refs, testcorpus.Path(f, "reference/dataset-api/owners.yaml")) {
 		data, err := os.ReadFile(p)
 		if err != nil {
