@@ -81,19 +81,22 @@ func (r *UnitResult) written() *governance.Config {
 	if len(r.Rewritten) == 0 {
 		return r.Config
 	}
-	w := *r.Config
-	w.Sources = slices.Clone(r.Config.Sources)
-	unresolve := func(rule *governance.Rule, ownership []governance.Owner) *governance.Rule {
+	ownershipAt := make(map[int][]governance.Owner, len(r.Rewritten))
+	for _, rw := range r.Rewritten {
+		ownershipAt[rw.Source] = rw.Ownership
+	}
+	unresolve := func(i int, rule *governance.Rule) *governance.Rule {
+		ownership, ok := ownershipAt[i]
+		if !ok {
+			return rule
+		}
 		u := *rule
 		u.Ownership = ownership
 		return &u
 	}
-	for _, rw := range r.Rewritten {
-		if rw.Source < 0 {
-			w.Defaults = unresolve(w.Defaults, rw.Ownership)
-		} else {
-			w.Sources[rw.Source].Rule = unresolve(w.Sources[rw.Source].Rule, rw.Ownership)
-		}
-	}
-	return &w
+	// WithRules: the copy must not share the resolved configuration's
+	// cache of merged rules.
+	return r.Config.WithRules(unresolve(-1, r.Config.Defaults), func(i int, s governance.Source) *governance.Rule {
+		return unresolve(i, s.Rule)
+	})
 }

@@ -98,15 +98,16 @@ func (c *Config) resolvedAt(ix *index, i int) *Rule {
 // idx returns the index; configurations built by this package always have one,
 // a zero Config gets one on first use.
 // WithRules is a copy of c whose defaults are defaults and whose sources
-// entries keep their keys, in order, each with the rule rule returns for it.
+// entries keep their keys, in order, each with the rule rule returns for it
+// (i is the entry's position in c.Sources).
 // The copy shares c's index of keys, which depends on the keys alone, but not
 // its cache of merged rules: those were merged from c's rules.
-func (c *Config) WithRules(defaults *Rule, rule func(Source) *Rule) *Config {
+func (c *Config) WithRules(defaults *Rule, rule func(i int, s Source) *Rule) *Config {
 	out := *c
 	out.Defaults = defaults
 	out.Sources = make([]Source, len(c.Sources))
 	for i, s := range c.Sources {
-		s.Rule = rule(s)
+		s.Rule = rule(i, s)
 		out.Sources[i] = s
 	}
 	if c.index != nil {

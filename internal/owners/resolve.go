@@ -85,7 +85,7 @@ func ResolveOwnership(rule *governance.Rule, owners Lookup, strict bool, placeho
 // unchanged and cfg is not modified.
 func ResolveConfigOwnership(cfg *governance.Config, owners Lookup, strict bool, placeholders map[string]string) (*governance.Config, []Warning, error) {
 	rs := resolver{owners: owners, placeholders: placeholders}
-	out := cfg.WithRules(rs.shared(cfg.Defaults, "defaults"), func(s governance.Source) *governance.Rule {
+	out := cfg.WithRules(rs.shared(cfg.Defaults, "defaults"), func(_ int, s governance.Source) *governance.Rule {
 		return rs.shared(s.Rule, "sources/"+s.Key)
 	})
 	if err := rs.finish(strict); err != nil {
