@@ -41,7 +41,19 @@ const maxDatasets = 1 << 24
 // maxNarrow is how many datasets an app may have for its postings to be
 // uint16s: 9 bits of position above the 7 of the fields. Half the bytes
 // of the largest part of an index, for the apps a tree is mostly made of.
-const maxNarrow = 1 << 9
+const maxNarrow = 1 << (16 - narrowFieldBits)
+
+// A posting holds its position above its fields: narrowFieldBits of them
+// in a narrow one, wideFieldBits in a wide one (and in the builder's
+// entries).
+const (
+	narrowFieldBits = 7
+	wideFieldBits   = 8
+)
+
+// A narrow posting has room for every Field: a field added past it stops
+// the build here rather than losing its bit.
+var _ = [1]struct{}{}[len(fieldNames)-narrowFieldBits]
 
 // NewIndex indexes the sources of cfg, the served configuration of app
 // (ownership resolved, overlay merged), in sources order. reg gives the
@@ -175,7 +187,7 @@ func (b *builder) add(text string, pos int, f Field) {
 			b.defaults[id] |= f
 			return
 		}
-		b.entries = append(b.entries, uint64(id)<<32|uint64(pos)<<8|uint64(f))
+		b.entries = append(b.entries, uint64(id)<<32|uint64(pos)<<wideFieldBits|uint64(f))
 	})
 }
 
@@ -221,8 +233,8 @@ func (b *builder) finish(ix *Index, datasets int) {
 	for w := range n {
 		for k := from; k < b.at[w]; k++ {
 			p := b.placed[k]
-			if m := len(post); m > int(ix.start[w]) && post[m-1]>>8 == p>>8 {
-				post[m-1] |= p & 0xff
+			if m := len(post); m > int(ix.start[w]) && post[m-1]>>wideFieldBits == p>>wideFieldBits {
+				post[m-1] |= p & (1<<wideFieldBits - 1)
 				continue
 			}
 			post = append(post, p)
@@ -236,7 +248,7 @@ func (b *builder) finish(ix *Index, datasets int) {
 	}
 	ix.narrow = make([]uint16, len(post))
 	for k, p := range post {
-		ix.narrow[k] = uint16(p>>8<<7 | p&0x7f)
+		ix.narrow[k] = uint16(p>>wideFieldBits<<narrowFieldBits | p&(1<<narrowFieldBits-1))
 	}
 }
 

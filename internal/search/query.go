@@ -138,9 +138,9 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 				exactDefaults = ix.defaults[i]
 			}
 			if ix.narrow != nil {
-				scatter(ix.narrow[ix.start[i]:ix.start[i+1]], 7, s, whole)
+				scatter(ix.narrow[ix.start[i]:ix.start[i+1]], narrowFieldBits, s, whole)
 			} else {
-				scatter(ix.post[ix.start[i]:ix.start[i+1]], 8, s, whole)
+				scatter(ix.post[ix.start[i]:ix.start[i+1]], wideFieldBits, s, whole)
 			}
 		}
 		for d := range n {
