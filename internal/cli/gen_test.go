@@ -17,7 +17,7 @@ import (
 // The worked cases of check.md §12 are generated from the specification's own
 // text, so the fixtures and the expected reports are exactly what it says:
 //
-//	go test ./internal/check -run TestRegenerateCases -regen
+//	go test ./internal/cli -run TestRegenerateCases -regen
 //
 // writes testdata/check-cases/<id>/case.json and testdata/check-cases/<id>/tree/
 // at the repository's top.
@@ -57,7 +57,7 @@ var (
 	reFileFix    = regexp.MustCompile("^`([^`]+)`: fixture \\*\\*(\\w+)\\*\\*$")
 	reInvocation = regexp.MustCompile("^Invocation: `validate ?([^`]*)` → \\*\\*exit (\\d)\\*\\*$")
 	reRow        = regexp.MustCompile(`^\| (\d+) \|(.*)\|$`)
-	reSummary    = regexp.MustCompile("^check.Summary: errors (\\d+), warnings (\\d+), infos (\\d+); bases (\\d+), overlays (\\d+), owners_files (\\d+), datasets (\\d+); ok `(true|false)`")
+	reSummary    = regexp.MustCompile("^Summary: errors (\\d+), warnings (\\d+), infos (\\d+); bases (\\d+), overlays (\\d+), owners_files (\\d+), datasets (\\d+); ok `(true|false)`")
 )
 
 func parseSpecCases(text string) ([]specCase, error) {
@@ -197,14 +197,16 @@ func TestRegenerateCases(t *testing.T) {
 	if len(cases) != 48 {
 		t.Fatalf("found %d cases in the specification, want 48", len(cases))
 	}
-	if err := os.RemoveAll(casesDir(t)); err != nil {
+	// The directory is found before it is removed: casesDir wants it there.
+	root := casesDir(t)
+	if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cases {
 		if c.Args == nil {
 			t.Fatalf("%s: no invocation", c.ID)
 		}
-		dir := filepath.Join(casesDir(t), c.ID)
+		dir := filepath.Join(root, c.ID)
 		for name, body := range c.Files {
 			p := filepath.Join(dir, "tree", filepath.FromSlash(name))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
