@@ -121,8 +121,7 @@ type policyAnswer struct {
 // request timeout: with its column lineage, or with the model read at level
 // 1 and a warning naming it.
 func TestCTEChainIsAnsweredInTime(t *testing.T) {
-	_, st := testServer(t)
-	h, _ := newServer(Deps{Store: st})
+	h, _ := testServer(t)
 	for _, n := range []int{16, 24} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			src := dbtModel{name: "src", compiled: "select 1 as id, 2 as a0, 3 as a1", checksum: "s", columns: []string{"id", "a0", "a1"}}
@@ -153,8 +152,7 @@ func TestCTEChainIsAnsweredInTime(t *testing.T) {
 // request timeout at level 2: a change for each column.
 func TestWideModelIsAnsweredInTime(t *testing.T) {
 	const n = 8000
-	_, st := testServer(t)
-	h, _ := newServer(Deps{Store: st})
+	h, _ := testServer(t)
 	side := func(op string) []dbtModel {
 		cols, exprs := make([]string, n), make([]string, n)
 		for i := range n {

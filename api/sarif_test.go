@@ -96,8 +96,7 @@ func TestServedSARIF(t *testing.T) {
 // options (cli.CheckFlags) under their snake_case names; the report echoes
 // what the check was asked, and the server's own options play no part.
 func TestValidateTakesTheCheckOptions(t *testing.T) {
-	_, store := testServer(t)
-	h, _ := newServer(Deps{Store: store})
+	h, _ := testServer(t)
 	tree := uploadOf(t, map[string]string{
 		"apps/a/governance.yaml":            "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n",
 		"apps/a/governance.a.yaml":          "defaults: {access_level: internal}\n",
