@@ -197,7 +197,7 @@ func TestStrictQuery(t *testing.T) {
 // openapi.yaml's, references resolved.
 func TestRouteParamsFromOpenAPI(t *testing.T) {
 	got := map[string][]string{}
-	for op, ps := range routeParams {
+	for op, ps := range routeParams() {
 		for n, p := range ps {
 			if p.repeatable {
 				n += "[]"

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
@@ -32,8 +33,10 @@ type queryParam struct {
 }
 
 // routeParams are the query parameters of each operation, by method and
-// route pattern ("GET /datasets").
-var routeParams = mustRouteParams(OpenAPI)
+// route pattern ("GET /datasets"), read when the first server's routes are
+// made: the binary's other commands (validate, diff, …) never parse the
+// OpenAPI document.
+var routeParams = sync.OnceValue(func() map[string]map[string]queryParam { return mustRouteParams(OpenAPI) })
 
 // mustRouteParams reads every operation's query parameters from the
 // OpenAPI document, resolving references to its components. The document
@@ -94,7 +97,7 @@ func readRouteParams(doc []byte) (map[string]map[string]queryParam, error) {
 // operation method+" "+pattern would not read exactly, then runs next.
 // Requests without a query (most) cost a string comparison.
 func strictQuery(method, pattern string, next http.HandlerFunc) http.HandlerFunc {
-	accepted, ok := routeParams[method+" "+pattern]
+	accepted, ok := routeParams()[method+" "+pattern]
 	if !ok {
 		panic("api: " + method + " " + pattern + " is not in openapi.yaml")
 	}
