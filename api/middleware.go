@@ -237,8 +237,13 @@ func (s *server) observe(ctx *requestContext, r *http.Request, start time.Time) 
 		// Failed reads stay at info; --log-level debug logs every read.
 		level = zerolog.DebugLevel
 	}
-	ev := logAt(ctx, level).
-		Str("method", r.Method).
+	ev := logAt(ctx, level)
+	if !ev.Enabled() {
+		// The line is not written (a read at info): nothing is gathered
+		// for it.
+		return
+	}
+	ev = ev.Str("method", r.Method).
 		Str("route", route).
 		Str("path", r.URL.Path).
 		Int("status", status).
