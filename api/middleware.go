@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/rs/zerolog"
 )
 
@@ -95,13 +94,14 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // routePattern, the first of chi's middlewares, notes the pattern chi
-// routed a request to once the request is answered, for observe: chi
-// composes it in its route context, which it takes back when it returns.
+// routed a request to once the request is answered, for observe: chi sets
+// it as the Pattern of the request it routes (this one: chi's request
+// copy, which observe does not see), "" when no route matched.
 func routePattern(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if ri, ok := r.Context().Value(keyRequest).(*requestInfo); ok {
-				ri.route = chi.RouteContext(r.Context()).RoutePattern()
+				ri.route = r.Pattern
 			}
 		}()
 		next.ServeHTTP(w, r)
