@@ -142,10 +142,10 @@ func streamDatasets(w io.Writer, snap *snapshot.Snapshot, f snapshot.Filter, wit
 	return err
 }
 
-// lookup resolves the {id} of a /datasets route: globally, or inside one app
-// when app is given (the app= query parameter, or the /apps/{app}/… route).
-func lookup(r *http.Request, snap *snapshot.Snapshot, app string) (*snapshot.Dataset, error) {
-	id := httpread.PathParam(r, "id")
+// lookup resolves id, the {id} of a /datasets route: globally, or inside
+// one app when app is given (the app= query parameter, or the
+// /apps/{app}/… route).
+func lookup(snap *snapshot.Snapshot, id, app string) (*snapshot.Dataset, error) {
 	var d *snapshot.Dataset
 	var err error
 	if app != "" {
@@ -204,12 +204,13 @@ func (s *server) rule(r *http.Request, app string) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	d, err := lookup(r, snap, app)
+	id := httpread.PathParam(r, "id")
+	d, err := lookup(snap, id, app)
 	if err != nil {
 		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	appendRuleBody(buf, snap, httpread.PathParam(r, "id"), d, explain)
+	appendRuleBody(buf, snap, id, d, explain)
 	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 
@@ -218,12 +219,13 @@ func (s *server) datasetExposure(r *http.Request) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	d, err := lookup(r, snap, query(r).Get("app"))
+	id := httpread.PathParam(r, "id")
+	d, err := lookup(snap, id, query(r).Get("app"))
 	if err != nil {
 		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	appendExposureBody(buf, snap, httpread.PathParam(r, "id"), d)
+	appendExposureBody(buf, snap, id, d)
 	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 
@@ -246,7 +248,7 @@ func (s *server) datasetFacet(r *http.Request) (result, error) {
 		}
 		producer = p[0]
 	}
-	d, err := lookup(r, snap, q.Get("app"))
+	d, err := lookup(snap, httpread.PathParam(r, "id"), q.Get("app"))
 	if err != nil {
 		return result{snap: snap}, err
 	}
