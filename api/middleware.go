@@ -52,7 +52,8 @@ func logAt(ctx context.Context, level zerolog.Level) *zerolog.Event {
 }
 
 // requestContext is everything a request carries through the server, in one
-// allocation: its id and logger, and the recorder of what was answered. A
+// allocation: its id and logger, the recorder of what was answered, and
+// the request itself as handed on with this context. A
 // middleware per concern would take a context value or a wrapper each: at
 // tens of thousands of requests a second on a large heap, every allocation
 // is GC work.
@@ -60,6 +61,9 @@ type requestContext struct {
 	context.Context
 	info requestInfo
 	rec  recorder
+	// req is the request as the server hands it on, with this context:
+	// held here, it is made in the same allocation.
+	req http.Request
 }
 
 func (c *requestContext) Value(key any) any {
@@ -85,7 +89,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := &requestContext{Context: r.Context(), info: requestInfo{id: [1]string{id}, log: &s.log}}
 	ctx.rec.ResponseWriter = w
 	w.Header()[requestIDHeader] = ctx.info.id[:]
-	r = r.WithContext(ctx)
+	ctx.req = *r.WithContext(ctx)
+	r = &ctx.req
 	defer s.observe(ctx, r, start)
 	if s.conns != nil && reservedConn(r) && s.answerReserved(&ctx.rec, r) {
 		return
