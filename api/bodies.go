@@ -89,11 +89,15 @@ func AppendEmptyRuleBody(buf *bytes.Buffer, name string) {
 }
 
 // ruleAndExposure is the part of d's rule body that does not name the
-// request: `"rule":…,"exposure":…,"is_empty":…`, kept with d (Memo).
+// request: `"rule":…,"exposure":…,"is_empty":…`, kept with d (Memo). It is
+// encoded into a pooled buffer and kept as a copy of its own size: a
+// buffer grown to hold it doubles as it goes, and would keep up to twice
+// the bytes for as long as the dataset is served.
 func ruleAndExposure(d *snapshot.Dataset) []byte {
-	var buf bytes.Buffer
-	appendRuleAndExposure(&buf, d.Rule())
-	return buf.Bytes()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	appendRuleAndExposure(buf, d.Rule())
+	return bytes.Clone(buf.Bytes())
 }
 
 // appendRuleAndExposure writes `"rule":…,"exposure":…,"is_empty":…`: the
