@@ -187,3 +187,18 @@ func BenchmarkNewPatternsOnly(b *testing.B) {
 		New(keys)
 	}
 }
+
+// BenchmarkJoin joins the indexes of 1 000 apps of 100 keys each into the
+// tree-wide one, as every reload does: the parts are built once, outside
+// the loop, as a reload reuses the unchanged apps' indexes.
+func BenchmarkJoin(b *testing.B) {
+	keys := pipelineKeys(benchApps, benchPerApp)
+	parts := make([]*Index, benchApps)
+	for a := range parts {
+		parts[a] = New(keys[a*benchPerApp : (a+1)*benchPerApp])
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Join(parts)
+	}
+}
