@@ -97,7 +97,9 @@ func Join(parts []*Index) *Index {
 	// string header, a second time.
 	ix := &Index{exact: strindex.Join(exact)}
 	ix.linkRepeats()
-	ix.fileGlobs(n, globs, nGlobs)
+	if nGlobs > 0 {
+		ix.fileGlobs(n, globs, nGlobs)
+	}
 	return ix
 }
 
@@ -126,11 +128,12 @@ func (ix *Index) linkRepeats() {
 	}
 }
 
-// fileGlobs compiles every entry with a metacharacter (unless compiled
-// holds it already) and files it under the anchor that the fewest globs
-// share (ties: the kind cheapest to probe, then the longer text). compiled,
-// when not nil, has an entry for each of the n and becomes the index's own
-// list of globs. globs is
+// fileGlobs compiles every entry with a metacharacter and files it under
+// the anchor that the fewest globs share (ties: the kind cheapest to
+// probe, then the longer text). compiled, when not nil, is a joined
+// index's globs: an entry for each of the n, every glob among them already
+// compiled by its part and nil for a literal, so no text is read again to
+// tell which is which; it becomes the index's own list of globs. globs is
 // how many entries have a metacharacter, when known (0 otherwise): the
 // tables are made of their size at once rather than grown.
 //
@@ -147,19 +150,18 @@ func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 		ix.globs = compiled // the caller's own, made for this index
 	}
 	for i := range n {
-		t := ix.exact.Key(i)
-		if !HasMeta(t) {
+		var g *Glob
+		if compiled != nil {
+			if g = compiled[i]; g == nil {
+				continue
+			}
+		} else if t := ix.exact.Key(i); HasMeta(t) {
+			g = Compile(t)
+		} else {
 			continue
 		}
 		if ix.globs == nil {
 			ix.globs = make([]*Glob, n)
-		}
-		var g *Glob
-		if compiled != nil {
-			g = compiled[i]
-		}
-		if g == nil {
-			g = Compile(t)
 		}
 		ix.globs[i] = g
 		ix.nGlobs++
