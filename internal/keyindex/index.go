@@ -103,28 +103,25 @@ func Join(parts []*Index) *Index {
 	return ix
 }
 
-// linkRepeats chains the entries whose text an earlier entry already has.
+// linkRepeats chains the entries whose text an earlier entry already has,
+// as the exact index found them while filing the texts.
 func (ix *Index) linkRepeats() {
-	n := ix.Len()
-	var tail map[int32]int32 // first of a repeated text → its last entry so far
-	for i := range n {
-		first := int32(ix.exact.Lookup(ix.Text(i)))
-		if first == int32(i) {
-			continue
-		}
-		if ix.next == nil {
-			ix.next = make([]int32, n)
-			for j := range ix.next {
-				ix.next[j] = -1
-			}
-			tail = map[int32]int32{}
-		}
-		last, ok := tail[first]
+	repeats := ix.exact.Repeats()
+	if len(repeats) == 0 {
+		return
+	}
+	ix.next = make([]int32, ix.Len())
+	for j := range ix.next {
+		ix.next[j] = -1
+	}
+	tail := map[int32]int32{} // first of a repeated text → its last entry so far
+	for _, r := range repeats {
+		last, ok := tail[r.First]
 		if !ok {
-			last = first
+			last = r.First
 		}
-		ix.next[last] = int32(i)
-		tail[first] = int32(i)
+		ix.next[last] = r.Pos
+		tail[r.First] = r.Pos
 	}
 }
 

@@ -34,7 +34,15 @@ type Index struct {
 	parts  []*Index
 	starts []int32
 	partOf []uint32
+
+	// repeats are the keys given again, each with the first position of
+	// its text, in position order: found while the slots are filled, and
+	// none in most indexes.
+	repeats []Repeat
 }
+
+// Repeat is a key given again: Pos, and First, its text's first position.
+type Repeat struct{ Pos, First int32 }
 
 // New indexes keys by position. A key given more than once is found at its
 // first position, as the first of several equal sources keys is the one that
@@ -117,8 +125,10 @@ func (ix *Index) fill() {
 				ix.slots[j] = tag | uint32(i+1)
 				break
 			}
-			if v&ix.tagMask == tag && ix.Key(int(v&ix.posMask)-1) == k {
-				break // a repeat: the first position stays
+			if first := int(v&ix.posMask) - 1; v&ix.tagMask == tag && ix.Key(first) == k {
+				// A repeat: the first position stays.
+				ix.repeats = append(ix.repeats, Repeat{Pos: int32(i), First: int32(first)})
+				break
 			}
 			j = ix.next(j)
 		}
@@ -154,6 +164,10 @@ func (ix *Index) Lookup(key string) int {
 		}
 	}
 }
+
+// Repeats are the positions whose key an earlier position has, each with
+// that first position, in position order. The slice is the index's own.
+func (ix *Index) Repeats() []Repeat { return ix.repeats }
 
 // Key returns the key at position i, as stored in the index.
 func (ix *Index) Key(i int) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLookup(t *testing.T) {
@@ -114,4 +116,35 @@ func FuzzLookup(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRepeats(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts [][]string // one part: New; more: Join of each part's New
+		want  []Repeat
+	}{
+		{name: "none", parts: [][]string{{"a", "b", "c"}}},
+		{name: "empty", parts: [][]string{nil}},
+		{name: "each repeat names the first", parts: [][]string{{"x", "y", "x", "y", "x"}}, want: []Repeat{{2, 0}, {3, 1}, {4, 0}}},
+		{name: "across parts", parts: [][]string{{"a", "b"}, {}, {"b", "c", "a"}}, want: []Repeat{{2, 1}, {4, 0}}},
+		{name: "within a part, joined", parts: [][]string{{"a"}, {"c", "c"}}, want: []Repeat{{2, 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ix *Index
+			if len(tt.parts) == 1 {
+				ix = New(tt.parts[0])
+			} else {
+				var parts []*Index
+				for _, p := range tt.parts {
+					parts = append(parts, New(p))
+				}
+				ix = Join(parts)
+			}
+			if diff := cmp.Diff(tt.want, ix.Repeats()); diff != "" {
+				t.Errorf("Repeats() (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
