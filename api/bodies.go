@@ -55,7 +55,7 @@ func appendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *
 	appendString(buf, d.App.Name)
 	buf.WriteString(`,"match":`)
 	if m := d.MatchFor(name); m.Kind == governance.MatchExact {
-		// The pattern is the name itself: encoded once, and d.ID's bytes,
+		// The pattern is the name itself: encoded once, and the key's bytes,
 		// which are likely out of cache, are not read.
 		buf.Write(m.AppendJSONPatternAs(buf.AvailableBuffer(), nameJSON))
 	} else {
@@ -157,7 +157,7 @@ func appendGates(buf *bytes.Buffer, d *snapshot.Dataset) {
 	buf.WriteString(`,"dataspace_expose":`)
 	appendBool(buf, d.DataspaceExpose)
 	buf.WriteString(`,"conflict":`)
-	appendOptString(buf, d.Conflict)
+	appendOptString(buf, d.Conflict())
 }
 
 // appendListBody writes the body of GET /datasets for a page; withRule
@@ -184,7 +184,7 @@ func appendListBody(buf *bytes.Buffer, snap *snapshot.Snapshot, p snapshot.Page,
 func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, h snapshot.Hit, withRule bool) {
 	d := h.Dataset
 	buf.WriteString(`{"id":`)
-	appendString(buf, d.ID)
+	appendString(buf, d.ID())
 	buf.WriteString(`,"app":`)
 	appendString(buf, d.App.Name)
 	buf.WriteString(`,"pattern":`)
@@ -204,7 +204,7 @@ func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, h snapshot.Hit, 
 	}
 	if withRule {
 		buf.WriteString(`,"rule":`)
-		appendRuleBody(buf, snap, d.ID, d, false)
+		appendRuleBody(buf, snap, d.ID(), d, false)
 	}
 	buf.WriteByte('}')
 }
@@ -220,7 +220,7 @@ func appendAppsBody(buf *bytes.Buffer, snap *snapshot.Snapshot) {
 		buf.WriteByte('{')
 		appendAppMembers(buf, a)
 		buf.WriteString(`,"sources":`)
-		buf.WriteString(strconv.Itoa(len(a.Datasets)))
+		buf.WriteString(strconv.Itoa(a.DatasetCount()))
 		buf.WriteByte('}')
 	}
 	buf.WriteString(`]}`)

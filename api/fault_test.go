@@ -60,7 +60,7 @@ func faultStore(t testing.TB, dir string) *snapshot.Store {
 func servedDatasets(s *snapshot.Snapshot) []string {
 	var ids []string
 	for _, d := range s.Datasets() {
-		ids = append(ids, d.ID)
+		ids = append(ids, d.ID())
 	}
 	slices.Sort(ids)
 	return ids

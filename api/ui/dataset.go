@@ -173,7 +173,7 @@ func (p *Pages) lookup(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 func (p *Pages) datasetBody(snap *snapshot.Snapshot, d *snapshot.Dataset, name string) (*datasetView, error) {
 	m := d.MatchFor(name)
 	body := &datasetView{Name: name, App: d.App.Name, Match: m.Kind.String(), Pattern: m.Pattern, File: d.App.File, Overlay: d.App.OverlayFile,
-		Expose: d.Expose, DataspaceExpose: d.DataspaceExpose, Conflict: d.Conflict, Owners: ownerRefs(snap, d.Owners())}
+		Expose: d.Expose, DataspaceExpose: d.DataspaceExpose, Conflict: d.Conflict(), Owners: ownerRefs(snap, d.Owners())}
 	rule := d.Rule()
 	rows, err := ruleRows(snap, rule)
 	if err != nil {
@@ -188,10 +188,10 @@ func (p *Pages) datasetBody(snap *snapshot.Snapshot, d *snapshot.Dataset, name s
 		return nil, err
 	}
 	body.Facet = facet.String()
-	if d.ID != "" || d.Pattern {
+	if d.ID() != "" || d.Pattern {
 		der := p.derivedFor(snap)
 		rep := snap.Report()
-		for _, i := range der.findings[datasetKey{d.App.Name, d.ID}] {
+		for _, i := range der.findings[datasetKey{d.App.Name, d.ID()}] {
 			body.Findings = append(body.Findings, newFindingView(rep.Findings[i], d.App.Name))
 		}
 	}

@@ -101,7 +101,7 @@ func (p *Pages) datasets(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	for i, h := range items {
 		body.Rows[i] = newDatasetRow(snap, h.Dataset)
 		if f.Query != nil && f.Query.Words() != nil {
-			body.Rows[i].Key = f.Query.Words().Spans(h.Dataset.ID)
+			body.Rows[i].Key = f.Query.Words().Spans(h.Dataset.ID())
 			body.Rows[i].Why = why(snap, f.Query.Words(), h)
 		}
 	}
@@ -227,8 +227,8 @@ func (body *datasetsView) paginate(q url.Values, page, per, shown int) {
 }
 
 func newDatasetRow(snap *snapshot.Snapshot, d *snapshot.Dataset) datasetRow {
-	return datasetRow{ID: d.ID, App: d.App.Name, Pattern: d.Pattern, Expose: d.Expose, DataspaceExpose: d.DataspaceExpose,
-		Conflict: d.Conflict != "", AccessLevel: d.AccessLevel(), Classification: d.Classification(), Owners: ownerRefs(snap, d.Owners())}
+	return datasetRow{ID: d.ID(), App: d.App.Name, Pattern: d.Pattern, Expose: d.Expose, DataspaceExpose: d.DataspaceExpose,
+		Conflict: d.Conflict() != "", AccessLevel: d.AccessLevel(), Classification: d.Classification(), Owners: ownerRefs(snap, d.Owners())}
 }
 
 // ownerRefs are a rule's ownership names as the pages show them.

@@ -50,20 +50,21 @@ func deriveFrom(snap *snapshot.Snapshot) *derived {
 	d := &derived{snap: snap, apps: map[string]*appCounts{}, fileApp: map[string]string{},
 		findings: map[datasetKey][]int{}, bySeverity: map[check.Severity]int{}}
 	for _, a := range snap.Apps() {
-		c := &appCounts{Sources: len(a.Datasets)}
+		c := &appCounts{Sources: a.DatasetCount()}
 		d.apps[a.Name] = c
 		d.fileApp[a.File] = a.Name
 		if a.OverlayFile != "" {
 			d.fileApp[a.OverlayFile] = a.Name
 		}
-		for _, ds := range a.Datasets {
+		for i := range a.DatasetCount() {
+			ds := a.Dataset(i)
 			if ds.Expose {
 				c.Listed++
 			}
 			if ds.DataspaceExpose {
 				c.Offered++
 			}
-			if ds.Conflict != "" {
+			if ds.Conflict() != "" {
 				c.Conflicts++
 			}
 		}

@@ -62,23 +62,23 @@ func TestGraphPages(t *testing.T) {
 	// Every dataset: its producers and consumers.
 	checked := 0
 	for _, d := range snap.Datasets() {
-		p := get(t, h, datasetURL(d.ID, d.App.Name))
+		p := get(t, h, datasetURL(d.ID(), d.App.Name))
 		producers := p.rows("Producers:")
 		var want []string
-		for _, pr := range g.Producers(d.ID) {
+		for _, pr := range g.Producers(d.ID()) {
 			want = append(want, pr.Pipeline+" | "+pr.Key)
 		}
 		if !slices.Equal(producers, want) {
-			t.Errorf("%s: producers %v, want %v", d.ID, producers, want)
+			t.Errorf("%s: producers %v, want %v", d.ID(), producers, want)
 		}
 		consumers := p.rows("Consumers:")
-		cs := g.Consumers(d.ID)
+		cs := g.Consumers(d.ID())
 		if len(consumers) != len(cs) {
-			t.Errorf("%s: %d consumers, want %d", d.ID, len(consumers), len(cs))
+			t.Errorf("%s: %d consumers, want %d", d.ID(), len(consumers), len(cs))
 		}
 		for i, c := range cs {
 			if i < len(consumers) && !strings.HasPrefix(consumers[i], c.Pipeline+" | "+c.Dependency.Dataset) {
-				t.Errorf("%s: consumer %q, want %s reading %s", d.ID, consumers[i], c.Pipeline, c.Dependency.Dataset)
+				t.Errorf("%s: consumer %q, want %s reading %s", d.ID(), consumers[i], c.Pipeline, c.Dependency.Dataset)
 			}
 		}
 		if len(cs) > 0 {
@@ -132,7 +132,7 @@ func TestGraphPages(t *testing.T) {
 	if p := get(t, bare, "/ui/"); slices.Contains(p.hrefs(), "/ui/graph") {
 		t.Error("the menu links a graph page that is not there")
 	}
-	if p := get(t, bare, datasetURL(snap.Datasets()[0].ID, "")); strings.Contains(p.text(), "Who writes it") {
+	if p := get(t, bare, datasetURL(snap.Datasets()[0].ID(), "")); strings.Contains(p.text(), "Who writes it") {
 		t.Error("a dataset page without a graph speaks of one")
 	}
 }

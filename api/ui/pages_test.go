@@ -113,8 +113,8 @@ func TestDatasetFilters(t *testing.T) {
 	} {
 		var want []string
 		for _, d := range snap.Datasets() {
-			if tt.keep(d.ID, d.App.Name) {
-				want = append(want, d.ID)
+			if tt.keep(d.ID(), d.App.Name) {
+				want = append(want, d.ID())
 			}
 		}
 		if len(want) == 0 || len(want) == len(snap.Datasets()) {
@@ -201,14 +201,14 @@ func TestCelinePages(t *testing.T) {
 	snap := store.Current()
 	paths := 0
 	for _, d := range snap.Datasets() {
-		target := datasetURL(d.ID, d.App.Name)
+		target := datasetURL(d.ID(), d.App.Name)
 		p := get(t, h, target)
 		if p.status != 200 {
 			t.Errorf("%s: %d", target, p.status)
 			continue
 		}
 		text := p.text()
-		mustContain(t, target, text, d.ID, "Base "+d.App.File)
+		mustContain(t, target, text, d.ID(), "Base "+d.App.File)
 		for _, e := range d.Rule().Provenance() {
 			want := e.Path + " "
 			loc := location(e.Layer.File, int(e.Line), int(e.Column)) + " " + e.Layer.Name

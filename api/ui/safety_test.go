@@ -42,8 +42,8 @@ func pagesOf(snap *snapshot.Snapshot) []string {
 		// The app, its neighbourhood in the graph, and a search by its
 		// name (every dataset of it, each saying why).
 		out = append(out, appURL(a.Name), graphURL(a.Name, 1, true), datasetsURL("q", a.Name+" "+a.Name[:1]))
-		for _, d := range a.Datasets[:min(3, len(a.Datasets))] {
-			out = append(out, datasetURL(d.ID, ""), datasetURL(d.ID, a.Name))
+		for _, d := range a.Datasets()[:min(3, a.DatasetCount())] {
+			out = append(out, datasetURL(d.ID(), ""), datasetURL(d.ID(), a.Name))
 		}
 	}
 	for _, name := range snap.OwnershipNames() {

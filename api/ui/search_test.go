@@ -47,7 +47,7 @@ func TestDatasetSearch(t *testing.T) {
 		}
 		var wantIDs []string
 		for _, hit := range want {
-			wantIDs = append(wantIDs, hit.Dataset.ID)
+			wantIDs = append(wantIDs, hit.Dataset.ID())
 		}
 		if !slices.Equal(got, wantIDs) {
 			t.Errorf("%q: rows %q, want %q", tt.q, got, wantIDs)

@@ -24,8 +24,7 @@ func newApp(u *check.Unit, res *check.UnitResult, reg owners.Lookup) (a *App, as
 	// snapshot is still private, so concurrent readers never write.
 	cfg.Source("")
 	n := len(cfg.Sources)
-	all := make([]Dataset, n+1) // one allocation for the app's datasets and its defaults
-	a.Datasets = make([]*Dataset, n)
+	a.datasets = make([]Dataset, n+1) // the app's datasets and its defaults
 	for i, src := range cfg.Sources {
 		var served check.ServedRule
 		if len(res.Served) == n {
@@ -35,11 +34,9 @@ func newApp(u *check.Unit, res *check.UnitResult, reg owners.Lookup) (a *App, as
 			// the snapshot's lifetime.
 			served = servedRule(governance.MergeRules(cfg.Defaults, src.Rule))
 		}
-		initDataset(&all[i], a, i, src.Key, served, governance.HasMeta(src.Key))
-		a.Datasets[i] = &all[i]
+		initDataset(&a.datasets[i], a, i, served, governance.HasMeta(src.Key))
 	}
-	a.defaults = &all[n]
-	initDataset(a.defaults, a, -1, "", servedRule(cfg.Defaults), false)
+	initDataset(&a.datasets[n], a, -1, servedRule(cfg.Defaults), false)
 	if reg != nil {
 		rec := &recordingLookup{reg: reg}
 		a.search = search.NewIndex(name, cfg, rec)
@@ -80,9 +77,10 @@ func appNameOf(u *check.Unit) string {
 // servedOf is what each of a's datasets serves, as the check worked it
 // out for the unit a was built from (check.UnitResult.Served).
 func servedOf(a *App) []check.ServedRule {
-	out := make([]check.ServedRule, len(a.Datasets))
-	for i, d := range a.Datasets {
-		out[i] = check.ServedRule{Expose: d.Expose, DataspaceExpose: d.DataspaceExpose, Conflict: d.Conflict,
+	out := make([]check.ServedRule, a.DatasetCount())
+	for i := range out {
+		d := a.Dataset(i)
+		out[i] = check.ServedRule{Expose: d.Expose, DataspaceExpose: d.DataspaceExpose, Conflict: d.Conflict(),
 			Classification: d.classification(), AccessLevel: d.accessLevel()}
 	}
 	return out

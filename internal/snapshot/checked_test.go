@@ -138,7 +138,7 @@ func TestCheckUploadReusesTheServedUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := 0
-	for _, d := range served.App("app_002").Datasets {
+	for _, d := range served.App("app_002").Datasets() {
 		if !served.App("app_002").Config.Sources[d.pos].Rule.Set.Has(governance.FieldRetentionDays) {
 			want++
 		}

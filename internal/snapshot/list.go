@@ -36,7 +36,7 @@ func (f *Filter) keep(d *Dataset) bool {
 	case f.App != "" && d.App.Name != f.App,
 		f.Expose != nil && *f.Expose != d.Expose,
 		f.DataspaceExpose != nil && *f.DataspaceExpose != d.DataspaceExpose,
-		f.Conflict != nil && *f.Conflict != (d.Conflict != ""):
+		f.Conflict != nil && *f.Conflict != d.conflict:
 		return false
 	}
 	if f.Classification != "" && !governance.SameClassification(d.Classification(), f.Classification) {
@@ -50,7 +50,7 @@ func (f *Filter) keep(d *Dataset) bool {
 			return false
 		}
 	}
-	if f.Query != nil && f.Query.glob != nil && !f.Query.glob.Match(d.ID) {
+	if f.Query != nil && f.Query.glob != nil && !f.Query.glob.Match(d.ID()) {
 		return false
 	}
 	if f.Owner != "" && !slices.ContainsFunc(d.Owners(), func(o governance.Owner) bool { return o.Name == f.Owner }) {
@@ -67,13 +67,19 @@ func (f *Filter) searching() bool { return f.Query != nil && f.Query.words != ni
 // keys in sources order), until fn returns false; f does not search by
 // words.
 func (s *Snapshot) walk(f *Filter, fn func(*Dataset) bool) {
-	all := s.datasets
 	if f.Owner != "" {
-		all = s.OwnedBy(f.Owner) // in listing order too
+		for _, d := range s.OwnedBy(f.Owner) { // in listing order too
+			if f.keep(d) && !fn(d) {
+				return
+			}
+		}
+		return
 	}
-	for _, d := range all {
-		if f.keep(d) && !fn(d) {
-			return
+	for _, a := range s.apps {
+		for i := range a.DatasetCount() {
+			if d := a.Dataset(i); f.keep(d) && !fn(d) {
+				return
+			}
 		}
 	}
 }

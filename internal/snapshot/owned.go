@@ -41,13 +41,16 @@ func (s *Snapshot) owned() *ownedIndex {
 	ix := &s.ownedIx
 	ix.once.Do(func() {
 		ix.by = map[string][]*Dataset{}
-		for _, d := range s.datasets {
-			for i, o := range d.Owners() {
-				// A rule naming one owner twice lists the dataset once.
-				if slices.ContainsFunc(d.Owners()[:i], func(p governance.Owner) bool { return p.Name == o.Name }) {
-					continue
+		for _, a := range s.apps {
+			for j := range a.DatasetCount() {
+				d := a.Dataset(j)
+				for i, o := range d.Owners() {
+					// A rule naming one owner twice lists the dataset once.
+					if slices.ContainsFunc(d.Owners()[:i], func(p governance.Owner) bool { return p.Name == o.Name }) {
+						continue
+					}
+					ix.by[o.Name] = append(ix.by[o.Name], d)
 				}
-				ix.by[o.Name] = append(ix.by[o.Name], d)
 			}
 		}
 		for name := range ix.by {

@@ -35,10 +35,10 @@ func TestOwnersWithoutMerging(t *testing.T) {
 		want := map[string][]string{}
 		for _, d := range s.Datasets() {
 			if diff := cmp.Diff(d.Rule().Ownership, d.Owners()); diff != "" {
-				t.Errorf("%s %s: owners (-merged +read):\n%s", name, d.ID, diff)
+				t.Errorf("%s %s: owners (-merged +read):\n%s", name, d.ID(), diff)
 			}
 			for _, o := range d.Rule().Ownership {
-				if k := d.App.Name + "/" + d.ID; !slices.Contains(want[o.Name], k) {
+				if k := d.App.Name + "/" + d.ID(); !slices.Contains(want[o.Name], k) {
 					want[o.Name] = append(want[o.Name], k)
 				}
 			}
@@ -49,7 +49,7 @@ func TestOwnersWithoutMerging(t *testing.T) {
 		got := map[string][]string{}
 		for _, owner := range s.OwnershipNames() {
 			for _, d := range s.OwnedBy(owner) {
-				got[owner] = append(got[owner], d.App.Name+"/"+d.ID)
+				got[owner] = append(got[owner], d.App.Name+"/"+d.ID())
 			}
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -82,13 +82,13 @@ func TestPage(t *testing.T) {
 		keep func(d *Dataset) bool
 	}{
 		{"all", Filter{}, func(*Dataset) bool { return true }},
-		{"glob", Filter{Query: mustQuery(t, "*gold*")}, func(d *Dataset) bool { return governance.CompileGlob("*gold*").Match(d.ID) }},
+		{"glob", Filter{Query: mustQuery(t, "*gold*")}, func(d *Dataset) bool { return governance.CompileGlob("*gold*").Match(d.ID()) }},
 		{"not listed", Filter{Expose: &no}, func(d *Dataset) bool { return !d.Expose }},
 		{"owner", Filter{Owner: s.OwnershipNames()[0]}, func(d *Dataset) bool {
 			return slices.ContainsFunc(d.Rule().Ownership, func(o governance.Owner) bool { return o.Name == s.OwnershipNames()[0] })
 		}},
 		{"glob and exposed", Filter{Query: mustQuery(t, "datasets.*"), Expose: &yes}, func(d *Dataset) bool {
-			return governance.CompileGlob("datasets.*").Match(d.ID) && d.Expose
+			return governance.CompileGlob("datasets.*").Match(d.ID()) && d.Expose
 		}},
 	} {
 		var want []*Dataset
@@ -114,7 +114,7 @@ func TestPage(t *testing.T) {
 	}
 	// The real files offer nothing into the dataspace; the demo does.
 	items, total := trees["demo"].Page(Filter{DataspaceExpose: &yes}, 0, 10)
-	if total != 1 || len(items) != 1 || items[0].Dataset.ID != "datasets.demo_gold.community_energy_daily" {
+	if total != 1 || len(items) != 1 || items[0].Dataset.ID() != "datasets.demo_gold.community_energy_daily" {
 		t.Errorf("the demo's offers: %d, %v", total, items)
 	}
 }

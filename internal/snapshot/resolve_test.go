@@ -19,8 +19,8 @@ import (
 // global glob index must answer exactly as it does.
 func resolveByApps(s *Snapshot, name string) (*Dataset, error) {
 	var ds []*Dataset
-	for _, d := range s.datasets {
-		if d.ID == name {
+	for _, d := range s.Datasets() {
+		if d.ID() == name {
 			ds = append(ds, d)
 		}
 	}
@@ -117,7 +117,7 @@ func TestGlobIndexAnswersAsEveryApp(t *testing.T) {
 				misses++
 			case errors.As(werr, &wa) && wa.Glob:
 				ties++
-			case werr == nil && want.Pattern && want.ID != name:
+			case werr == nil && want.Pattern && want.ID() != name:
 				globs++
 			}
 			switch {
@@ -137,8 +137,8 @@ func TestGlobIndexAnswersAsEveryApp(t *testing.T) {
 }
 
 func datasetByKey(a *App, key string) *Dataset {
-	for _, d := range a.Datasets {
-		if d.ID == key {
+	for _, d := range a.Datasets() {
+		if d.ID() == key {
 			return d
 		}
 	}

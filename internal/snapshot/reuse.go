@@ -183,7 +183,7 @@ func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUn
 // owners edit that resolves a dataset's names as before then costs its
 // readers no new encoding.
 func carryMemos(prev, a *App) {
-	if prev.Config.Defaults != a.Config.Defaults || len(prev.Datasets) != len(a.Datasets) {
+	if prev.Config.Defaults != a.Config.Defaults || prev.DatasetCount() != a.DatasetCount() {
 		return
 	}
 	carry := func(from, to *Dataset) {
@@ -191,10 +191,10 @@ func carryMemos(prev, a *App) {
 			to.memo.Store(m)
 		}
 	}
-	carry(prev.defaults, a.defaults)
-	for i, d := range a.Datasets {
+	carry(prev.Defaults(), a.Defaults())
+	for i := range a.DatasetCount() {
 		if prev.Config.Sources[i].Rule == a.Config.Sources[i].Rule {
-			carry(prev.Datasets[i], d)
+			carry(prev.Dataset(i), a.Dataset(i))
 		}
 	}
 }

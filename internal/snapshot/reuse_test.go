@@ -48,16 +48,16 @@ func served(t *testing.T, s *Snapshot) []string {
 		out = append(out, buf.String())
 	}
 	dataset := func(buf *bytes.Buffer, name string, d *Dataset) {
-		fmt.Fprintf(buf, "%s in %s: %s %v %v %q ", name, d.App.Name, d.MatchFor(name).AppendJSON(nil), d.Expose, d.DataspaceExpose, d.Conflict)
+		fmt.Fprintf(buf, "%s in %s: %s %v %v %q ", name, d.App.Name, d.MatchFor(name).AppendJSON(nil), d.Expose, d.DataspaceExpose, d.Conflict())
 		d.Rule().AppendJSON(buf)
 		buf.Write(d.Rule().AppendProvenanceJSON(nil))
 	}
 	for _, d := range s.Datasets() {
 		var buf bytes.Buffer
-		dataset(&buf, d.ID, d)
+		dataset(&buf, d.ID(), d)
 		buf.Write(d.Facet("test", true))
-		if got, err := s.Resolve(strings.TrimSuffix(d.ID, "*") + "x"); err == nil {
-			dataset(&buf, d.ID+"x", got)
+		if got, err := s.Resolve(strings.TrimSuffix(d.ID(), "*") + "x"); err == nil {
+			dataset(&buf, d.ID()+"x", got)
 		} else {
 			buf.WriteString(err.Error())
 		}
@@ -88,7 +88,7 @@ func served(t *testing.T, s *Snapshot) []string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "search %q:", text)
 		for _, h := range hits {
-			fmt.Fprintf(&b, " %s/%s %v %d", h.Dataset.App.Name, h.Dataset.ID, h.Found.Fields, h.Found.Score)
+			fmt.Fprintf(&b, " %s/%s %v %d", h.Dataset.App.Name, h.Dataset.ID(), h.Found.Fields, h.Found.Score)
 		}
 		out = append(out, b.String())
 	}
@@ -665,7 +665,7 @@ sources:
 	memos := func() map[string]string {
 		out := map[string]string{}
 		for _, d := range store.Current().Datasets() {
-			out[d.ID] = string(d.Memo(encode))
+			out[d.ID()] = string(d.Memo(encode))
 		}
 		out[""] = string(store.Current().App("a").Defaults().Memo(encode))
 		return out

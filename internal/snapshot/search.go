@@ -84,11 +84,11 @@ func (s *Snapshot) search(f *Filter) *found {
 		}
 		start := uint64(s.appStart[i])
 		a.search.Match(f.Query.words, &scratch, func(pos int, m search.Match) {
-			d := a.Datasets[pos]
+			d := a.Dataset(pos)
 			if !f.keep(d) {
 				return
 			}
-			if d.ID == f.Query.text {
+			if d.ID() == f.Query.text {
 				m.Score = search.MaxScore + 1
 			}
 			r.hits = append(r.hits, uint64(m.Score)<<40|(start+uint64(pos))<<8|uint64(m.Fields))
@@ -119,7 +119,7 @@ func (r *found) window(s *Snapshot, offset, limit int) []Hit {
 		at := int(first[score])
 		first[score]++
 		if at >= offset && at < end {
-			out[at-offset] = Hit{Dataset: s.datasets[uint32(h>>8)], Found: search.Match{Fields: search.Field(h), Score: uint32(score)}}
+			out[at-offset] = Hit{Dataset: s.dataset(int32(uint32(h >> 8))), Found: search.Match{Fields: search.Field(h), Score: uint32(score)}}
 		}
 	}
 	return out

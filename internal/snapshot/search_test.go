@@ -17,7 +17,7 @@ import (
 func ids(hits []Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
-		out[i] = h.Dataset.App.Name + "/" + h.Dataset.ID
+		out[i] = h.Dataset.App.Name + "/" + h.Dataset.ID()
 	}
 	return out
 }
@@ -47,7 +47,7 @@ func TestSearchRealTree(t *testing.T) {
 		}
 		for _, h := range hits[:2] {
 			if !h.Found.Fields.Has(search.Title) {
-				t.Errorf("%s found in %v, not its title", h.Dataset.ID, h.Found.Fields)
+				t.Errorf("%s found in %v, not its title", h.Dataset.ID(), h.Found.Fields)
 			}
 		}
 		// In any order, any case.
@@ -61,7 +61,7 @@ func TestSearchRealTree(t *testing.T) {
 		var tagged []string
 		for _, d := range s.Datasets() {
 			if slices.Contains(d.Rule().Tags, "icon-d2") {
-				tagged = append(tagged, d.App.Name+"/"+d.ID)
+				tagged = append(tagged, d.App.Name+"/"+d.ID())
 			}
 		}
 		if len(tagged) == 0 || len(hits) < len(tagged) {
@@ -74,7 +74,7 @@ func TestSearchRealTree(t *testing.T) {
 		}
 		for _, h := range hits[len(tagged):] {
 			if desc := h.Dataset.Rule().Description; desc == nil || !slices.Contains(search.Words(*desc), "icon") || !slices.Contains(search.Words(*desc), "d2") {
-				t.Errorf("%s found, neither tagged nor described with icon-d2", h.Dataset.ID)
+				t.Errorf("%s found, neither tagged nor described with icon-d2", h.Dataset.ID())
 			}
 		}
 	})
@@ -83,7 +83,7 @@ func TestSearchRealTree(t *testing.T) {
 		hits := searchAll(t, s, "Spindox", Filter{})
 		var owned []string
 		for _, d := range s.OwnedBy("spxl") {
-			owned = append(owned, d.App.Name+"/"+d.ID)
+			owned = append(owned, d.App.Name+"/"+d.ID())
 		}
 		if len(owned) == 0 {
 			t.Fatal("spxl owns nothing")
@@ -93,7 +93,7 @@ func TestSearchRealTree(t *testing.T) {
 		}
 		for _, h := range hits {
 			if h.Found.Fields != search.Owner {
-				t.Errorf("%s found in %v", h.Dataset.ID, h.Found.Fields)
+				t.Errorf("%s found in %v", h.Dataset.ID(), h.Found.Fields)
 			}
 		}
 	})
@@ -106,13 +106,13 @@ func TestSearchRealTree(t *testing.T) {
 		}
 		for _, h := range hits {
 			if h.Dataset.App.Name != "mt" || !h.Dataset.Expose {
-				t.Errorf("%s of %s (expose %v) kept", h.Dataset.ID, h.Dataset.App.Name, h.Dataset.Expose)
+				t.Errorf("%s of %s (expose %v) kept", h.Dataset.ID(), h.Dataset.App.Name, h.Dataset.Expose)
 			}
 		}
 		owner := searchAll(t, s, "wind", Filter{Owner: "spxl"})
 		for _, h := range owner {
 			if !slices.ContainsFunc(h.Dataset.Owners(), func(o governance.Owner) bool { return o.Name == "spxl" }) {
-				t.Errorf("%s kept by owner spxl", h.Dataset.ID)
+				t.Errorf("%s kept by owner spxl", h.Dataset.ID())
 			}
 		}
 	})
@@ -121,7 +121,7 @@ func TestSearchRealTree(t *testing.T) {
 		// Its words are those of datasets.ds_dev_raw.stg_dwd_icon_d2 too,
 		// which comes first in the listing.
 		hits := searchAll(t, s, "datasets.raw.dwd_icon_d2", Filter{})
-		if len(hits) < 2 || hits[0].Dataset.ID != "datasets.raw.dwd_icon_d2" {
+		if len(hits) < 2 || hits[0].Dataset.ID() != "datasets.raw.dwd_icon_d2" {
 			t.Errorf("found %q", ids(hits))
 		}
 	})
@@ -129,8 +129,8 @@ func TestSearchRealTree(t *testing.T) {
 	t.Run("a glob is a glob over keys", func(t *testing.T) {
 		hits := searchAll(t, s, "datasets.*_gold.dwd_*", Filter{})
 		for _, h := range hits {
-			if !governance.CompileGlob("datasets.*_gold.dwd_*").Match(h.Dataset.ID) || h.Found.Fields != 0 {
-				t.Errorf("%s found by the glob", h.Dataset.ID)
+			if !governance.CompileGlob("datasets.*_gold.dwd_*").Match(h.Dataset.ID()) || h.Found.Fields != 0 {
+				t.Errorf("%s found by the glob", h.Dataset.ID())
 			}
 		}
 		if len(hits) == 0 {

@@ -43,11 +43,11 @@ type Snapshot struct {
 	unresolved     []UnresolvedOwner
 
 	apps     []*App  // by name
-	appStart []int32 // apps[i]'s first dataset in datasets
+	appStart []int32 // apps[i]'s first dataset in the listing order (dataset)
 	appIndex map[string]*App
-	datasets []*Dataset // every sources key of every app: apps by name, keys in sources order
-	// keys indexes every sources key of every app by its position in
-	// datasets: the apps' own indexes joined, their compiled globs shared.
+	// keys indexes every sources key of every app by its position in the
+	// listing order (apps by name, keys in sources order; dataset): the
+	// apps' own indexes joined, their compiled globs shared.
 	keys *keyindex.Index
 	etag string // the revision as a strong entity tag, quoted
 	// The revision and the entity tag as one-element lists, the shape response
@@ -79,18 +79,36 @@ type App struct {
 	File        string // the base's display path
 	OverlayFile string // the overlay's display path, "" without one
 	Config      *governance.Config
-	Datasets    []*Dataset // one per sources key, in sources order
 
-	defaults *Dataset // what a name matching no key resolves to
+	// datasets are one per sources key, in sources order, and last the
+	// app's defaults (what a name matching no key resolves to): one array,
+	// so that a dataset costs no pointer of its own.
+	datasets []Dataset
 	search   *search.Index
 }
 
+// DatasetCount is how many sources keys a declares.
+func (a *App) DatasetCount() int { return len(a.datasets) - 1 }
+
+// Datasets are a's datasets, one per sources key in sources order, as a
+// list made on each call.
+func (a *App) Datasets() []*Dataset {
+	out := make([]*Dataset, a.DatasetCount())
+	for i := range out {
+		out[i] = a.Dataset(i)
+	}
+	return out
+}
+
+// Dataset is the dataset of a's i-th sources key.
+func (a *App) Dataset(i int) *Dataset { return &a.datasets[:len(a.datasets)-1][i] }
+
 // Dataset is one sources key and the rule it resolves to, with everything a
-// response about it needs worked out once.
+// response about it needs worked out once. A tree holds one per sources
+// key, so it keeps nothing its app's configuration holds already: its key
+// is the configuration's (ID).
 type Dataset struct {
-	ID       string // the sources key exactly as written; "" for an app's defaults
-	App      *App
-	Conflict string // governance.ConflictSentence or ""
+	App *App
 
 	// The merged rule is not kept: kept for every dataset it would be a large
 	// part of the snapshot's heap, and only the bodies, the facet and the
@@ -106,6 +124,24 @@ type Dataset struct {
 	Pattern         bool  // a glob key
 	Expose          bool
 	DataspaceExpose bool
+	conflict        bool // the rule's exposure conflicts (Conflict)
+}
+
+// ID is the sources key exactly as written; "" for an app's defaults.
+func (d *Dataset) ID() string {
+	if d.pos < 0 {
+		return ""
+	}
+	return d.App.Config.Sources[d.pos].Key
+}
+
+// Conflict is governance.ConflictSentence when the rule's exposure
+// conflicts (governance.ExposureConflict), else "".
+func (d *Dataset) Conflict() string {
+	if d.conflict {
+		return governance.ConflictSentence
+	}
+	return ""
 }
 
 // Errors of lookups; the HTTP layer maps them to status codes.
@@ -163,21 +199,21 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 		}
 		s.apps = append(s.apps, a)
 		s.appIndex[a.Name] = a
-		total += len(a.Datasets)
+		total += a.DatasetCount()
 	}
 	if len(s.apps) == 0 {
 		return nil, errNothingToServe
 	}
 	slices.SortFunc(s.apps, func(a, b *App) int { return strings.Compare(a.Name, b.Name) })
-	s.datasets = make([]*Dataset, 0, total)
 	appKeys := make([]*keyindex.Index, len(s.apps))
 	s.appStart = make([]int32, len(s.apps))
+	start := 0
 	for i, a := range s.apps {
-		s.appStart[i] = int32(len(s.datasets))
+		s.appStart[i] = int32(start)
+		start += a.DatasetCount()
 		appKeys[i] = a.Config.Keys()
-		for _, d := range a.Datasets {
-			s.datasets = append(s.datasets, d)
-			if d.Pattern {
+		for j := range a.DatasetCount() {
+			if a.Dataset(j).Pattern {
 				s.Counts.Patterns++
 			} else {
 				s.Counts.Datasets++
@@ -189,20 +225,19 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	// must be unique.
 	s.graph = newServedGraph(g, false)
 	s.Counts.Apps = len(s.apps)
-	s.Counts.Sources = len(s.datasets)
+	s.Counts.Sources = total
 	s.Counts.Owners = s.Owners.Len()
 	return s, nil
 }
 
-func initDataset(d *Dataset, a *App, pos int, id string, rule check.ServedRule, pattern bool) {
+func initDataset(d *Dataset, a *App, pos int, rule check.ServedRule, pattern bool) {
 	*d = Dataset{
-		ID:              id,
 		App:             a,
 		Pattern:         pattern,
 		pos:             int32(pos),
 		Expose:          rule.Expose,
 		DataspaceExpose: rule.DataspaceExpose,
-		Conflict:        rule.Conflict,
+		conflict:        rule.Conflict != "",
 	}
 }
 
@@ -242,7 +277,7 @@ func deref(s *string) string {
 
 // Defaults is what a name matching none of a's keys resolves to inside a:
 // the app's defaults alone.
-func (a *App) Defaults() *Dataset { return a.defaults }
+func (a *App) Defaults() *Dataset { return &a.datasets[len(a.datasets)-1] }
 
 // Rule is the rule d resolves to: its sources entry merged over the app's
 // defaults, or the defaults alone. Each call merges afresh; treat the result
@@ -283,8 +318,8 @@ func (d *Dataset) hasTag(t string) bool {
 // MatchFor is how name resolved to d: a glob key answers a name other than
 // itself as a glob match, its own spelling as an exact one.
 func (d *Dataset) MatchFor(name string) governance.Match {
-	if d.Pattern && name != d.ID {
-		return governance.Match{Kind: governance.MatchGlob, Pattern: d.ID}
+	if d.Pattern && name != d.ID() {
+		return governance.Match{Kind: governance.MatchGlob, Pattern: d.ID()}
 	}
 	return d.Match()
 }
@@ -295,7 +330,7 @@ func (d *Dataset) Match() governance.Match {
 	if d.pos < 0 {
 		return governance.Match{Kind: governance.MatchDefaults}
 	}
-	return governance.Match{Kind: governance.MatchExact, Pattern: d.ID}
+	return governance.Match{Kind: governance.MatchExact, Pattern: d.ID()}
 }
 
 // Apps returns every app, by name.
@@ -304,9 +339,34 @@ func (s *Snapshot) Apps() []*App { return s.apps }
 // App returns the app called name, or nil.
 func (s *Snapshot) App(name string) *App { return s.appIndex[name] }
 
-// Datasets returns every sources key of every app: apps by name, keys in
-// sources order.
-func (s *Snapshot) Datasets() []*Dataset { return s.datasets }
+// Datasets returns every sources key of every app, apps by name, keys in
+// sources order, as a list made on each call.
+func (s *Snapshot) Datasets() []*Dataset {
+	out := make([]*Dataset, 0, s.Counts.Sources)
+	for _, a := range s.apps {
+		for i := range a.DatasetCount() {
+			out = append(out, a.Dataset(i))
+		}
+	}
+	return out
+}
+
+// dataset is the i-th sources key of the tree in listing order: apps by
+// name, keys in sources order.
+func (s *Snapshot) dataset(i int32) *Dataset {
+	// The last app starting at or before i holds it (an app declaring no
+	// key starts where the next one does).
+	lo, hi := 0, len(s.appStart)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s.appStart[m] <= i {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return s.apps[lo-1].Dataset(int(i - s.appStart[lo-1]))
+}
 
 // Resolve is the global resolution of http-api.md: the one app declaring name
 // as a key, else the longest glob over all apps. An *AmbiguousError when apps
@@ -316,7 +376,7 @@ func (s *Snapshot) Resolve(name string) (*Dataset, error) {
 		if s.keys.Repeated(i) {
 			return nil, ambiguous(name, s.datasetsAt(s.keys.AppendEqual(nil, name)), false)
 		}
-		return s.datasets[i], nil
+		return s.dataset(int32(i)), nil
 	}
 	// Each app would pick its longest matching glob, the earlier on equal
 	// length; the longest pick wins, and picks of equal length in several
@@ -327,10 +387,10 @@ func (s *Snapshot) Resolve(name string) (*Dataset, error) {
 	if len(longest) == 0 {
 		return nil, ErrNoMatch
 	}
-	first := s.datasets[longest[0]]
+	first := s.dataset(longest[0])
 	var tied []*Dataset
 	for _, id := range longest[1:] {
-		switch d := s.datasets[id]; {
+		switch d := s.dataset(id); {
 		case d.App == first.App || len(tied) > 0 && d.App == tied[len(tied)-1].App:
 		case tied == nil:
 			tied = []*Dataset{first, d}
@@ -347,7 +407,7 @@ func (s *Snapshot) Resolve(name string) (*Dataset, error) {
 func (s *Snapshot) datasetsAt(ids []int32) []*Dataset {
 	out := make([]*Dataset, len(ids))
 	for i, id := range ids {
-		out[i] = s.datasets[id]
+		out[i] = s.dataset(id)
 	}
 	return out
 }
@@ -371,9 +431,9 @@ func (s *Snapshot) ResolveIn(app, name string) (*Dataset, error) {
 	}
 	i, _ := a.Config.LookupIndex(name)
 	if i < 0 {
-		return a.defaults, nil
+		return a.Defaults(), nil
 	}
-	return a.Datasets[i], nil
+	return a.Dataset(i), nil
 }
 
 // Facet is the governance facet of d's rule.

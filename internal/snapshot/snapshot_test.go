@@ -289,14 +289,14 @@ func TestDatasetsKeepWhatTheirRuleSays(t *testing.T) {
 	checked := 0
 	seen := map[[2]any]bool{}
 	for _, a := range s.Apps() {
-		for _, d := range append(a.Datasets, a.Defaults()) {
+		for _, d := range append(a.Datasets(), a.Defaults()) {
 			seen[[2]any{"expose", d.Expose}], seen[[2]any{"offer", d.DataspaceExpose}] = true, true
 			seen[[2]any{"level", d.AccessLevel()}], seen[[2]any{"class", d.Classification()}] = true, true
 			r := d.Rule()
-			got := []any{d.Expose, d.DataspaceExpose, d.Conflict, d.Classification(), d.AccessLevel()}
+			got := []any{d.Expose, d.DataspaceExpose, d.Conflict(), d.Classification(), d.AccessLevel()}
 			want := []any{governance.EffectiveExpose(r), governance.DataspaceExpose(r), governance.ExposureConflict(r), deref(r.Classification), deref(r.AccessLevel)}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s %q keeps (-its rule +kept):\n%s", a.Name, d.ID, diff)
+				t.Errorf("%s %q keeps (-its rule +kept):\n%s", a.Name, d.ID(), diff)
 			}
 			checked++
 		}
