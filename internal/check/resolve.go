@@ -33,8 +33,7 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 	if u.Env.Owners != nil {
 		c.owners = &ownersView{registry: u.Env.Owners}
 		for _, i := range prev.Offered {
-			src := &written.Sources[i]
-			c.ownerRules(governance.MergeRules(written.Defaults, src.Rule), c.sourceFinding(src))
+			c.ownerRules(governance.MergeRules(written.Defaults, written.Sources[i].Rule), c.sourceFinding(written, int(i)))
 		}
 	}
 	own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })

@@ -102,7 +102,7 @@ func (c *unitChecker) unitRules(u *unitView) {
 	}
 	c.served = make([]ServedRule, len(u.cfg.Sources))
 	for i := range u.cfg.Sources {
-		c.served[i] = c.servedRules(u, &u.cfg.Sources[i])
+		c.served[i] = c.servedRules(u, i)
 		if c.served[i].DataspaceExpose {
 			c.offered = append(c.offered, int32(i))
 		}
@@ -206,13 +206,14 @@ func contains(list []string, s string) bool {
 // servedRules applies check.md §9.4, §9.5 and §9.8 to one source key through
 // its resolved rule, and returns what the rule says of its exposure and
 // levels.
-func (c *unitChecker) servedRules(u *unitView, src *governance.Source) ServedRule {
+func (c *unitChecker) servedRules(u *unitView, i int) ServedRule {
 	c.datasets++
+	src := &u.cfg.Sources[i]
 	key := src.Key
 	r := governance.MergeRules(u.cfg.Defaults, src.Rule)
 	served := ServedRule{Expose: governance.EffectiveExpose(r), DataspaceExpose: governance.DataspaceExpose(r),
 		Conflict: governance.ExposureConflict(r), Classification: r.Classification, AccessLevel: r.AccessLevel}
-	at := c.sourceFinding(src)
+	at := c.sourceFinding(u.cfg, i)
 	offer := served.DataspaceExpose
 	if offer {
 		c.offers++
@@ -267,10 +268,11 @@ func (c *unitChecker) servedRules(u *unitView, src *governance.Source) ServedRul
 	return served
 }
 
-// sourceFinding adds the findings about one source key.
-func (c *unitChecker) sourceFinding(src *governance.Source) func(sev Severity, code string, subject *string, msg string) {
+// sourceFinding adds the findings about cfg's i-th source key.
+func (c *unitChecker) sourceFinding(cfg *governance.Config, i int) func(sev Severity, code string, subject *string, msg string) {
+	src, file := &cfg.Sources[i], cfg.SourceFile(i)
 	return func(sev Severity, code string, subject *string, msg string) {
-		c.add(Finding{Severity: sev, Code: code, File: src.File, Line: src.Pos.Line, Column: src.Pos.Column,
+		c.add(Finding{Severity: sev, Code: code, File: file, Line: int(src.Line), Column: int(src.Column),
 			Path: ptr("sources", src.Key), Dataset: str(src.Key), Subject: subject, Message: msg})
 	}
 }

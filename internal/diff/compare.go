@@ -200,7 +200,7 @@ func resolve(c *governance.Config, name string) *resolved {
 	src := &c.Sources[i]
 	return &resolved{
 		side: side{rule: governance.MergeRules(c.Defaults, src.Rule)},
-		res:  &Resolution{Match: Match{Kind: m.Kind.String(), Pattern: m.Pattern}, File: src.File, Line: src.Pos.Line, Column: src.Pos.Column},
+		res:  &Resolution{Match: Match{Kind: m.Kind.String(), Pattern: m.Pattern}, File: c.SourceFile(i), Line: int(src.Line), Column: int(src.Column)},
 	}
 }
 

@@ -264,6 +264,8 @@ func MergeConfigs(base, overlay *Config) *Config {
 		out.DependsOn, out.DependsOnSet = overlay.DependsOn, true
 	}
 	out.Sources = slices.Clone(base.Sources)
+	out.sourceFiles = slices.Clone(base.sourceFiles)
+	overlayFiles := int32(len(base.Files)) // overlay.Files' first index in out.Files
 	baseKeys := len(out.Sources)
 	at := make(map[string]int, len(out.Sources))
 	for i, s := range out.Sources {
@@ -271,14 +273,43 @@ func MergeConfigs(base, overlay *Config) *Config {
 			at[s.Key] = i
 		}
 	}
-	for _, s := range overlay.Sources {
+	for j, s := range overlay.Sources {
 		if i, ok := at[s.Key]; ok {
 			out.Sources[i].Rule = MergeRules(out.Sources[i].Rule, s.Rule)
 			continue
 		}
 		at[s.Key] = len(out.Sources)
+		if f := overlayFiles + overlay.sourceFile(j); f != out.sourceFile(len(out.Sources)) {
+			out.sourceFiles = append(out.sourceFiles, sourceRun{from: int32(len(out.Sources)), file: f})
+		}
 		out.Sources = append(out.Sources, s)
 	}
 	out.index = extendIndex(base.idx(), out.Sources, baseKeys)
 	return out
+}
+
+// sourceRun is where a run of a configuration's sources declared in one
+// of its files begins: Sources[from] on, in Files[file].
+type sourceRun struct{ from, file int32 }
+
+// SourceFile is the file that declared Sources[i] (a key an overlay merges
+// into a base's stays the base's); "" when c names no file.
+func (c *Config) SourceFile(i int) string {
+	if f := int(c.sourceFile(i)); f < len(c.Files) {
+		return c.Files[f]
+	}
+	return ""
+}
+
+// sourceFile is the position in Files of the file that declared
+// Sources[i]: the first file's unless a run says otherwise.
+func (c *Config) sourceFile(i int) int32 {
+	f := int32(0)
+	for _, r := range c.sourceFiles {
+		if int(r.from) > i {
+			break
+		}
+		f = r.file
+	}
+	return f
 }

@@ -324,13 +324,18 @@ type Dependency struct {
 	Description *string `json:"description"`
 }
 
-// Source is one sources entry: a dataset name or glob, and its block.
+// Source is one sources entry: a dataset name or glob, and its block. A
+// tree holds one per dataset key, so the file that declared it is its
+// configuration's (Config.SourceFile), and its position is held in int32s
+// (a document is far shorter than 2³¹ lines).
 type Source struct {
-	Key  string
-	Rule *Rule
-	Pos  yaml11.Pos // of the key, in the file that declared it
-	File string
+	Key          string
+	Rule         *Rule
+	Line, Column int32 // of the key, in the file that declared it
 }
+
+// Pos is where the key is written, in the file that declared it.
+func (s *Source) Pos() yaml11.Pos { return yaml11.Pos{Line: int(s.Line), Column: int(s.Column)} }
 
 // Config is one governance document, or the merge of a base and an overlay.
 type Config struct {
@@ -343,6 +348,9 @@ type Config struct {
 
 	// Files are the documents this configuration was built from, base first.
 	Files []string
+	// sourceFiles say which of Files declared each source when there are
+	// several: from sourceFiles[k].from on, Files[sourceFiles[k].file].
+	sourceFiles []sourceRun
 
 	Warnings []Warning // things that loaded but deserve a look: duplicate keys, ignored keys
 

@@ -146,7 +146,7 @@ func (p *parser) sources(v *yaml11.Node) ([]Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Source{Key: key, Rule: r, Pos: pair.Key.Pos, File: p.file})
+		out = append(out, Source{Key: key, Rule: r, Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column)})
 	}
 	return out, nil
 }
