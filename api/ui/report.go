@@ -22,8 +22,8 @@ type findingView struct {
 
 func newFindingView(f check.Finding, app string) findingView {
 	v := findingView{Severity: string(f.Severity), Code: f.Code, Location: location(f.File, f.Line, f.Column), Message: f.Message, App: app}
-	if f.Path != nil {
-		v.Path = *f.Path
+	if p := f.Path(); p != nil {
+		v.Path = *p
 	}
 	if f.Dataset != nil {
 		v.Dataset = *f.Dataset

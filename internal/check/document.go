@@ -89,7 +89,7 @@ func parseYAML(data []byte, err error, disp string, fail func(Finding), arena *y
 	}
 	doc := schema.Document(root)
 	if doc.Kind != yaml11.Map {
-		fail(Finding{Severity: Error, Code: CodeNotAMapping, File: disp, Line: doc.Pos.Line, Column: doc.Pos.Column, Path: str(""),
+		fail(Finding{Severity: Error, Code: CodeNotAMapping, File: disp, Line: doc.Pos.Line, Column: doc.Pos.Column, path: str(""),
 			Message: fmt.Sprintf("the document must be a mapping, not %s", yaml11.Describe(doc))})
 		return nil, d.Values
 	}
@@ -111,7 +111,7 @@ func duplicateKeys(l *loaded, disp string, fail func(Finding), dataset func(segs
 		f := Finding{Severity: Error, Code: CodeDuplicateKey, File: disp, Line: w.Pos.Line, Column: w.Pos.Column}
 		segs, keys, text, ok := locateDuplicate(l.root, w)
 		if ok {
-			f.Path = ptr(segs...)
+			f.path = ptr(segs...)
 			f.Subject = str(text)
 			if dataset != nil {
 				f.Dataset = dataset(segs, keys)
@@ -220,7 +220,7 @@ func documentRules(l *loaded, disp, schema string, fail func(Finding)) {
 		if p.Key.Kind != yaml11.String || !governance.RootKeys[p.Key.Str] {
 			t := keyText(p.Key)
 			fail(Finding{Severity: Warning, Code: CodeUnknownKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
-				Path: ptr(t), Subject: str(t), Message: fmt.Sprintf("unknown root key %s is ignored", quoted(t))})
+				path: ptr(t), Subject: str(t), Message: fmt.Sprintf("unknown root key %s is ignored", quoted(t))})
 		}
 	}
 	blockRules(disp, root.Get("defaults"), []string{"defaults"}, nil, fail)
@@ -232,7 +232,7 @@ func documentRules(l *loaded, disp, schema string, fail func(Finding)) {
 				ds = str(p.Key.Str)
 			} else {
 				fail(Finding{Severity: Error, Code: CodeNonStringKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
-					Path: ptr("sources", t), Subject: str(t),
+					path: ptr("sources", t), Subject: str(t),
 					Message: fmt.Sprintf("sources key %s is not a string: consumers refuse the file (quote it)", yaml11.ShortRepr(p.Key))})
 			}
 			blockRules(disp, p.Value, []string{"sources", t}, ds, fail)
@@ -254,7 +254,7 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 			}
 			t := keyText(p.Key)
 			fail(Finding{Severity: Warning, Code: CodeIgnoredKey, File: disp, Line: p.Key.Pos.Line, Column: p.Key.Pos.Column,
-				Path: ptr(with(segs, t)...), Dataset: ds, Subject: str(t),
+				path: ptr(with(segs, t)...), Dataset: ds, Subject: str(t),
 				Message: fmt.Sprintf("key %s is ignored: the block nests its fields under governance:, so every sibling key is dropped", quoted(t))})
 		}
 		inner := block.Get("governance")
@@ -277,7 +277,7 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 		t := keyText(k)
 		at := func(n *yaml11.Node, code string, sev Severity, subject *string, msg string) {
 			fail(Finding{Severity: sev, Code: code, File: disp, Line: n.Pos.Line, Column: n.Pos.Column,
-				Path: ptr(with(effSegs, t)...), Dataset: ds, Subject: subject, Message: msg})
+				path: ptr(with(effSegs, t)...), Dataset: ds, Subject: subject, Message: msg})
 		}
 		if k.Kind != yaml11.String {
 			at(k, CodeNonStringKey, Error, str(t), fmt.Sprintf("block key %s is not a string: consumers refuse the file", yaml11.ShortRepr(k)))
@@ -297,7 +297,7 @@ func blockRules(disp string, block *yaml11.Node, segs []string, ds *string, fail
 					continue
 				}
 				fail(Finding{Severity: Warning, Code: CodeUnknownKey, File: disp, Line: dp.Key.Pos.Line, Column: dp.Key.Pos.Column,
-					Path: ptr(with(effSegs, "dataspace", dp.Key.Str)...), Dataset: ds, Subject: str(dp.Key.Str),
+					path: ptr(with(effSegs, "dataspace", dp.Key.Str)...), Dataset: ds, Subject: str(dp.Key.Str),
 					Message: fmt.Sprintf("unknown dataspace key %s is ignored: a misspelled flag silently reads as false", quoted(dp.Key.Str))})
 			}
 		case "user_filter_column":
@@ -331,7 +331,7 @@ func toPath(segs []string) schema.Path {
 // violationFinding turns one schema error into a finding (check.md §6.1).
 func violationFinding(code, disp string, v schema.Violation) Finding {
 	f := Finding{Severity: Error, Code: code, File: disp, Line: v.Pos.Line, Column: v.Pos.Column,
-		Path: str(v.Path.Pointer()), Subject: str(v.Subject()), Message: v.String()}
+		path: str(v.Path.Pointer()), Subject: str(v.Subject()), Message: v.String()}
 	if code == CodeSchemaViolation && len(v.Path) >= 2 && !v.Path[0].IsIndex() && v.Path[0].Key() == "sources" && !v.Path[1].IsIndex() {
 		f.Dataset = str(v.Path[1].Key())
 	}

@@ -252,7 +252,7 @@ func (r *Report) WriteSARIFIn(w io.Writer, bases *SARIFBases) error {
 		run.Results = append(run.Results, sarif.Result{
 			RuleID: f.Code, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarif.Text{Text: msg},
 			Locations:  []sarif.Location{sarif.FileLocation(file, baseID, region)},
-			Properties: sarifProps{Path: f.Path, Dataset: f.Dataset, Subject: f.Subject},
+			Properties: sarifProps{Path: f.Path(), Dataset: f.Dataset, Subject: f.Subject},
 		})
 	}
 	return sarif.Write(w, run)

@@ -176,11 +176,11 @@ func (p *planner) registryDiagnostics(args []ownersArg) {
 				case h.arg == a.arg:
 					idv := entry.Get("id")
 					p.add(Finding{Severity: Warning, Code: CodeOwnersDuplicateID, File: a.disp, Line: idv.Pos.Line, Column: idv.Pos.Column,
-						Path: ptr("owners", strconv.Itoa(i), "id"), Subject: str(e.ID),
+						path: ptr("owners", strconv.Itoa(i), "id"), Subject: str(e.ID),
 						Message: fmt.Sprintf("owner id %s is written twice in this file: the later entry replaces the earlier one whole", quoted(e.ID))})
 				case h.disp != a.disp:
 					p.add(Finding{Severity: Info, Code: CodeOwnersShadowed, File: a.disp, Line: entry.Pos.Line, Column: entry.Pos.Column,
-						Path: ptr("owners", strconv.Itoa(i)), Subject: str(e.ID),
+						path: ptr("owners", strconv.Itoa(i)), Subject: str(e.ID),
 						Message: fmt.Sprintf("owner %s of %s is replaced whole by this entry (no field-by-field merge)", quoted(e.ID), h.disp)})
 				}
 			}
@@ -217,7 +217,7 @@ func (p *planner) registryDiagnostics(args []ownersArg) {
 		}
 		f := Finding{Severity: Warning, Code: code, File: w.File, Line: w.Pos.Line, Column: w.Pos.Column, Message: w.Msg}
 		if ref, ok := aliasAt[at{w.File, w.Pos}]; ok {
-			f.Path = ptr("owners", strconv.Itoa(ref.entry), "aliases", strconv.Itoa(ref.index))
+			f.path = ptr("owners", strconv.Itoa(ref.entry), "aliases", strconv.Itoa(ref.index))
 			for _, a := range args {
 				if a.disp == w.File {
 					f.Subject = str(a.file.Entries[ref.entry].Aliases[ref.index])
@@ -247,7 +247,7 @@ func (p *planner) loadPlaceholders() bool {
 	m, errs := owners.ReadPlaceholders(l.root, disp)
 	for _, e := range errs {
 		t.add(Finding{Severity: Error, Code: CodePlaceholdersInvalid, File: disp, Line: e.Pos.Line, Column: e.Pos.Column,
-			Path: ptr(e.Path), Subject: str(e.Path), Message: e.Msg})
+			path: ptr(e.Path), Subject: str(e.Path), Message: e.Msg})
 	}
 	if !t.errors {
 		p.placeholders = m

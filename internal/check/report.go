@@ -77,10 +77,33 @@ type Finding struct {
 	File     string // display path (check.md §3.4), the argument text for path-no-match, "" for none
 	Line     int    // 1-based; 0 for none
 	Column   int
-	Path     *string // RFC 6901 pointer into File
+	path     *string // RFC 6901 pointer into File (Path)
 	Dataset  *string // the source key the finding is about
 	Subject  *string // what the finding names: a key, a keyword, a handler, an owner
 	Message  string  // for people; never normative
+	// keyPath says the path is Dataset's entry under sources, made when
+	// asked for rather than held: most findings of a large tree are about
+	// a source key as a whole, and each would hold a path of its own.
+	keyPath bool
+}
+
+// Path is the RFC 6901 pointer into File the finding is at; nil for
+// none. A finding about a source key as a whole makes it on each call.
+func (f Finding) Path() *string {
+	if f.keyPath {
+		return ptr("sources", *f.Dataset)
+	}
+	return f.path
+}
+
+// comparedPaths are a's and b's paths as the report compares them, when
+// their datasets are the same: two paths made from the same key are
+// equal, and are compared without being made.
+func comparedPaths(a, b Finding) (*string, *string) {
+	if a.keyPath && b.keyPath {
+		return a.Dataset, a.Dataset
+	}
+	return a.Path(), b.Path()
 }
 
 // MarshalJSON renders the finding as check.md §11.1 does: every key present,
@@ -96,7 +119,7 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 		Dataset  *string  `json:"dataset"`
 		Subject  *string  `json:"subject"`
 		Message  string   `json:"message"`
-	}{f.Severity, f.Code, nonEmpty(f.File), nonZero(f.Line), nonZero(f.Column), f.Path, f.Dataset, f.Subject, f.Message})
+	}{f.Severity, f.Code, nonEmpty(f.File), nonZero(f.Line), nonZero(f.Column), f.Path(), f.Dataset, f.Subject, f.Message})
 }
 
 func nonEmpty(s string) *string {
@@ -235,9 +258,13 @@ func (r *Report) run(fs []Finding) []Finding {
 // sameFinding is the identity of §11.4. Sorting puts identical findings next
 // to each other because every member of the identity is a sort key.
 func sameFinding(a, b Finding) bool {
-	return a.Severity == b.Severity && a.Code == b.Code && a.File == b.File &&
-		a.Line == b.Line && a.Column == b.Column && eqPtr(a.Path, b.Path) &&
-		eqPtr(a.Dataset, b.Dataset) && eqPtr(a.Subject, b.Subject)
+	if a.Severity != b.Severity || a.Code != b.Code || a.File != b.File ||
+		a.Line != b.Line || a.Column != b.Column ||
+		!eqPtr(a.Dataset, b.Dataset) || !eqPtr(a.Subject, b.Subject) {
+		return false
+	}
+	pa, pb := comparedPaths(a, b)
+	return eqPtr(pa, pb)
 }
 
 func eqPtr(a, b *string) bool {
@@ -272,12 +299,16 @@ func compareFindings(a, b Finding) int {
 	if c := cmp.Compare(a.Code, b.Code); c != 0 {
 		return c
 	}
-	for _, p := range [][2]*string{{a.Dataset, b.Dataset}, {a.Path, b.Path}, {a.Subject, b.Subject}} {
+	if c := cmp.Compare(deref(a.Dataset), deref(b.Dataset)); c != 0 {
+		return c
+	}
+	pa, pb := comparedPaths(a, b)
+	for _, p := range [][2]*string{{pa, pb}, {a.Subject, b.Subject}} {
 		if c := cmp.Compare(deref(p[0]), deref(p[1])); c != 0 {
 			return c
 		}
 	}
-	for _, p := range [][2]*string{{a.Dataset, b.Dataset}, {a.Path, b.Path}, {a.Subject, b.Subject}} {
+	for _, p := range [][2]*string{{a.Dataset, b.Dataset}, {pa, pb}, {a.Subject, b.Subject}} {
 		if c := cmp.Compare(boolRank(p[0] != nil), boolRank(p[1] != nil)); c != 0 {
 			return c
 		}

@@ -126,7 +126,7 @@ func (c *unitChecker) filterEntries(u *unitView, ovRoot *yaml11.Node, baseSource
 func (c *unitChecker) filterEntry(file string, segs []string, entry *yaml11.Node, ds *string) {
 	at := func(n *yaml11.Node, sev Severity, code string, path []string, subject, msg string) {
 		c.add(Finding{Severity: sev, Code: code, File: file, Line: n.Pos.Line, Column: n.Pos.Column,
-			Path: ptr(path...), Dataset: ds, Subject: str(subject), Message: msg})
+			path: ptr(path...), Dataset: ds, Subject: str(subject), Message: msg})
 	}
 	if entry.Kind != yaml11.Map {
 		return // the schema refused it, and the unit would not have been materialised
@@ -273,7 +273,7 @@ func (c *unitChecker) sourceFinding(cfg *governance.Config, i int) func(sev Seve
 	src, file := &cfg.Sources[i], cfg.SourceFile(i)
 	return func(sev Severity, code string, subject *string, msg string) {
 		c.add(Finding{Severity: sev, Code: code, File: file, Line: int(src.Line), Column: int(src.Column),
-			Path: ptr("sources", src.Key), Dataset: str(src.Key), Subject: subject, Message: msg})
+			keyPath: true, Dataset: str(src.Key), Subject: subject, Message: msg})
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 func TestShareFindings(t *testing.T) {
 	s := func(v string) *string { return &v }
 	warn := func(file string, line int, msg string) Finding {
-		return Finding{Severity: Warning, Code: CodeUnknownKey, File: file, Line: line, Column: 3, Path: s("/sources/k"), Message: msg}
+		return Finding{Severity: Warning, Code: CodeUnknownKey, File: file, Line: line, Column: 3, path: s("/sources/k"), Message: msg}
 	}
 	a1, a2, b1 := warn("a.yaml", 1, "x"), warn("a.yaml", 2, "x"), warn("b.yaml", 1, "x")
 	tests := []struct {
@@ -47,7 +47,7 @@ func TestShareFindings(t *testing.T) {
 				}
 			}
 			// Reporting again from the shared results gives the same report.
-			if diff := cmp.Diff(rep, p.Report(results)); diff != "" {
+			if diff := cmp.Diff(rep, p.Report(results), cmp.AllowUnexported(Finding{})); diff != "" {
 				t.Errorf("report from shared results (-first +again):\n%s", diff)
 			}
 		})

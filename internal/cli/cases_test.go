@@ -40,7 +40,7 @@ func loadSpecCases(t *testing.T) []specCase {
 // asSpec is a finding as the specification's tables show it: everything but
 // the message, which is never normative.
 func asSpec(f check.Finding) specFinding {
-	s := specFinding{Severity: string(f.Severity), Code: f.Code, Path: f.Path, Dataset: f.Dataset, Subject: f.Subject}
+	s := specFinding{Severity: string(f.Severity), Code: f.Code, Path: f.Path(), Dataset: f.Dataset, Subject: f.Subject}
 	if f.File != "" {
 		s.File = &f.File
 	}

@@ -337,5 +337,5 @@ func findingKey(f check.Finding) string {
 		}
 		return "\x02" + *p
 	}
-	return strings.Join([]string{string(f.Severity), f.Code, f.File, opt(f.Path), opt(f.Dataset), opt(f.Subject)}, "\x00")
+	return strings.Join([]string{string(f.Severity), f.Code, f.File, opt(f.Path()), opt(f.Dataset), opt(f.Subject)}, "\x00")
 }

@@ -44,7 +44,7 @@ func Brief(f check.Finding) string {
 	if file == "" {
 		file = "-"
 	}
-	return strings.Join([]string{string(f.Severity), f.Code, file, loc, opt(f.Path), opt(f.Dataset), opt(f.Subject)}, " ")
+	return strings.Join([]string{string(f.Severity), f.Code, file, loc, opt(f.Path()), opt(f.Dataset), opt(f.Subject)}, " ")
 }
 
 // Briefs is Brief for every finding of a report.
