@@ -12,9 +12,9 @@ import (
 func TestKeyPath(t *testing.T) {
 	for _, key := range []string{"datasets.raw.meters", "a/b~c", "~/", ""} {
 		k := key
-		made := Finding{Severity: Warning, Code: CodeRowPolicyUndeclared, File: "g.yaml", Line: 3, Column: 3, keyPath: true, Dataset: &k, Message: "m"}
+		made := Finding{Severity: Warning, Code: CodeRowPolicyUndeclared, File: "g.yaml", Line: 3, Column: 3, path: keyPath, Dataset: &k, Message: "m"}
 		held := made
-		held.keyPath, held.path = false, ptr("sources", key)
+		held.path = ptr("sources", key)
 		if got, want := *made.Path(), pointer("sources", key); got != want {
 			t.Errorf("%q: path %q, want %q", key, got, want)
 		}

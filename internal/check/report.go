@@ -77,20 +77,22 @@ type Finding struct {
 	File     string // display path (check.md §3.4), the argument text for path-no-match, "" for none
 	Line     int    // 1-based; 0 for none
 	Column   int
-	path     *string // RFC 6901 pointer into File (Path)
+	path     *string // RFC 6901 pointer into File (Path), or keyPath
 	Dataset  *string // the source key the finding is about
 	Subject  *string // what the finding names: a key, a keyword, a handler, an owner
 	Message  string  // for people; never normative
-	// keyPath says the path is Dataset's entry under sources, made when
-	// asked for rather than held: most findings of a large tree are about
-	// a source key as a whole, and each would hold a path of its own.
-	keyPath bool
 }
+
+// keyPath is the path of a finding about a source key as a whole: its
+// Dataset's entry under sources, made when asked for (Path) rather than
+// held, since most findings of a large tree are such findings and each
+// would hold a path of its own.
+var keyPath = new(string)
 
 // Path is the RFC 6901 pointer into File the finding is at; nil for
 // none. A finding about a source key as a whole makes it on each call.
 func (f Finding) Path() *string {
-	if f.keyPath {
+	if f.path == keyPath {
 		return ptr("sources", *f.Dataset)
 	}
 	return f.path
@@ -100,7 +102,7 @@ func (f Finding) Path() *string {
 // their datasets are the same: two paths made from the same key are
 // equal, and are compared without being made.
 func comparedPaths(a, b Finding) (*string, *string) {
-	if a.keyPath && b.keyPath {
+	if a.path == keyPath && b.path == keyPath {
 		return a.Dataset, a.Dataset
 	}
 	return a.Path(), b.Path()

@@ -273,7 +273,7 @@ func (c *unitChecker) sourceFinding(cfg *governance.Config, i int) func(sev Seve
 	src, file := &cfg.Sources[i], cfg.SourceFile(i)
 	return func(sev Severity, code string, subject *string, msg string) {
 		c.add(Finding{Severity: sev, Code: code, File: file, Line: int(src.Line), Column: int(src.Column),
-			keyPath: true, Dataset: str(src.Key), Subject: subject, Message: msg})
+			path: keyPath, Dataset: str(src.Key), Subject: subject, Message: msg})
 	}
 }
 
