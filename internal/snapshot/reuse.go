@@ -183,18 +183,15 @@ func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUn
 // owners edit that resolves a dataset's names as before then costs its
 // readers no new encoding.
 func carryMemos(prev, a *App) {
-	if prev.Config.Defaults != a.Config.Defaults || prev.DatasetCount() != a.DatasetCount() {
+	memos := prev.memos.Load()
+	if memos == nil || prev.Config.Defaults != a.Config.Defaults || prev.DatasetCount() != a.DatasetCount() {
 		return
 	}
-	carry := func(from, to *Dataset) {
-		if m := from.memo.Load(); m != nil {
-			to.memo.Store(m)
-		}
-	}
-	carry(prev.Defaults(), a.Defaults())
-	for i := range a.DatasetCount() {
-		if prev.Config.Sources[i].Rule == a.Config.Sources[i].Rule {
-			carry(prev.Dataset(i), a.Dataset(i))
+	for i := range *memos {
+		// The last is the defaults', whose rule is the one compared above.
+		same := i == a.DatasetCount() || prev.Config.Sources[i].Rule == a.Config.Sources[i].Rule
+		if m := (*memos)[i].Load(); m != nil && same {
+			a.memo(i).Store(m)
 		}
 	}
 }

@@ -84,7 +84,11 @@ type App struct {
 	// app's defaults (what a name matching no key resolves to): one array,
 	// so that a dataset costs no pointer of its own.
 	datasets []Dataset
-	search   *search.Index
+	// memos are the datasets' encodings (Dataset.Memo), by position in
+	// datasets: made when the first of them is asked for, so an app none
+	// of whose datasets is read holds none.
+	memos  atomic.Pointer[[]atomic.Pointer[[]byte]]
+	search *search.Index
 }
 
 // DatasetCount is how many sources keys a declares.
@@ -105,8 +109,9 @@ func (a *App) Dataset(i int) *Dataset { return &a.datasets[:len(a.datasets)-1][i
 
 // Dataset is one sources key and the rule it resolves to, with everything a
 // response about it needs worked out once. A tree holds one per sources
-// key, so it keeps nothing its app's configuration holds already: its key
-// is the configuration's (ID).
+// key, so it keeps nothing its app's configuration holds already (its key
+// is the configuration's, ID) and nothing most datasets never have (its
+// encoding is in its app's table, Memo).
 type Dataset struct {
 	App *App
 
@@ -115,10 +120,6 @@ type Dataset struct {
 	// policy gate read it. Rule() merges it again, which is cheap; the listing
 	// filters read its classification and access level from the two rules
 	// it is merged from (stated), and hasTag.
-
-	// memo is an encoding of the dataset made when first asked for and
-	// then kept (Memo).
-	memo atomic.Pointer[[]byte]
 
 	pos             int32 // position in the app's sources; -1 for the defaults
 	Pattern         bool  // a glob key
@@ -291,21 +292,45 @@ func (d *Dataset) Rule() *governance.Rule {
 }
 
 // Memo is an encoding of d that encode makes the first time it is asked
-// for, kept with d from then on: the HTTP layer keeps the part of a rule
-// answer that does not name the request here, so that a dataset asked for
-// is encoded once and one never asked for (most of a large tree) costs
-// nothing, not even at a cold start. One encoding a dataset: every caller
+// for, kept with d's app from then on: the HTTP layer keeps the part of a
+// rule answer that does not name the request here, so that a dataset asked
+// for is encoded once and one never asked for (most of a large tree) costs
+// a pointer in its app's table, and nothing in an app none of whose
+// datasets is asked for, as at a cold start. One encoding a dataset: every caller
 // passes the same encode, which reads nothing of d but its rule (Rule), so
 // that a dataset of a later revision whose rule is made of the same parsed
 // blocks takes the encoding over (carryMemos). Two calls at once may both
 // encode; either copy is kept.
 func (d *Dataset) Memo(encode func(*Dataset) []byte) []byte {
-	if b := d.memo.Load(); b != nil {
+	memo := d.App.memo(d.at())
+	if b := memo.Load(); b != nil {
 		return *b
 	}
 	b := encode(d)
-	d.memo.Store(&b)
+	memo.Store(&b)
 	return b
+}
+
+// at is d's position in its app's datasets.
+func (d *Dataset) at() int {
+	if d.pos < 0 {
+		return len(d.App.datasets) - 1
+	}
+	return int(d.pos)
+}
+
+// memo is where the encoding of a's i-th dataset is kept.
+func (a *App) memo(i int) *atomic.Pointer[[]byte] {
+	memos := a.memos.Load()
+	if memos == nil {
+		made := make([]atomic.Pointer[[]byte], len(a.datasets))
+		if a.memos.CompareAndSwap(nil, &made) {
+			memos = &made
+		} else {
+			memos = a.memos.Load()
+		}
+	}
+	return &(*memos)[i]
 }
 
 // hasTag reports whether the merged rule's tags (the union of the defaults'
