@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -689,5 +691,46 @@ sources:
 	}
 	if before["datasets.gold.moved"] == after["datasets.gold.moved"] || !strings.Contains(after["datasets.gold.moved"], `"rec"`) {
 		t.Errorf("the dataset whose owner changed serves %s", after["datasets.gold.moved"])
+	}
+}
+
+// TestMemoConcurrent: readers asking at once for the encodings of an
+// app's datasets, none asked for before (the app's table is made by
+// whichever comes first, go test -race), each get their dataset's own,
+// and it is kept: asking again encodes nothing.
+func TestMemoConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  k0: {title: t0}\n  k1: {title: t1}\n  k2: {title: t2}\n  k3: {title: t3}\n  'k*': {title: glob}\n",
+	})
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}}}
+	store := NewStore(loader)
+	if rs := reloadAndCompare(t, store, loader, true, "first load"); rs.Outcome != Activated {
+		t.Fatalf("first load: %v %v", rs.Outcome, rs.Rejected)
+	}
+	var encodings atomic.Int32
+	encode := func(d *Dataset) []byte {
+		encodings.Add(1)
+		return []byte("<" + d.ID() + ">")
+	}
+	app := store.Current().App("a")
+	ds := append(app.Datasets(), app.Defaults())
+	for round := range 2 {
+		var wg sync.WaitGroup
+		for i := range 8 {
+			for _, d := range ds {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if got, want := string(d.Memo(encode)), "<"+d.ID()+">"; got != want {
+						t.Errorf("reader %d of %q: %s, want %s", i, d.ID(), got, want)
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		if n := encodings.Swap(0); round == 0 && n < int32(len(ds)) || round == 1 && n != 0 {
+			t.Errorf("round %d: %d encodings of %d datasets", round, n, len(ds))
+		}
 	}
 }
