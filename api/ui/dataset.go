@@ -283,10 +283,10 @@ func presentValue(snap *snapshot.Snapshot, path string, v *jsonValue) valueView 
 
 func rowPolicy(rule *governance.Rule) (rowPolicyView, error) {
 	var rp rowPolicyView
-	if c := rule.UserFilterColumn; c != nil && *c != "" {
+	if c := rule.UserFilterColumn(); c != nil && *c != "" {
 		rp.Legacy = *c
 	}
-	for _, f := range rule.RowFilters {
+	for _, f := range rule.RowFilters() {
 		entry, err := parseJSON([]byte(f.JSON))
 		if err != nil {
 			return rp, err

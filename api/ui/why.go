@@ -63,8 +63,8 @@ func why(snap *snapshot.Snapshot, q *search.Query, h snapshot.Hit) []whyView {
 	if f.Has(search.App) {
 		add("app", h.Dataset.App.Name)
 	}
-	if f.Has(search.Source) && rule.SourceSystem != nil {
-		add("source system", *rule.SourceSystem)
+	if s := rule.SourceSystem(); f.Has(search.Source) && s != nil {
+		add("source system", *s)
 	}
 	if f.Has(search.Description) && rule.Description != nil {
 		// Folded YAML keeps line breaks; an excerpt reads as one line.

@@ -222,10 +222,10 @@ func (c *unitChecker) servedRules(u *unitView, i int) ServedRule {
 		at(Error, CodeExposureConflict, nil, "an offered dataset must be listed: "+governance.ConflictSentence)
 	}
 
-	filters := r.RowFilters
+	filters := r.RowFilters()
 	legacy := ""
-	if r.UserFilterColumn != nil {
-		legacy = *r.UserFilterColumn
+	if c := r.UserFilterColumn(); c != nil {
+		legacy = *c
 	}
 	if served.Expose {
 		if !c.declaresRowPolicy(u, key, r) {
@@ -280,7 +280,7 @@ func (c *unitChecker) sourceFinding(cfg *governance.Config, i int) func(sev Seve
 // declaresRowPolicy is check.md §9.4's test: a surviving filter, the legacy
 // column, or row_filters stated — even as [] — in any of the four layers.
 func (c *unitChecker) declaresRowPolicy(u *unitView, key string, r *governance.Rule) bool {
-	if len(r.RowFilters) > 0 || (r.UserFilterColumn != nil && *r.UserFilterColumn != "") {
+	if c := r.UserFilterColumn(); len(r.RowFilters()) > 0 || (c != nil && *c != "") {
 		return true
 	}
 	states := func(cfg *governance.Config) bool {
@@ -300,7 +300,7 @@ func (c *unitChecker) declaresRowPolicy(u *unitView, key string, r *governance.R
 // registry (check.md §9.8).
 func (c *unitChecker) ownerRules(r *governance.Rule, at func(Severity, string, *string, string)) {
 	orgFilter := false
-	for _, e := range r.RowFilters {
+	for _, e := range r.RowFilters() {
 		if e.Handler == organizationMatch {
 			orgFilter = true
 		}

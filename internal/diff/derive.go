@@ -131,10 +131,10 @@ func exposeField(r, other *governance.Rule) string {
 // declares it: a non-empty row_filters list, else a non-empty legacy
 // user_filter_column (check.md §9.4); "" for none.
 func rowPolicy(r *governance.Rule) (string, string) {
-	if len(r.RowFilters) > 0 {
+	if len(r.RowFilters()) > 0 {
 		var b bytes.Buffer
 		b.WriteByte('[')
-		for i, f := range r.RowFilters {
+		for i, f := range r.RowFilters() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -143,8 +143,8 @@ func rowPolicy(r *governance.Rule) (string, string) {
 		b.WriteByte(']')
 		return b.String(), "row_filters"
 	}
-	if r.UserFilterColumn != nil && *r.UserFilterColumn != "" {
-		return "user_filter_column: " + *r.UserFilterColumn, "user_filter_column"
+	if c := r.UserFilterColumn(); c != nil && *c != "" {
+		return "user_filter_column: " + *c, "user_filter_column"
 	}
 	return "", "row_filters"
 }

@@ -32,10 +32,11 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 			writeString(&buf, *v)
 		}
 	}
+	rare := r.rareBlock()
 	str("title", r.Title)
 	str("description", r.Description)
 	str("license", r.License)
-	str("attribution", r.Attribution)
+	str("attribution", rare.attribution)
 	if len(r.Ownership) > 0 {
 		w.key("owners")
 		names := make([]string, len(r.Ownership))
@@ -45,21 +46,21 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 		writeStrings(&buf, names)
 	}
 	str("accessLevel", r.AccessLevel)
-	str("accessRequirements", r.AccessRequirements)
+	str("accessRequirements", rare.accessRequirements)
 	str("classification", r.Classification)
 	if len(r.Tags) > 0 {
 		w.key("tags")
 		writeStrings(&buf, r.Tags)
 	}
-	if r.RetentionDays != nil {
+	if rare.retentionDays != nil {
 		w.key("retentionDays")
-		buf.WriteString(strconv.FormatInt(*r.RetentionDays, 10))
+		buf.WriteString(strconv.FormatInt(*rare.retentionDays, 10))
 	}
-	str("documentationUrl", r.DocumentationURL)
-	str("sourceSystem", r.SourceSystem)
-	if len(r.RowFilters) > 0 {
+	str("documentationUrl", rare.documentationURL)
+	str("sourceSystem", rare.sourceSystem)
+	if len(rare.rowFilters) > 0 {
 		w.key("rowFilters")
-		writeRowFilters(&buf, r.RowFilters)
+		writeRowFilters(&buf, rare.rowFilters)
 	}
 	if d := r.Dataspace; includeDataspace && d != nil {
 		str("medallion", d.Medallion)
@@ -91,11 +92,12 @@ func (f Facet) MarshalJSON() ([]byte, error) { return f, nil }
 // expose, dcat, ontology and extra fields are not considered (reference
 // behaviour: a rule with only dataspace.medallion is "empty").
 func IsEmpty(r *Rule) bool {
-	for _, s := range []*string{r.Title, r.Description, r.License, r.Attribution, r.AccessLevel,
-		r.AccessRequirements, r.Classification, r.DocumentationURL, r.SourceSystem} {
+	rare := r.rareBlock()
+	for _, s := range []*string{r.Title, r.Description, r.License, rare.attribution, r.AccessLevel,
+		rare.accessRequirements, r.Classification, rare.documentationURL, rare.sourceSystem} {
 		if s != nil && *s != "" {
 			return false
 		}
 	}
-	return len(r.Ownership) == 0 && len(r.Tags) == 0 && len(r.RowFilters) == 0 && r.RetentionDays == nil
+	return len(r.Ownership) == 0 && len(r.Tags) == 0 && len(rare.rowFilters) == 0 && rare.retentionDays == nil
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
-// fieldOf says how one field of a block B (Rule, Dcat, Dataspace) is read,
-// rendered, merged and shared, by its kind: the one accessor set says
-// which. ruleFields, dcatFields and dataspaceFields are the tables that
+// fieldOf says how one field of a block B (Rule, its rareFields, Dcat,
+// Dataspace) is read, rendered, merged and shared, by its kind: the one
+// accessor set says which. ruleFields, rareFieldTable, dcatFields and
+// dataspaceFields are the tables that
 // parse, render, MergeRules and the shared values read, so that a field's
 // kind is stated once. A field of a kind of its own (ownership, row
 // filters, a sub-block, dcat.temporal, the extra keys) has no accessor and
@@ -124,6 +125,8 @@ func (s *fieldOf[B]) key(vs *values, b *B) {
 	switch {
 	case s.optString != nil:
 		vs.keyString(*s.optString(b))
+	case s.optInt != nil:
+		vs.keyInt(*s.optInt(b))
 	case s.text != nil:
 		vs.keyString(s.text(b))
 	case s.flag != nil:
@@ -133,21 +136,25 @@ func (s *fieldOf[B]) key(vs *values, b *B) {
 	}
 }
 
-// ruleFields are the kinds of a block's fields, by Field.
+// ruleFields are the kinds of a rule's own fields, by Field; rareFieldTable
+// those of its rare fields (Field.isRare), kept in its rareFields.
 var ruleFields = [numFields]fieldOf[Rule]{
-	FieldTitle:              {optString: func(r *Rule) **string { return &r.Title }, unshared: true},
-	FieldDescription:        {optString: func(r *Rule) **string { return &r.Description }, unshared: true},
-	FieldExpose:             {optBool: func(r *Rule) **bool { return &r.Expose }},
-	FieldLicense:            {optString: func(r *Rule) **string { return &r.License }},
-	FieldAttribution:        {optString: func(r *Rule) **string { return &r.Attribution }},
-	FieldAccessLevel:        {optString: func(r *Rule) **string { return &r.AccessLevel }},
-	FieldAccessRequirements: {optString: func(r *Rule) **string { return &r.AccessRequirements }},
-	FieldClassification:     {optString: func(r *Rule) **string { return &r.Classification }},
-	FieldTags:               {list: func(r *Rule) *[]string { return &r.Tags }, combined: true},
-	FieldRetentionDays:      {optInt: func(r *Rule) **int64 { return &r.RetentionDays }},
-	FieldDocumentationURL:   {optString: func(r *Rule) **string { return &r.DocumentationURL }},
-	FieldSourceSystem:       {optString: func(r *Rule) **string { return &r.SourceSystem }},
-	FieldUserFilterColumn:   {optString: func(r *Rule) **string { return &r.UserFilterColumn }},
+	FieldTitle:          {optString: func(r *Rule) **string { return &r.Title }, unshared: true},
+	FieldDescription:    {optString: func(r *Rule) **string { return &r.Description }, unshared: true},
+	FieldExpose:         {optBool: func(r *Rule) **bool { return &r.Expose }},
+	FieldLicense:        {optString: func(r *Rule) **string { return &r.License }},
+	FieldAccessLevel:    {optString: func(r *Rule) **string { return &r.AccessLevel }},
+	FieldClassification: {optString: func(r *Rule) **string { return &r.Classification }},
+	FieldTags:           {list: func(r *Rule) *[]string { return &r.Tags }, combined: true},
+}
+
+var rareFieldTable = [numFields]fieldOf[rareFields]{
+	FieldAttribution:        {optString: func(r *rareFields) **string { return &r.attribution }},
+	FieldAccessRequirements: {optString: func(r *rareFields) **string { return &r.accessRequirements }},
+	FieldRetentionDays:      {optInt: func(r *rareFields) **int64 { return &r.retentionDays }},
+	FieldDocumentationURL:   {optString: func(r *rareFields) **string { return &r.documentationURL }},
+	FieldSourceSystem:       {optString: func(r *rareFields) **string { return &r.sourceSystem }},
+	FieldUserFilterColumn:   {optString: func(r *rareFields) **string { return &r.userFilterColumn }},
 }
 
 // dcatFields are the kinds of the dcat fields, by DcatField.

@@ -34,7 +34,13 @@ func MergeRules(base, override *Rule) *Rule {
 	pos, bPaths := base.decode(posBuf[:0], bBuf[:0])
 	oPos, oPaths := override.decode(oPosBuf[:0], oBuf[:0])
 	p := &provMerge{r: r, base: base, override: override, oPos: oPos, b: cursor{es: bPaths}, o: cursor{es: oPaths}}
-	pos = p.takeScalars(r, override, pos)
+	// The rare fields are merged into the result's own block, and the
+	// result keeps it only when both sides have one: with one side's
+	// alone, the merge's fields are that side's.
+	oRare := override.rareBlock()
+	m.rare = *base.rareBlock()
+	rare := &m.rare
+	pos = p.takeScalars(r, rare, override, oRare, pos)
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.
@@ -52,10 +58,10 @@ func MergeRules(base, override *Rule) *Rule {
 		pos = p.takeOrigin(pos, FieldOwnership)
 	}
 	switch {
-	case len(override.RowFilters) > 0:
-		r.RowFilters = override.RowFilters
+	case len(oRare.rowFilters) > 0:
+		rare.rowFilters = oRare.rowFilters
 		pos = p.takeOrigin(pos, FieldRowFilters)
-	case len(base.RowFilters) == 0 && override.Set.Has(FieldRowFilters):
+	case len(rare.rowFilters) == 0 && override.Set.Has(FieldRowFilters):
 		pos = p.takeOrigin(pos, FieldRowFilters)
 	}
 	// A null dcat, dataspace or ontology inherits the other side's block;
@@ -66,19 +72,27 @@ func MergeRules(base, override *Rule) *Rule {
 		pos = p.takeOrigin(pos, FieldDcat)
 	}
 	var replace bool
-	if out, replace = p.pick(out, pathOntologySpec, pathOntologySpecFile, override.Ontology != nil); replace {
-		r.Ontology = override.Ontology
+	if out, replace = p.pick(out, pathOntologySpec, pathOntologySpecFile, oRare.ontology != nil); replace {
+		rare.ontology = oRare.ontology
 		pos = p.takeOrigin(pos, FieldOntology)
-	} else if base.Ontology == nil && override.Set.Has(FieldOntology) {
+	} else if rare.ontology == nil && override.Set.Has(FieldOntology) {
 		pos = p.takeOrigin(pos, FieldOntology)
 	}
 	r.Dataspace, out = mergeDataspace(base.Dataspace, override.Dataspace, p, out)
 	if override.Set.Has(FieldDataspace) && (override.Dataspace != nil || base.Dataspace == nil) {
 		pos = p.takeOrigin(pos, FieldDataspace)
 	}
-	r.Extra, out = mergeExtra(base.Extra, override.Extra, p, out)
+	rare.extra, out = mergeExtra(rare.extra, oRare.extra, p, out)
 	if override.Set.Has(FieldExtra) && !base.Set.Has(FieldExtra) {
 		pos = p.takeOrigin(pos, FieldExtra)
+	}
+	switch {
+	case override.rare == nil:
+		r.rare = base.rare
+	case base.rare == nil:
+		r.rare = override.rare
+	default:
+		r.rare = rare
 	}
 	r.places = p.finish(m.places[:0], pos, out)
 	return r
@@ -87,14 +101,20 @@ func MergeRules(base, override *Rule) *Rule {
 // takeScalars takes each single-valued field the override stated, with its
 // origin, in pos: the override wins even when its value is false, null or
 // empty.
-func (p *provMerge) takeScalars(r, override *Rule, pos []position) []position {
+func (p *provMerge) takeScalars(r *Rule, rare *rareFields, override *Rule, oRare *rareFields, pos []position) []position {
 	// r and override are p's, passed apart: the table's accessors are
 	// calls the compiler cannot see into, and what they are given
 	// escapes, as p's decoded entries on the stack must not.
 	for f := range ruleFields {
-		if s := &ruleFields[f]; s.tabled() && !s.combined && override.Set.Has(Field(f)) {
+		if !override.Set.Has(Field(f)) {
+			continue
+		}
+		if s := &ruleFields[f]; s.tabled() && !s.combined {
 			pos = p.takeOrigin(pos, Field(f))
 			s.take(r, override)
+		} else if s := &rareFieldTable[f]; s.tabled() {
+			pos = p.takeOrigin(pos, Field(f))
+			s.take(rare, oRare)
 		}
 	}
 	return pos
@@ -103,8 +123,9 @@ func (p *provMerge) takeScalars(r, override *Rule, pos []position) []position {
 // mergedRule is a merge's result with room for what it owns.
 type mergedRule struct {
 	rule       Rule
-	places     [128]byte // room for the places of most rules
-	layerArray [4]*Layer // the layers of a base and its overlay: every rule a tree serves
+	rare       rareFields // the rule's when both operands have rare fields
+	places     [128]byte  // room for the places of most rules
+	layerArray [4]*Layer  // the layers of a base and its overlay: every rule a tree serves
 	layers     layerList
 }
 

@@ -120,38 +120,106 @@ func newLayers(file string, overlay bool) (defaults, source *Layer) {
 // of merging blocks. Pointer fields are nil for none (null); whether a field was
 // stated at all is in Set, because an explicit null or false is a statement
 // that silence is not.
+//
+// The fields a source block seldom states (attribution, access
+// requirements, retention, documentation URL, source system, row filters,
+// user filter column, ontology, extra keys) are read through methods of the
+// same names: they live in a block of their own (rareFields) that a rule
+// stating none of them does not have, and that the rules of a tree stating
+// the same values share. A tree holds a rule per sources key: in the rule
+// itself, they would take 104 of its bytes; apart, a rule takes 160, a
+// size class of its own (ADR-0020, TestRuleSize).
+//
+// A rule is never changed once made: rules share their values, and their
+// rare block, with other rules (see values), and MergeRules and every
+// reader build new values instead.
 type Rule struct {
-	Title              *string
-	Description        *string
-	Expose             *bool // tri-state: nil means none, and falls back to dataspace.expose
-	License            *string
-	Attribution        *string
-	Ownership          []Owner
-	AccessLevel        *string
-	AccessRequirements *string
-	Classification     *string
-	Tags               []string
-	RetentionDays      *int64
-	DocumentationURL   *string
-	SourceSystem       *string
-	RowFilters         []RowFilter
-	UserFilterColumn   *string
-	Dcat               *Dcat      // nil when none
-	Ontology           *Ontology  // nil when none
-	Dataspace          *Dataspace // nil when none
-	Extra              []ExtraField
+	Title          *string
+	Description    *string
+	Expose         *bool // tri-state: nil means none, and falls back to dataspace.expose
+	License        *string
+	Ownership      []Owner
+	AccessLevel    *string
+	Classification *string
+	Tags           []string
+	Dcat           *Dcat      // nil when none
+	Dataspace      *Dataspace // nil when none
+
+	rare *rareFields // nil when the rule states none of them
 
 	// The layers the stated fields came from, in the order first met,
 	// shared with other rules and so replaced, never changed; where the
 	// stated fields and the paths below them were written (see places).
 	// Keeping the positions of the stated fields only, compactly, and the
-	// layers in a shared list, keeps a rule at 256 bytes and its places at
-	// five bytes a field: a tree holds one rule per sources key.
+	// layers in a shared list, keeps a rule small and its places at five
+	// bytes a field: a tree holds one rule per sources key.
 	layers *layerList
 	places places
 
 	Set FieldSet
 }
+
+// rareFields are the fields of a rule that most source blocks do not
+// state, apart from the rule so that a rule without them pays one pointer
+// for all of them (see Rule). A block is never changed once a rule holds
+// it: the rules parsed with one values table share a block by content
+// (values.sameRare), and a merge of two rules that both have one holds
+// its own (MergeRules).
+type rareFields struct {
+	attribution        *string
+	accessRequirements *string
+	retentionDays      *int64
+	documentationURL   *string
+	sourceSystem       *string
+	rowFilters         []RowFilter
+	userFilterColumn   *string
+	ontology           *Ontology
+	extra              []ExtraField
+}
+
+// noRareFields is the block of a rule that has none.
+var noRareFields rareFields
+
+// rareBlock is the rule's block of rare fields, empty when it has none;
+// a reader's, never to be written.
+func (r *Rule) rareBlock() *rareFields {
+	if r.rare == nil {
+		return &noRareFields
+	}
+	return r.rare
+}
+
+// rareFieldSet are the fields a rule keeps in its rareFields.
+const rareFieldSet = FieldSet(1<<FieldAttribution | 1<<FieldAccessRequirements | 1<<FieldRetentionDays |
+	1<<FieldDocumentationURL | 1<<FieldSourceSystem | 1<<FieldRowFilters | 1<<FieldUserFilterColumn |
+	1<<FieldOntology | 1<<FieldExtra)
+
+// Attribution is the attribution; nil for none.
+func (r *Rule) Attribution() *string { return r.rareBlock().attribution }
+
+// AccessRequirements is the access requirements; nil for none.
+func (r *Rule) AccessRequirements() *string { return r.rareBlock().accessRequirements }
+
+// RetentionDays is the retention in days; nil for none.
+func (r *Rule) RetentionDays() *int64 { return r.rareBlock().retentionDays }
+
+// DocumentationURL is the documentation URL; nil for none.
+func (r *Rule) DocumentationURL() *string { return r.rareBlock().documentationURL }
+
+// SourceSystem is the source system; nil for none.
+func (r *Rule) SourceSystem() *string { return r.rareBlock().sourceSystem }
+
+// RowFilters are the row_filters entries.
+func (r *Rule) RowFilters() []RowFilter { return r.rareBlock().rowFilters }
+
+// UserFilterColumn is the legacy user filter column; nil for none.
+func (r *Rule) UserFilterColumn() *string { return r.rareBlock().userFilterColumn }
+
+// Ontology is the ontology block; nil when none.
+func (r *Rule) Ontology() *Ontology { return r.rareBlock().ontology }
+
+// Extra are the block keys outside the grammar, in document order.
+func (r *Rule) Extra() []ExtraField { return r.rareBlock().extra }
 
 // Origin is where field f's value was written; its Layer is nil when no file
 // stated f.

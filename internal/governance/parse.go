@@ -196,6 +196,7 @@ func ParseRule(block *yaml11.Node, file string) (*Rule, error) {
 func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, error) {
 	r := &Rule{layers: vs.layerList(layer)}
 	slot := r.layerSlot(layer)
+	rare := vs.rareScratch()
 	// The positions of the fields, and the provenance of the paths below
 	// the top level and of the extra keys, gathered on the stack and
 	// encoded once, sorted.
@@ -220,19 +221,19 @@ func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, e
 				r.Set.add(FieldExtra)
 				pos = withPosition(pos, position{Line: int32(pair.Key.Pos.Line), Column: int32(pair.Key.Pos.Column), field: FieldExtra, layer: slot})
 			}
-			prov = append(prov, pathPosition{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), index: uint32(len(r.Extra)),
+			prov = append(prov, pathPosition{Line: int32(v.Pos.Line), Column: int32(v.Pos.Column), index: uint32(len(rare.extra)),
 				layer: slot, code: pathExtra})
 			// A copy: the document's nodes may be in an arena that the
 			// next document reuses (yaml11.Arena).
-			r.Extra = append(r.Extra, ExtraField{Key: key, Value: v.Clone()})
+			rare.extra = append(rare.extra, ExtraField{Key: key, Value: v.Clone()})
 			continue
 		}
 		// A field's path only names it in an error, and joining it for every
 		// field of every source would allocate for every field of a large
 		// load. So a field is parsed without it, and parsed again with it when
 		// it fails: nothing but the message depends on the path.
-		if err := vs.parseField(r, f, v, ""); err != nil {
-			if named := vs.parseField(r, f, v, at(key)); named != nil {
+		if err := vs.parseField(r, rare, f, v, ""); err != nil {
+			if named := vs.parseField(r, rare, f, v, at(key)); named != nil {
 				err = named
 			}
 			return nil, err
@@ -243,25 +244,31 @@ func (vs *values) parseRule(m *yaml11.Node, path string, layer *Layer) (*Rule, e
 	}
 	slices.SortStableFunc(prov, func(a, b pathPosition) int { return int(a.code) - int(b.code) })
 	r.places = newPlaces(pos, prov)
+	if r.Set&rareFieldSet != 0 {
+		r.rare = vs.sameRare(rare)
+	}
 	return r, nil
 }
 
-// parseField parses the value of field f into r; fp is the field's path, for
-// errors only.
-func (vs *values) parseField(r *Rule, f Field, v *yaml11.Node, fp string) error {
+// parseField parses the value of field f into r, or into rare for a rare
+// field; fp is the field's path, for errors only.
+func (vs *values) parseField(r *Rule, rare *rareFields, f Field, v *yaml11.Node, fp string) error {
 	if s := &ruleFields[f]; s.tabled() {
 		return s.parse(vs, r, v, fp)
+	}
+	if s := &rareFieldTable[f]; s.tabled() {
+		return s.parse(vs, rare, v, fp)
 	}
 	var err error
 	switch f {
 	case FieldOwnership:
 		r.Ownership, err = vs.ownership(v, fp)
 	case FieldRowFilters:
-		r.RowFilters, err = vs.rowFilters(v, fp)
+		rare.rowFilters, err = vs.rowFilters(v, fp)
 	case FieldDcat:
 		r.Dcat, err = vs.dcat(v, fp)
 	case FieldOntology:
-		r.Ontology, err = vs.ontology(v, fp)
+		rare.ontology, err = vs.ontology(v, fp)
 	case FieldDataspace:
 		r.Dataspace, err = vs.dataspace(v, fp)
 	}

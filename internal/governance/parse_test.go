@@ -63,7 +63,7 @@ func TestRetentionDigits(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := cfg.Defaults.RetentionDays; got == nil || *got != tt.want {
+				if got := cfg.Defaults.RetentionDays(); got == nil || *got != tt.want {
 					t.Fatalf("retention_days = %v, want %d", got, tt.want)
 				}
 				return

@@ -11,7 +11,7 @@ import (
 // field order, then the path entries in code order. A record is a tag (the
 // field, or pathTag plus the path's code), the layer's slot, then the line
 // and column as unsigned varints, and for an extra key its place in
-// Rule.Extra. Most records are five bytes, where a decoded position is
+// Rule.Extra(). Most records are five bytes, where a decoded position is
 // twelve and an entry sixteen, and a rule holds one slice for both: a tree
 // holds a rule per sources key, and kept decoded, the places would be a
 // quarter of the rules' bytes (ADR-0017). They are read far less often

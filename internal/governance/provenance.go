@@ -439,11 +439,12 @@ func (r *Rule) eachProvenance(fn func(path, extraKey string, e pathPosition, fro
 			fn(info.path, "", e, from)
 		}
 	}
+	extra := r.Extra()
 	for _, e := range es.es[es.at:] {
-		if e.code != pathExtra || int(e.index) >= len(r.Extra) || e.layer == 0 {
+		if e.code != pathExtra || int(e.index) >= len(extra) || e.layer == 0 {
 			continue
 		}
-		fn("", r.Extra[e.index].Key, e, nil)
+		fn("", extra[e.index].Key, e, nil)
 	}
 }
 

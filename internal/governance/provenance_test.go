@@ -284,11 +284,11 @@ func statedPaths(r *Rule) []string {
 					out = append(out, "dcat.temporal.end")
 				}
 			}
-		case f == FieldOntology && r.Ontology != nil:
-			if r.Ontology.SpecSet {
+		case f == FieldOntology && r.Ontology() != nil:
+			if r.Ontology().SpecSet {
 				out = append(out, "ontology.spec")
 			}
-			if r.Ontology.SpecFileSet {
+			if r.Ontology().SpecFileSet {
 				out = append(out, "ontology.spec_file")
 			}
 		case f == FieldDataspace && r.Dataspace != nil:
@@ -299,7 +299,7 @@ func statedPaths(r *Rule) []string {
 			}
 		}
 	}
-	for _, e := range r.Extra {
+	for _, e := range r.Extra() {
 		out = append(out, "extra."+e.Key)
 	}
 	return out

@@ -86,11 +86,16 @@ func (r *Rule) MarshalJSON() ([]byte, error) {
 func (r *Rule) AppendJSON(buf *bytes.Buffer) { r.writeJSON(buf) }
 
 func (r *Rule) writeJSON(buf *bytes.Buffer) {
+	rare := r.rareBlock()
 	set := uint32(r.Set)
-	if len(r.Extra) == 0 {
+	if len(rare.extra) == 0 {
 		set &^= 1 << FieldExtra
 	}
 	writeFields(buf, r, set, fieldKeys[:], ruleFields[:], func(f int) {
+		if s := &rareFieldTable[f]; s.tabled() {
+			s.write(buf, rare)
+			return
+		}
 		switch Field(f) {
 		case FieldOwnership:
 			buf.WriteByte('[')
@@ -106,17 +111,17 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 			}
 			buf.WriteByte(']')
 		case FieldRowFilters:
-			writeRowFilters(buf, r.RowFilters)
+			writeRowFilters(buf, rare.rowFilters)
 		case FieldDcat:
 			r.Dcat.writeJSON(buf)
 		case FieldOntology:
-			r.Ontology.writeJSON(buf)
+			rare.ontology.writeJSON(buf)
 		case FieldDataspace:
 			r.Dataspace.writeJSON(buf)
 		case FieldExtra:
 			ew := jsonWriter{buf: buf}
 			ew.open()
-			for _, e := range r.Extra {
+			for _, e := range rare.extra {
 				ew.key(e.Key)
 				e.Value.AppendJSON(buf)
 			}

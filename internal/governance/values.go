@@ -29,6 +29,7 @@ type values struct {
 	valueTables
 	layers *layerList // the list of the layer last asked for
 	key    []byte     // scratch for the keys of lists and blocks
+	rare   rareFields // scratch for the rare fields of the rule being parsed
 }
 
 // valueTables are the tables of one copy of each value, by kind: a
@@ -39,6 +40,7 @@ type valueTables struct {
 	ints       map[int64]*int64
 	dataspaces map[string]*Dataspace
 	dcats      map[string]*Dcat
+	rares      map[string]*rareFields
 	owners     map[string][]Owner
 	filters    map[string][]RowFilter
 }
@@ -236,6 +238,17 @@ func (vs *values) keyString(s *string) {
 	vs.key = append(vs.key, *s...)
 }
 
+// keyInt appends n to the scratch key; a null as a byte no number starts
+// with.
+func (vs *values) keyInt(n *int64) {
+	if n == nil {
+		vs.key = append(vs.key, 0)
+		return
+	}
+	vs.key = append(vs.key, 1)
+	vs.key = binary.AppendVarint(vs.key, *n)
+}
+
 func (vs *values) keyList(l []string) {
 	vs.key = binary.AppendUvarint(vs.key, uint64(len(l)))
 	for _, s := range l {
@@ -288,4 +301,55 @@ func (vs *values) sameDcat(d *Dcat) *Dcat {
 		return shared
 	}
 	return share(&vs.dcats, vs, func(v *Values) *map[string]*Dcat { return &v.dcats }, string(vs.key), func() *Dcat { return d })
+}
+
+// rareScratch is an empty block for parseRule to read a rule's rare fields
+// into, before sameRare shares them: the values' scratch, or with no
+// values, a block of its own.
+func (vs *values) rareScratch() *rareFields {
+	if vs == nil {
+		return new(rareFields)
+	}
+	vs.rare = rareFields{} // the slices the last rule's block holds stay with it
+	return &vs.rare
+}
+
+// sameRare is the shared block with the rare fields of b, the block
+// rareScratch gave: most rules that state any state a few of the same
+// values (a retention, a source system, a row filter), and a tree holds a
+// rule per sources key. A block with extra keys, whose values are YAML
+// nodes, is its own.
+func (vs *values) sameRare(b *rareFields) *rareFields {
+	if vs == nil {
+		return b
+	}
+	if len(b.extra) > 0 {
+		c := *b
+		return &c
+	}
+	vs.key = vs.key[:0]
+	for f := range rareFieldTable {
+		rareFieldTable[f].key(vs, b)
+	}
+	vs.key = binary.AppendUvarint(vs.key, uint64(len(b.rowFilters)))
+	for i := range b.rowFilters {
+		vs.keyString(&b.rowFilters[i].JSON)
+		vs.keyString(&b.rowFilters[i].Handler)
+	}
+	if o := b.ontology; o == nil {
+		vs.key = append(vs.key, 0)
+	} else {
+		vs.key = append(vs.key, 1)
+		vs.keyString(o.Spec)
+		vs.keyString(o.SpecFile)
+		vs.keyBool(o.SpecSet)
+		vs.keyBool(o.SpecFileSet)
+	}
+	if shared, ok := vs.rares[string(vs.key)]; ok {
+		return shared
+	}
+	return share(&vs.rares, vs, func(v *Values) *map[string]*rareFields { return &v.rares }, string(vs.key), func() *rareFields {
+		c := *b
+		return &c
+	})
 }

@@ -135,8 +135,8 @@ func (b *builder) rule(r *governance.Rule, pos int, fields Field) {
 	if fields.Has(Description) && r.Description != nil {
 		b.add(*r.Description, pos, Description)
 	}
-	if fields.Has(Source) && r.SourceSystem != nil {
-		b.add(*r.SourceSystem, pos, Source)
+	if s := r.SourceSystem(); fields.Has(Source) && s != nil {
+		b.add(*s, pos, Source)
 	}
 	if fields.Has(Tag) {
 		for _, t := range r.Tags {

@@ -207,8 +207,8 @@ func documents(app string, cfg *governance.Config, reg owners.Lookup) []document
 		if r.Description != nil {
 			fields[Description] = Words(*r.Description)
 		}
-		if r.SourceSystem != nil {
-			fields[Source] = Words(*r.SourceSystem)
+		if s := r.SourceSystem(); s != nil {
+			fields[Source] = Words(*s)
 		}
 		for _, tag := range r.Tags {
 			fields[Tag] = append(fields[Tag], Words(tag)...)
