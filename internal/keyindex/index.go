@@ -23,15 +23,26 @@ type Index struct {
 	exact *strindex.Index // text → first position; exact.Key(i) is entry i's text
 	next  []int32         // the next entry with the same text, or -1; nil when no text repeats
 
-	// The globs, each filed under one of its anchors (anchor.go): the one
-	// fewest other globs share, so that a name opens only small buckets.
-	globs    []*Glob // by entry; nil for an entry without metacharacters
+	globs  []*Glob // by entry; nil for an entry without metacharacters
+	nGlobs int
+
+	// What AppendPatterns looks up and what AppendTexts looks up, each
+	// built when first asked (or, for the first, by FileGlobs). An app's
+	// index is joined into its tree's, which files every glob again under
+	// the tree's anchors: the app's own filing would be a second copy of
+	// every anchor, made for the few questions asked of one app alone.
+	patternsOnce sync.Once
+	patterns     *patternIndex
+	textsOnce    sync.Once
+	texts        *textIndex
+}
+
+// patternIndex holds the globs, each filed under one of its anchors
+// (anchor.go): the one fewest other globs share, so that a name opens only
+// small buckets.
+type patternIndex struct {
 	by       [numAnchorKinds]buckets
 	floating []globEntry // globs without an anchor: tried for every name
-	nGlobs   int
-
-	textsOnce sync.Once
-	texts     *textIndex // what AppendTexts looks up, built when first asked
 }
 
 // buckets are globs grouped under anchor texts, each bucket longest
@@ -56,12 +67,24 @@ type globEntry struct {
 
 // New indexes texts by position. The index keeps its own copy of every
 // text's bytes, back to back (Text returns it): a caller holding the
-// texts elsewhere can point them at that copy and let its own go. It
-// panics beyond 2³¹ entries or 4 GiB of text, which no tree comes near.
+// texts elsewhere can point them at that copy and let its own go. Every
+// text with a metacharacter is compiled at once (Glob); the globs are
+// filed under their anchors when first asked for (FileGlobs). It panics
+// beyond 2³¹ entries or 4 GiB of text, which no tree comes near.
 func New(texts []string) *Index {
 	ix := &Index{exact: strindex.New(texts)}
 	ix.linkRepeats()
-	ix.fileGlobs(len(texts), nil, 0)
+	for i, t := range texts {
+		if !HasMeta(t) {
+			continue
+		}
+		if ix.globs == nil {
+			ix.globs = make([]*Glob, len(texts))
+		}
+		// The index's copy of the text: the glob reads its runs there.
+		ix.globs[i] = Compile(ix.exact.Key(i))
+		ix.nGlobs++
+	}
 	return ix
 }
 
@@ -95,12 +118,19 @@ func Join(parts []*Index) *Index {
 	// The parts hold their texts packed: the joined index reads them
 	// there rather than copying every key's bytes, or even every key's
 	// string header, a second time.
-	ix := &Index{exact: strindex.Join(exact)}
+	ix := &Index{exact: strindex.Join(exact), globs: globs, nGlobs: nGlobs}
 	ix.linkRepeats()
-	if nGlobs > 0 {
-		ix.fileGlobs(n, globs, nGlobs)
-	}
 	return ix
+}
+
+// FileGlobs files the globs under their anchors now, as the first
+// AppendPatterns or AppendLongest otherwise does: for an index about to
+// be shared by concurrent readers, none of whom should wait for it.
+func (ix *Index) FileGlobs() { ix.patternSide() }
+
+func (ix *Index) patternSide() *patternIndex {
+	ix.patternsOnce.Do(func() { ix.patterns = ix.fileGlobs() })
+	return ix.patterns
 }
 
 // linkRepeats chains the entries whose text an earlier entry already has,
@@ -125,52 +155,32 @@ func (ix *Index) linkRepeats() {
 	}
 }
 
-// fileGlobs compiles every entry with a metacharacter and files it under
-// the anchor that the fewest globs share (ties: the kind cheapest to
-// probe, then the longer text). compiled, when not nil, is a joined
-// index's globs: an entry for each of the n, every glob among them already
-// compiled by its part and nil for a literal, so no text is read again to
-// tell which is which; it becomes the index's own list of globs. globs is
-// how many entries have a metacharacter, when known (0 otherwise): the
-// tables are made of their size at once rather than grown.
+// fileGlobs files every glob under the anchor that the fewest globs
+// share (ties: the kind cheapest to probe, then the longer text).
 //
 // A glob's anchors are worked out twice, once to count them and once to
-// choose among them, into one scratch list: a joined index is built again
-// on every reload, and keeping every glob's anchors between the two passes
-// made a list the size of the tree's globs each time.
-func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
+// choose among them, into one scratch list: a tree's index files its
+// globs again on every reload, and keeping every glob's anchors between
+// the two passes made a list the size of the tree's globs each time.
+func (ix *Index) fileGlobs() *patternIndex {
+	pi := &patternIndex{}
+	if ix.nGlobs == 0 {
+		return pi
+	}
 	var scratch []anchor
 	// How many globs hold each anchor, and the bucket of those filed
 	// under it; about one anchor a glob in a tree's keys.
-	freq := make(map[anchor]anchorUse, globs)
-	if compiled != nil {
-		ix.globs = compiled // the caller's own, made for this index
-	}
-	for i := range n {
-		var g *Glob
-		if compiled != nil {
-			if g = compiled[i]; g == nil {
-				continue
-			}
-		} else if t := ix.exact.Key(i); HasMeta(t) {
-			g = Compile(t)
-		} else {
+	freq := make(map[anchor]anchorUse, ix.nGlobs)
+	for _, g := range ix.globs {
+		if g == nil {
 			continue
 		}
-		if ix.globs == nil {
-			ix.globs = make([]*Glob, n)
-		}
-		ix.globs[i] = g
-		ix.nGlobs++
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		for _, a := range scratch {
 			u := freq[a]
 			u.globs++
 			freq[a] = u
 		}
-	}
-	if ix.nGlobs == 0 {
-		return
 	}
 	var builders [numAnchorKinds]bucketBuilder
 	filed := make([]filedGlob, 0, ix.nGlobs)
@@ -181,7 +191,7 @@ func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 		e := globEntry{id: int32(i), runes: int32(g.runes())}
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		if len(scratch) == 0 {
-			ix.floating = append(ix.floating, e)
+			pi.floating = append(pi.floating, e)
 			continue
 		}
 		best, bestFreq := scratch[0], freq[scratch[0]].globs
@@ -201,9 +211,10 @@ func (ix *Index) fileGlobs(n int, compiled []*Glob, globs int) {
 		filed = append(filed, filedGlob{kind: best.kind, bucket: u.bucket - 1, e: e})
 	}
 	for k := range builders {
-		ix.by[k] = builders[k].build(anchorKind(k), filed)
+		pi.by[k] = builders[k].build(anchorKind(k), filed)
 	}
-	slices.SortStableFunc(ix.floating, longerFirst)
+	slices.SortStableFunc(pi.floating, longerFirst)
+	return pi
 }
 
 // longerFirst orders a bucket: longer patterns first, then by position.
@@ -332,7 +343,7 @@ func (ix *Index) AppendEqual(dst []int32, name string) []int32 {
 // parts, are probed against the anchor texts, a probe costing about a
 // hash.
 func (ix *Index) AppendPatterns(dst []int32, name string) []int32 {
-	return ix.scan(dst, name, false)
+	return ix.scan(dst, name, false, 0, int32(ix.Len()))
 }
 
 // AppendLongest is AppendPatterns keeping only the matching globs of the
@@ -341,31 +352,42 @@ func (ix *Index) AppendPatterns(dst []int32, name string) []int32 {
 // first entry of an app wins). A bucket's shorter globs are not tried once
 // a longer one matched.
 func (ix *Index) AppendLongest(dst []int32, name string) []int32 {
-	return ix.scan(dst, name, true)
+	return ix.scan(dst, name, true, 0, int32(ix.Len()))
+}
+
+// AppendLongestIn is AppendLongest among the entries lo ≤ i < hi alone:
+// what the index of one part of a join answers, asked of the join. A
+// part's own index files its globs under its own anchors when first asked
+// (FileGlobs), a second copy of what the join filed; asking the join
+// spares it.
+func (ix *Index) AppendLongestIn(dst []int32, name string, lo, hi int) []int32 {
+	return ix.scan(dst, name, true, int32(lo), int32(hi))
 }
 
 // scan tries the globs of every bucket name opens, each bucket longest
-// first; with longest, only the matches of the greatest length are kept.
-// (The state is passed and returned rather than kept in a struct behind a
-// pointer, so that a caller's buffer stays on its stack.)
-func (ix *Index) scan(dst []int32, name string, longest bool) []int32 {
+// first, skipping the entries outside [lo, hi); with longest, only the
+// matches of the greatest length are kept. (The state is passed and
+// returned rather than kept in a struct behind a pointer, so that a
+// caller's buffer stays on its stack.)
+func (ix *Index) scan(dst []int32, name string, longest bool, lo, hi int32) []int32 {
 	if ix.nGlobs == 0 {
 		return dst
 	}
+	pi := ix.patternSide()
 	n0, best := len(dst), int32(-1)
 	if !longest {
 		best = -2 // below every length: nothing is ever cut
 	}
 	try := func(bucket []globEntry) {
-		dst, best = ix.try(dst, n0, best, bucket, name)
+		dst, best = ix.try(dst, n0, best, bucket, name, lo, hi)
 	}
-	if b := &ix.by[anchorPrefix]; b.set != nil {
+	if b := &pi.by[anchorPrefix]; b.set != nil {
 		b.set.Each(name, func(pos int) bool {
 			try(b.bucket(pos))
 			return true
 		})
 	}
-	pre, suf := &ix.by[anchorPartPrefix], &ix.by[anchorPartSuffix]
+	pre, suf := &pi.by[anchorPartPrefix], &pi.by[anchorPartSuffix]
 	if pre.set != nil || suf.set != nil {
 		parts(name, func(part string) {
 			if pre.set != nil {
@@ -382,7 +404,7 @@ func (ix *Index) scan(dst []int32, name string, longest bool) []int32 {
 			}
 		})
 	}
-	try(ix.floating)
+	try(pi.floating)
 	if found := dst[n0:]; len(found) > 1 {
 		// Buckets are met in no particular order, and a part-anchored one
 		// is opened once for each part holding its text.
@@ -392,15 +414,15 @@ func (ix *Index) scan(dst []int32, name string, longest bool) []int32 {
 	return dst
 }
 
-// try appends the globs of bucket that match name. With best ≥ -1 it keeps
-// only the longest matches (dst[n0:] holds those of length best so far) and
-// stops at the first glob shorter than them.
-func (ix *Index) try(dst []int32, n0 int, best int32, bucket []globEntry, name string) ([]int32, int32) {
+// try appends the globs of bucket in [lo, hi) that match name. With
+// best ≥ -1 it keeps only the longest matches (dst[n0:] holds those of
+// length best so far) and stops at the first glob shorter than them.
+func (ix *Index) try(dst []int32, n0 int, best int32, bucket []globEntry, name string, lo, hi int32) ([]int32, int32) {
 	for _, e := range bucket {
 		if e.runes < best {
 			return dst, best
 		}
-		if !e.sure && !ix.globs[e.id].Match(name) {
+		if e.id < lo || e.id >= hi || !e.sure && !ix.globs[e.id].Match(name) {
 			continue
 		}
 		if best >= -1 && e.runes > best {

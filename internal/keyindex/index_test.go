@@ -68,6 +68,19 @@ func check(t *testing.T, texts []string, queries []string) {
 	for _, ix := range []*Index{New(texts), joined} {
 		checkIndex(t, ix, texts, queries)
 	}
+	// A part's resolution asked of the join: its own entries only.
+	for _, r := range [][2]int{{0, third}, {third, half}, {half, half}, {half, len(texts)}, {0, len(texts)}} {
+		part := oracle(texts[r[0]:r[1]])
+		for _, q := range queries {
+			var want []int32
+			for _, i := range part.longest(q) {
+				want = append(want, i+int32(r[0]))
+			}
+			if diff := cmp.Diff(want, joined.AppendLongestIn(nil, q, r[0], r[1])); diff != "" {
+				t.Errorf("AppendLongestIn(%q, %d, %d) over %q (-want +got):\n%s", q, r[0], r[1], texts, diff)
+			}
+		}
+	}
 }
 
 func checkIndex(t *testing.T, ix *Index, texts []string, queries []string) {

@@ -128,6 +128,17 @@ func TestGlobIndexAnswersAsEveryApp(t *testing.T) {
 			case gerr != werr || got != want:
 				t.Fatalf("round %d, %q: %v, %v; want %v, %v", round, name, got, gerr, want, werr)
 			}
+			// Resolution in one app, asked of the tree's index, answers
+			// as the app's own index.
+			for _, a := range s.apps {
+				want := a.Defaults()
+				if i, _ := a.Config.LookupIndex(name); i >= 0 {
+					want = a.Dataset(i)
+				}
+				if got, err := s.ResolveIn(a.Name, name); err != nil || got != want {
+					t.Fatalf("round %d, ResolveIn(%s, %q) = %v, %v; want %v", round, a.Name, name, got, err, want)
+				}
+			}
 		}
 	}
 	if globs < 100 || ties < 20 || misses < 100 {

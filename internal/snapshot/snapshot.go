@@ -222,6 +222,7 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 		}
 	}
 	s.keys = keyindex.Join(appKeys)
+	s.keys.FileGlobs() // before the snapshot is served, not on its first read
 	// After the check that no name is served twice: the graph's names
 	// must be unique.
 	s.graph = newServedGraph(g, false)
@@ -454,11 +455,19 @@ func (s *Snapshot) ResolveIn(app, name string) (*Dataset, error) {
 	if a == nil {
 		return nil, ErrUnknownApp
 	}
-	i, _ := a.Config.LookupIndex(name)
-	if i < 0 {
-		return a.Defaults(), nil
+	if i := a.Config.Keys().Lookup(name); i >= 0 {
+		return a.Dataset(i), nil
 	}
-	return a.Dataset(i), nil
+	// The app's globs are asked of the tree's index, among the app's
+	// entries: its own index would file them under its anchors again, a
+	// second copy of what the tree's holds.
+	k, _ := slices.BinarySearchFunc(s.apps, app, func(a *App, name string) int { return strings.Compare(a.Name, name) })
+	start := int(s.appStart[k])
+	var buf [8]int32
+	if longest := s.keys.AppendLongestIn(buf[:0], name, start, start+len(a.datasets)-1); len(longest) > 0 {
+		return s.dataset(longest[0]), nil
+	}
+	return a.Defaults(), nil
 }
 
 // Facet is the governance facet of d's rule.
