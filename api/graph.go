@@ -235,7 +235,7 @@ func pipelineItem(p *graph.Pipeline) graphPipeline {
 	if deps == nil {
 		deps = []governance.Dependency{}
 	}
-	return graphPipeline{Name: p.Name, Path: p.Path, Declared: p.Declared, Produces: p.Produces, DependsOn: deps}
+	return graphPipeline{Name: p.Name, Path: p.Path, Declared: p.Declared, Produces: p.Keys(), DependsOn: deps}
 }
 
 func edgeItem(e *graph.Edge) graphEdge {
@@ -265,8 +265,8 @@ func itemsSize(pipelines []*graph.Pipeline, edges []graph.Edge, findings []graph
 	n := int64(len(pipelines)+len(findings)) * perItem
 	for _, p := range pipelines {
 		n += int64(2*len(p.Name) + len(p.Path))
-		for _, k := range p.Produces {
-			n += int64(len(k)) + 4
+		for k := range p.KeyCount() {
+			n += int64(len(p.Key(k))) + 4
 		}
 		for _, d := range p.DependsOn {
 			n += int64(len(d.Dataset)) + perItem

@@ -19,7 +19,7 @@ type Edge struct {
 	Optional bool
 
 	producer, consumer int32 // positions in Graph.Pipelines
-	key                int32 // position in the producer's Produces
+	key                int32 // position in the producer's keys
 	dep                int32 // position in the consumer's DependsOn
 }
 
@@ -155,7 +155,7 @@ func newGraph(pipelines []Pipeline) *Graph {
 	for i := range pipelines {
 		p := &pipelines[i]
 		g.byName[p.Name] = int32(i)
-		g.keyStart[i+1] = g.keyStart[i] + int32(len(p.Produces))
+		g.keyStart[i+1] = g.keyStart[i] + int32(p.KeyCount())
 		g.depStart[i+1] = g.depStart[i] + int32(len(p.DependsOn))
 	}
 	// Made of their size: a graph is made again on every reload, and a
@@ -165,7 +165,7 @@ func newGraph(pipelines []Pipeline) *Graph {
 	texts := make([]string, 0, g.depStart[n])
 	for i := range pipelines {
 		p := &pipelines[i]
-		for range p.Produces {
+		for range p.KeyCount() {
 			g.keyOwner = append(g.keyOwner, int32(i))
 		}
 		for _, d := range p.DependsOn {
@@ -229,7 +229,7 @@ func (g *Graph) finish(keys, start []int32, opts Options) {
 				e := int32(len(g.Edges))
 				g.Edges = append(g.Edges, Edge{
 					Producer: pipelines[p].Name, Consumer: consumer.Name,
-					Dataset: pipelines[p].Produces[k], Pattern: dep.Dataset, Optional: dep.Optional,
+					Dataset: pipelines[p].Key(int(k)), Pattern: dep.Dataset, Optional: dep.Optional,
 					producer: p, consumer: int32(c), key: k, dep: int32(j),
 				})
 				g.in[c] = append(g.in[c], e)
@@ -268,14 +268,20 @@ func (g *Graph) finish(keys, start []int32, opts Options) {
 	g.Findings = findings
 }
 
-// keyIndex is every key by id, built when first asked for.
+// keyIndex is every key by id, built when first asked for: the
+// configurations' indexes joined, their texts and globs shared, and an
+// index of its own for a pipeline made from Produces.
 func (g *Graph) keyIndex() *keyindex.Index {
 	g.keysOnce.Do(func() {
-		texts := make([]string, 0, len(g.keyOwner))
+		parts := make([]*keyindex.Index, len(g.Pipelines))
 		for i := range g.Pipelines {
-			texts = append(texts, g.Pipelines[i].Produces...)
+			if p := &g.Pipelines[i]; p.keys != nil {
+				parts[i] = p.keys
+			} else {
+				parts[i] = keyindex.New(p.Produces)
+			}
 		}
-		g.keys = keyindex.New(texts)
+		g.keys = keyindex.Join(parts)
 	})
 	return g.keys
 }
@@ -288,7 +294,9 @@ func (g *Graph) multipleProducers() []Finding {
 	first := make(map[string]int32, len(g.keyOwner))
 	again := map[string][]string{}
 	for i := range g.Pipelines {
-		for _, key := range g.Pipelines[i].Produces {
+		pl := &g.Pipelines[i]
+		for k := range pl.KeyCount() {
+			key := pl.Key(k)
 			p, ok := first[key]
 			if !ok {
 				first[key] = int32(i)

@@ -348,10 +348,15 @@ func TestFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := FromConfig("x", "apps/x/governance.yaml", governance.MergeConfigs(base, overlay))
-	want := Pipeline{Name: "x", Path: "apps/x/governance.yaml", Produces: []string{"datasets.a"}, Active: false, Declared: true,
+	// The keys are read in the configuration's index, not copied into
+	// Produces.
+	want := Pipeline{Name: "x", Path: "apps/x/governance.yaml", Active: false, Declared: true,
 		DependsOn: []governance.Dependency{{Dataset: "datasets.b"}}}
 	if diff := cmp.Diff(want, p, cmpopts.IgnoreUnexported(Pipeline{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"datasets.a"}, p.Keys()); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 }
 

@@ -21,7 +21,10 @@ type Pipeline struct {
 	Name string
 	// Path is the file as printed (the json rendering's "path").
 	Path string
-	// Produces are the keys of sources, in document order.
+	// Produces are the keys of sources, in document order, of a pipeline
+	// made without a configuration; one made from a configuration
+	// (FromConfig) reads them in the configuration's index instead. Key,
+	// KeyCount and Keys read either.
 	Produces []string
 	// Active is the root active, true when absent.
 	Active bool
@@ -32,16 +35,47 @@ type Pipeline struct {
 	// undeclared.
 	DependsOn []governance.Dependency
 
-	// globs are Produces compiled (nil for a literal key, or all nil when
-	// not at hand): the configuration's own, which matching then does not
-	// compile again.
-	globs []*keyindex.Glob
+	// keys is the index of the configuration the pipeline was made from
+	// (FromConfig), nil for one made from Produces: its keys' texts and
+	// compiled globs, read where the configuration holds them rather than
+	// copied (a tree's graph would hold a second list of every key).
+	keys *keyindex.Index
 }
 
-// glob is key k compiled, nil when it has no metacharacter.
+// KeyCount is the number of sources keys.
+func (p *Pipeline) KeyCount() int {
+	if p.keys != nil {
+		return p.keys.Len()
+	}
+	return len(p.Produces)
+}
+
+// Key is sources key k.
+func (p *Pipeline) Key(k int) string {
+	if p.keys != nil {
+		return p.keys.Text(k)
+	}
+	return p.Produces[k]
+}
+
+// Keys are the sources keys, in document order: Produces, or a list read
+// from the configuration's index, made for the caller.
+func (p *Pipeline) Keys() []string {
+	if p.keys == nil {
+		return p.Produces
+	}
+	out := make([]string, p.keys.Len())
+	for k := range out {
+		out[k] = p.keys.Text(k)
+	}
+	return out
+}
+
+// glob is key k compiled, nil when it has no metacharacter: the
+// configuration's own glob, which matching then does not compile again.
 func (p *Pipeline) glob(k int) *keyindex.Glob {
-	if p.globs != nil {
-		return p.globs[k]
+	if p.keys != nil {
+		return p.keys.Glob(k)
 	}
 	if key := p.Produces[k]; keyindex.HasMeta(key) {
 		return keyindex.Compile(key)
@@ -59,18 +93,7 @@ func appOf(name string) string { return name[strings.LastIndexByte(name, '/')+1:
 // server holds with its deployer overlay merged in: its sources' keys, its
 // active and its depends_on, as the merge left them.
 func FromConfig(name, path string, cfg *governance.Config) Pipeline {
-	p := Pipeline{Name: name, Path: path, Active: cfg.Active, Declared: cfg.DependsOnSet}
-	p.Produces = make([]string, len(cfg.Sources))
-	keys := cfg.Keys()
-	for i, s := range cfg.Sources {
-		p.Produces[i] = s.Key
-		if g := keys.Glob(i); g != nil {
-			if p.globs == nil {
-				p.globs = make([]*keyindex.Glob, len(cfg.Sources))
-			}
-			p.globs[i] = g
-		}
-	}
+	p := Pipeline{Name: name, Path: path, Active: cfg.Active, Declared: cfg.DependsOnSet, keys: cfg.Keys()}
 	if cfg.DependsOnSet {
 		p.DependsOn = cfg.DependsOn
 	}

@@ -50,8 +50,8 @@ func (g *Graph) matchKeys(deps *keyindex.Index, from, to int, keep func(dep int3
 	var ids []int32
 	for p := from; p < to; p++ {
 		pl := &g.Pipelines[p]
-		for k, key := range pl.Produces {
-			ids = lookupGlob(deps, key, pl.glob(k), ids)
+		for k := range pl.KeyCount() {
+			ids = lookupGlob(deps, pl.Key(k), pl.glob(k), ids)
 			for _, d := range ids {
 				if keep == nil || keep(d) {
 					dst = append(dst, keyHit{dep: d, key: g.keyStart[p] + int32(k)})

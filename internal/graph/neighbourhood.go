@@ -147,8 +147,9 @@ func (g *Graph) findingsAbout(set map[int32]bool) []Finding {
 			if keys == nil {
 				keys = map[string]bool{}
 				for p := range set {
-					for _, k := range g.Pipelines[p].Produces {
-						keys[k] = true
+					pl := &g.Pipelines[p]
+					for k := range pl.KeyCount() {
+						keys[pl.Key(k)] = true
 					}
 				}
 			}

@@ -91,7 +91,7 @@ func (g *Graph) Producers(dataset string) []Producer {
 	out := make([]Producer, len(ids))
 	for i, id := range ids {
 		p := g.keyOwner[id]
-		out[i] = Producer{Pipeline: g.Pipelines[p].Name, Key: g.Pipelines[p].Produces[id-g.keyStart[p]]}
+		out[i] = Producer{Pipeline: g.Pipelines[p].Name, Key: g.Pipelines[p].Key(int(id - g.keyStart[p]))}
 	}
 	return out
 }
@@ -167,9 +167,9 @@ func (g *Graph) Pipeline(name string) (Node, bool) {
 		edge := &g.Edges[e]
 		n.Inputs[edge.dep].Producers = append(n.Inputs[edge.dep].Producers, Producer{Pipeline: edge.Producer, Key: edge.Dataset})
 	}
-	n.Outputs = make([]Output, len(p.Produces))
-	for k, key := range p.Produces {
-		n.Outputs[k].Key = key
+	n.Outputs = make([]Output, p.KeyCount())
+	for k := range n.Outputs {
+		n.Outputs[k].Key = p.Key(k)
 	}
 	for _, e := range g.out[pi] {
 		edge := &g.Edges[e]

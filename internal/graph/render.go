@@ -211,7 +211,7 @@ func writeJSONMembers(j *pyJSON, g *Graph) {
 		j.strMember("path", p.Path)
 		j.boolMember("declared", p.Declared)
 		j.key("produces")
-		j.strs(p.Produces)
+		j.strs(p.Keys())
 		j.objects("depends_on", len(p.DependsOn), func(i int) {
 			d := &p.DependsOn[i]
 			j.strMember("dataset", d.Dataset)
