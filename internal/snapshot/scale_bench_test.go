@@ -243,6 +243,45 @@ func BenchmarkGlobalResolve(b *testing.B) {
 	}
 }
 
+// BenchmarkResolveIn is resolution inside one app (the library's
+// semantics, ResolveIn) of names only a glob matches, each asked of the
+// app whose glob the tree-wide resolution picks, on the few-large-apps
+// tree and on the many-pipelines one.
+func BenchmarkResolveIn(b *testing.B) {
+	for _, c := range []struct {
+		shape string
+		gen   func() (*Loader, *treegen.Tree)
+	}{
+		{"few-apps/100000", func() (*Loader, *treegen.Tree) { return genTree(b, 100_000) }},
+		{"pipelines/1000-apps", func() (*Loader, *treegen.Tree) { return genPipelines(b, 1000) }},
+	} {
+		l, tree := c.gen()
+		s, err := l.Build(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		var apps, names []string
+		for _, name := range tree.GlobNames {
+			if d, err := s.Resolve(name); err == nil {
+				apps, names = append(apps, d.App.Name), append(names, name)
+			}
+		}
+		if len(names) == 0 {
+			b.Fatal("no glob name resolves to one app")
+		}
+		b.Run(c.shape, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if d, _ := s.ResolveIn(apps[i%len(names)], names[i%len(names)]); !d.Pattern {
+					b.Fatal("resolved to no glob")
+				}
+				i++
+			}
+		})
+	}
+}
+
 // BenchmarkReload is a store's reload on one thread, as a serving process
 // runs it, after one app's file changed (one-file: read every input, hash the
 // changed one, check and build its unit, reuse the others, index) and after
