@@ -2,6 +2,7 @@ package keyindex
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -239,5 +240,31 @@ func TestJoin(t *testing.T) {
 	}
 	if ix.Glob(1) != ixs[0].Glob(1) || ix.Glob(5) != ixs[3].Glob(1) {
 		t.Error("Join compiled a glob its parts had compiled")
+	}
+}
+
+// TestConcurrentFirstQuestions: an index files its globs and builds its
+// text side when first asked; readers asking at once agree, and (under
+// -race) none writes what another reads.
+func TestConcurrentFirstQuestions(t *testing.T) {
+	ix := Join([]*Index{New(shapeKeys[:6]), New(shapeKeys[6:])})
+	o := oracle(shapeKeys)
+	q := "datasets.ds_dev_silver.app_0010_weather_hourly_5"
+	want := o.longest(q)
+	var wg sync.WaitGroup
+	got := make([][]int32, 8)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[g] = ix.AppendLongest(nil, q)
+			ix.AppendTexts(nil, "datasets.*")
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		if diff := cmp.Diff(want, got[g]); diff != "" {
+			t.Errorf("reader %d (-want +got):\n%s", g, diff)
+		}
 	}
 }
