@@ -23,8 +23,11 @@ type Index struct {
 	exact *strindex.Index // text → first position; exact.Key(i) is entry i's text
 	next  []int32         // the next entry with the same text, or -1; nil when no text repeats
 
-	globs  []*Glob // by entry; nil for an entry without metacharacters
-	nGlobs int
+	// The entries with a metacharacter, ascending, and each compiled:
+	// globs[k] is entry globAt[k]. Listed rather than kept in a table by
+	// entry, which would be mostly nil: most keys are literal.
+	globAt []int32
+	globs  []*Glob
 
 	// What AppendPatterns looks up and what AppendTexts looks up, each
 	// built when first asked (or, for the first, by FileGlobs). An app's
@@ -59,6 +62,7 @@ func (b *buckets) bucket(pos int) []globEntry { return b.entries[b.start[pos]:b.
 // instead of) the glob itself.
 type globEntry struct {
 	id    int32
+	glob  int32 // its place in the index's globs
 	runes int32 // the pattern's length in code points: resolution's first tie rule
 	// sure: every name holding the bucket's anchor matches (the glob is
 	// that prefix and a *), so the glob need not run.
@@ -74,16 +78,22 @@ type globEntry struct {
 func New(texts []string) *Index {
 	ix := &Index{exact: strindex.New(texts)}
 	ix.linkRepeats()
+	n := 0
+	for _, t := range texts {
+		if HasMeta(t) {
+			n++
+		}
+	}
+	if n == 0 {
+		return ix
+	}
+	ix.globAt, ix.globs = make([]int32, 0, n), make([]*Glob, 0, n)
 	for i, t := range texts {
-		if !HasMeta(t) {
-			continue
+		if HasMeta(t) {
+			ix.globAt = append(ix.globAt, int32(i))
+			// The index's copy of the text: the glob reads its runs there.
+			ix.globs = append(ix.globs, Compile(ix.exact.Key(i)))
 		}
-		if ix.globs == nil {
-			ix.globs = make([]*Glob, len(texts))
-		}
-		// The index's copy of the text: the glob reads its runs there.
-		ix.globs[i] = Compile(ix.exact.Key(i))
-		ix.nGlobs++
 	}
 	return ix
 }
@@ -93,32 +103,29 @@ func New(texts []string) *Index {
 // the compiled globs are the parts' own, shared: joining costs no
 // compilation and no second copy of them.
 func Join(parts []*Index) *Index {
-	n := 0
 	exact := make([]*strindex.Index, len(parts))
+	nGlobs := 0
 	for k, p := range parts {
-		n += p.Len()
 		exact[k] = p.exact
+		nGlobs += len(p.globs)
 	}
+	var globAt []int32
 	var globs []*Glob
-	nGlobs, at := 0, 0
-	for _, p := range parts {
-		nGlobs += p.nGlobs
-		if p.globs != nil && globs == nil {
-			globs = make([]*Glob, at, n)
-		}
-		if globs != nil {
-			if p.globs != nil {
-				globs = append(globs, p.globs...)
-			} else {
-				globs = append(globs, make([]*Glob, p.Len())...)
+	if nGlobs > 0 {
+		globAt, globs = make([]int32, 0, nGlobs), make([]*Glob, 0, nGlobs)
+		at := int32(0)
+		for _, p := range parts {
+			for _, i := range p.globAt {
+				globAt = append(globAt, at+i)
 			}
+			globs = append(globs, p.globs...)
+			at += int32(p.Len())
 		}
-		at += p.Len()
 	}
 	// The parts hold their texts packed: the joined index reads them
 	// there rather than copying every key's bytes, or even every key's
 	// string header, a second time.
-	ix := &Index{exact: strindex.Join(exact), globs: globs, nGlobs: nGlobs}
+	ix := &Index{exact: strindex.Join(exact), globAt: globAt, globs: globs}
 	ix.linkRepeats()
 	return ix
 }
@@ -164,17 +171,14 @@ func (ix *Index) linkRepeats() {
 // the two passes made a list the size of the tree's globs each time.
 func (ix *Index) fileGlobs() *patternIndex {
 	pi := &patternIndex{}
-	if ix.nGlobs == 0 {
+	if len(ix.globs) == 0 {
 		return pi
 	}
 	var scratch []anchor
 	// How many globs hold each anchor, and the bucket of those filed
 	// under it; about one anchor a glob in a tree's keys.
-	freq := make(map[anchor]anchorUse, ix.nGlobs)
+	freq := make(map[anchor]anchorUse, len(ix.globs))
 	for _, g := range ix.globs {
-		if g == nil {
-			continue
-		}
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		for _, a := range scratch {
 			u := freq[a]
@@ -183,12 +187,9 @@ func (ix *Index) fileGlobs() *patternIndex {
 		}
 	}
 	var builders [numAnchorKinds]bucketBuilder
-	filed := make([]filedGlob, 0, ix.nGlobs)
-	for i, g := range ix.globs {
-		if g == nil {
-			continue
-		}
-		e := globEntry{id: int32(i), runes: int32(g.runes())}
+	filed := make([]filedGlob, 0, len(ix.globs))
+	for k, g := range ix.globs {
+		e := globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(g.runes())}
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		if len(scratch) == 0 {
 			pi.floating = append(pi.floating, e)
@@ -302,14 +303,14 @@ func (ix *Index) Text(i int) string { return ix.exact.Key(i) }
 // Glob is entry i compiled as a glob, nil when its text has no
 // metacharacter.
 func (ix *Index) Glob(i int) *Glob {
-	if ix.globs == nil {
-		return nil
+	if k, ok := slices.BinarySearch(ix.globAt, int32(i)); ok {
+		return ix.globs[k]
 	}
-	return ix.globs[i]
+	return nil
 }
 
 // Globs is the number of entries with a metacharacter.
-func (ix *Index) Globs() int { return ix.nGlobs }
+func (ix *Index) Globs() int { return len(ix.globs) }
 
 // Lookup returns the first entry spelled exactly as name, or -1.
 func (ix *Index) Lookup(name string) int { return ix.exact.Lookup(name) }
@@ -370,7 +371,7 @@ func (ix *Index) AppendLongestIn(dst []int32, name string, lo, hi int) []int32 {
 // returned rather than kept in a struct behind a pointer, so that a
 // caller's buffer stays on its stack.)
 func (ix *Index) scan(dst []int32, name string, longest bool, lo, hi int32) []int32 {
-	if ix.nGlobs == 0 {
+	if len(ix.globs) == 0 {
 		return dst
 	}
 	pi := ix.patternSide()
@@ -422,7 +423,7 @@ func (ix *Index) try(dst []int32, n0 int, best int32, bucket []globEntry, name s
 		if e.runes < best {
 			return dst, best
 		}
-		if e.id < lo || e.id >= hi || !e.sure && !ix.globs[e.id].Match(name) {
+		if e.id < lo || e.id >= hi || !e.sure && !ix.globs[e.glob].Match(name) {
 			continue
 		}
 		if best >= -1 && e.runes > best {

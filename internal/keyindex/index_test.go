@@ -109,13 +109,23 @@ func checkIndex(t *testing.T, ix *Index, texts []string, queries []string) {
 			t.Errorf("Lookup(%q) over %q = %d, want %d", q, texts, got, want)
 		}
 	}
+	globs := 0
 	for i := range texts {
 		if got := ix.Text(i); got != texts[i] {
 			t.Errorf("Text(%d) = %q, want %q", i, got, texts[i])
 		}
+		if g := ix.Glob(i); (g != nil) != HasMeta(texts[i]) || g != nil && g.text != texts[i] {
+			t.Errorf("Glob(%d) = %v for %q", i, g, texts[i])
+		}
+		if HasMeta(texts[i]) {
+			globs++
+		}
 		if got, want := ix.Repeated(i), len(o.equal(texts[i])) > 1 && o.equal(texts[i])[len(o.equal(texts[i]))-1] != int32(i); got != want {
 			t.Errorf("Repeated(%d) = %v, want %v", i, got, want)
 		}
+	}
+	if got := ix.Globs(); got != globs {
+		t.Errorf("Globs() = %d, want %d", got, globs)
 	}
 }
 
