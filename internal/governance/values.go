@@ -264,6 +264,16 @@ func (vs *values) keyBool(b bool) {
 	}
 }
 
+// keyTwo keys a present block of two optional strings with the flags
+// saying each was stated (Temporal, Ontology).
+func (vs *values) keyTwo(a, b *string, aSet, bSet bool) {
+	vs.keyBool(true)
+	vs.keyString(a)
+	vs.keyString(b)
+	vs.keyBool(aSet)
+	vs.keyBool(bSet)
+}
+
 // sameDataspace is the shared block with d's values.
 func (vs *values) sameDataspace(d *Dataspace) *Dataspace {
 	if vs == nil {
@@ -289,13 +299,9 @@ func (vs *values) sameDcat(d *Dcat) *Dcat {
 		dcatFields[f].key(vs, d)
 	}
 	if t := d.Temporal; t == nil {
-		vs.key = append(vs.key, 0)
+		vs.keyBool(false)
 	} else {
-		vs.key = append(vs.key, 1)
-		vs.keyString(t.Start)
-		vs.keyString(t.End)
-		vs.keyBool(t.StartSet)
-		vs.keyBool(t.EndSet)
+		vs.keyTwo(t.Start, t.End, t.StartSet, t.EndSet)
 	}
 	if shared, ok := vs.dcats[string(vs.key)]; ok {
 		return shared
@@ -337,13 +343,9 @@ func (vs *values) sameRare(b *rareFields) *rareFields {
 		vs.keyString(&b.rowFilters[i].Handler)
 	}
 	if o := b.ontology; o == nil {
-		vs.key = append(vs.key, 0)
+		vs.keyBool(false)
 	} else {
-		vs.key = append(vs.key, 1)
-		vs.keyString(o.Spec)
-		vs.keyString(o.SpecFile)
-		vs.keyBool(o.SpecSet)
-		vs.keyBool(o.SpecFileSet)
+		vs.keyTwo(o.Spec, o.SpecFile, o.SpecSet, o.SpecFileSet)
 	}
 	if shared, ok := vs.rares[string(vs.key)]; ok {
 		return shared
