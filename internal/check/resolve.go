@@ -33,7 +33,8 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 	if u.Env.Owners != nil {
 		c.owners = &ownersView{registry: u.Env.Owners}
 		for _, i := range prev.Offered {
-			c.ownerRules(governance.MergeRules(written.Defaults, written.Sources[i].Rule), c.sourceFinding(written, int(i)))
+			gates := governance.MergeGates(written.Defaults, written.Sources[i].Rule)
+			c.ownerRules(&gates, c.sourceFinding(written, int(i)))
 		}
 	}
 	own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })

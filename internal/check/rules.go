@@ -210,9 +210,11 @@ func (c *unitChecker) servedRules(u *unitView, i int) ServedRule {
 	c.datasets++
 	src := &u.cfg.Sources[i]
 	key := src.Key
-	r := governance.MergeRules(u.cfg.Defaults, src.Rule)
-	served := ServedRule{Expose: governance.EffectiveExpose(r), DataspaceExpose: governance.DataspaceExpose(r),
-		Conflict: governance.ExposureConflict(r), Classification: r.Classification, AccessLevel: r.AccessLevel}
+	// The merged rule's gates, not the merged rule: the rest of it would
+	// be made for every source and dropped at once.
+	r := governance.MergeGates(u.cfg.Defaults, src.Rule)
+	served := ServedRule{Expose: r.EffectiveExpose(), DataspaceExpose: r.DataspaceExpose(),
+		Conflict: r.ExposureConflict(), Classification: r.Classification, AccessLevel: r.AccessLevel}
 	at := c.sourceFinding(u.cfg, i)
 	offer := served.DataspaceExpose
 	if offer {
@@ -222,13 +224,13 @@ func (c *unitChecker) servedRules(u *unitView, i int) ServedRule {
 		at(Error, CodeExposureConflict, nil, "an offered dataset must be listed: "+governance.ConflictSentence)
 	}
 
-	filters := r.RowFilters()
+	filters := r.RowFilters
 	legacy := ""
-	if c := r.UserFilterColumn(); c != nil {
+	if c := r.UserFilterColumn; c != nil {
 		legacy = *c
 	}
 	if served.Expose {
-		if !c.declaresRowPolicy(u, key, r) {
+		if !c.declaresRowPolicy(u, key, &r) {
 			at(Warning, CodeRowPolicyUndeclared, nil,
 				"served to every caller whole: no row policy is declared in either layer; add a row_filters entry, or row_filters: [] to say it is deliberately unfiltered")
 		}
@@ -242,7 +244,7 @@ func (c *unitChecker) servedRules(u *unitView, i int) ServedRule {
 		}
 	}
 
-	if offer && r.Dataspace != nil && r.Dataspace.ConsentRequired {
+	if offer && r.ConsentRequired {
 		subjectFilter := len(filters) == 0 && legacy != ""
 		for _, e := range filters {
 			if h, ok := handlers[e.Handler]; ok && h.delegable > 0 {
@@ -263,7 +265,7 @@ func (c *unitChecker) servedRules(u *unitView, i int) ServedRule {
 	}
 
 	if offer && c.owners != nil {
-		c.ownerRules(r, at)
+		c.ownerRules(&r, at)
 	}
 	return served
 }
@@ -279,8 +281,8 @@ func (c *unitChecker) sourceFinding(cfg *governance.Config, i int) func(sev Seve
 
 // declaresRowPolicy is check.md §9.4's test: a surviving filter, the legacy
 // column, or row_filters stated — even as [] — in any of the four layers.
-func (c *unitChecker) declaresRowPolicy(u *unitView, key string, r *governance.Rule) bool {
-	if c := r.UserFilterColumn(); len(r.RowFilters()) > 0 || (c != nil && *c != "") {
+func (c *unitChecker) declaresRowPolicy(u *unitView, key string, r *governance.Gates) bool {
+	if c := r.UserFilterColumn; len(r.RowFilters) > 0 || (c != nil && *c != "") {
 		return true
 	}
 	states := func(cfg *governance.Config) bool {
@@ -298,9 +300,9 @@ func (c *unitChecker) declaresRowPolicy(u *unitView, key string, r *governance.R
 
 // ownerRules checks the ownership names of a dataspace offer against the
 // registry (check.md §9.8).
-func (c *unitChecker) ownerRules(r *governance.Rule, at func(Severity, string, *string, string)) {
+func (c *unitChecker) ownerRules(r *governance.Gates, at func(Severity, string, *string, string)) {
 	orgFilter := false
-	for _, e := range r.RowFilters() {
+	for _, e := range r.RowFilters {
 		if e.Handler == organizationMatch {
 			orgFilter = true
 		}
