@@ -569,7 +569,7 @@ func (p *planner) plan(ctx context.Context) (*Plan, error) {
 	}
 	env := Env{Placeholders: p.placeholders, Dataspace: p.opts.Dataspace, Values: governance.NewValues()}
 	if p.registry != nil {
-		env.Owners = p.registry
+		env.Owners = &unplacedOwners{registry: p.registry}
 	}
 	out.Units = make([]Unit, len(p.bases))
 	for i, b := range p.bases {

@@ -299,10 +299,39 @@ func (v *ownersView) ByID(key string) *owners.Entry {
 		v.answers = map[string]*owners.Entry{}
 	}
 	var e *owners.Entry
-	if found := v.registry.ByID(key); found != nil {
+	if shared, ok := v.registry.(*unplacedOwners); ok {
+		e = shared.ByID(key)
+	} else if found := v.registry.ByID(key); found != nil {
 		e = found.Unplaced()
 	}
 	v.answers[key] = e
 	v.asked = append(v.asked, key)
+	return e
+}
+
+// unplacedOwners is a registry whose answers are the unplaced copies
+// (Entry.Unplaced) of its entries, each made once, when first asked, and
+// handed to every unit that asks: the units of a plan share a registry
+// and mostly ask after the same owners.
+type unplacedOwners struct {
+	registry OwnerLookup
+	mu       sync.Mutex
+	answers  map[string]*owners.Entry // nil for an id the registry does not know
+}
+
+func (u *unplacedOwners) ByID(id string) *owners.Entry {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	e, ok := u.answers[id]
+	if ok {
+		return e
+	}
+	if found := u.registry.ByID(id); found != nil {
+		e = found.Unplaced()
+	}
+	if u.answers == nil {
+		u.answers = map[string]*owners.Entry{}
+	}
+	u.answers[id] = e
 	return e
 }
