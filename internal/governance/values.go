@@ -69,43 +69,56 @@ func (v *Values) ParseDocument(doc *yaml11.Node, file string, overlay bool) (*Co
 	return cfg, nil
 }
 
-// share is the value of key k: the document's (local), else the shared
-// table's (global, under its lock), else fresh's, recorded in both. fresh
-// runs without the lock: it may share the parts of what it makes.
+// share is the value of key k: the shared table's (global, under its
+// lock) when there is one, else the document's (local); else fresh's,
+// recorded in that table. With a shared table the document keeps no table
+// of its own: it would be a second copy of the shared one's entries, made
+// for every document and dropped with it. fresh runs without the lock: it
+// may share the parts of what it makes.
 func share[K comparable, V any](local *map[K]V, vs *values, global func(*Values) *map[K]V, k K, fresh func() V) V {
-	if v, ok := (*local)[k]; ok {
-		return v
-	}
-	var v V
 	if s := vs.shared; s != nil {
 		s.mu.Lock()
 		v, ok := (*global(s))[k]
 		s.mu.Unlock()
-		if !ok {
-			made := fresh()
-			s.mu.Lock()
-			g := global(s)
-			if v, ok = (*g)[k]; !ok { // another document may have made it meanwhile
-				v = made
-				if *g == nil {
-					*g = map[K]V{}
-				}
-				(*g)[k] = v
-			}
-			s.mu.Unlock()
+		if ok {
+			return v
 		}
-		if *local == nil {
-			*local = map[K]V{}
+		made := fresh()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := global(s)
+		if v, ok = (*g)[k]; ok { // another document may have made it meanwhile
+			return v
 		}
-		(*local)[k] = v
+		if *g == nil {
+			*g = map[K]V{}
+		}
+		(*g)[k] = made
+		return made
+	}
+	if v, ok := (*local)[k]; ok {
 		return v
 	}
-	v = fresh()
+	v := fresh()
 	if *local == nil {
 		*local = map[K]V{}
 	}
 	(*local)[k] = v
 	return v
+}
+
+// find is the value under key in the table share records it in (the
+// shared one when there is one), looked up by the caller's bytes: a value
+// seen before costs no key string.
+func find[V any](local map[string]V, vs *values, global func(*Values) map[string]V, key []byte) (V, bool) {
+	if s := vs.shared; s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		v, ok := global(s)[string(key)]
+		return v, ok
+	}
+	v, ok := local[string(key)]
+	return v, ok
 }
 
 // layerList is the shared list holding l alone: the layers of every rule a
@@ -135,7 +148,7 @@ func (vs *values) text(s string) string { return *vs.str(s) }
 // bytes is the shared string of b's bytes.
 func (vs *values) bytes(b []byte) string {
 	if vs != nil {
-		if p, ok := vs.strs[string(b)]; ok { // no allocation for the lookup
+		if p, ok := find(vs.strs, vs, func(v *Values) map[string]*string { return v.strs }, b); ok { // no allocation for the lookup
 			return *p
 		}
 	}
@@ -153,7 +166,7 @@ func (vs *values) list(l []string) []string {
 		vs.key = binary.AppendUvarint(vs.key, uint64(len(s)))
 		vs.key = append(vs.key, s...)
 	}
-	if shared, ok := vs.lists[string(vs.key)]; ok {
+	if shared, ok := find(vs.lists, vs, func(v *Values) map[string][]string { return v.lists }, vs.key); ok {
 		return shared
 	}
 	return share(&vs.lists, vs, func(v *Values) *map[string][]string { return &v.lists }, string(vs.key), func() []string {
@@ -185,9 +198,9 @@ func (vs *values) filterList(l []RowFilter) []RowFilter {
 }
 
 // pairList is the shared list with l's elements, each of them the two
-// strings parts points at; l is the caller's scratch. The lookup in local
-// before share is by the scratch key itself, so a list seen before costs
-// no key string.
+// strings parts points at; l is the caller's scratch. The lookup before
+// share is by the scratch key itself, so a list seen before costs no key
+// string.
 func pairList[T any](vs *values, l []T, local *map[string][]T, global func(*Values) *map[string][]T, parts func(*T) (*string, *string)) []T {
 	vs.key = vs.key[:0]
 	for i := range l {
@@ -195,7 +208,7 @@ func pairList[T any](vs *values, l []T, local *map[string][]T, global func(*Valu
 		vs.keyString(a)
 		vs.keyString(b)
 	}
-	if shared, ok := (*local)[string(vs.key)]; ok {
+	if shared, ok := find(*local, vs, func(v *Values) map[string][]T { return *global(v) }, vs.key); ok {
 		return shared
 	}
 	return share(local, vs, global, string(vs.key), func() []T {
@@ -283,7 +296,7 @@ func (vs *values) sameDataspace(d *Dataspace) *Dataspace {
 	for f := range dataspaceFields {
 		dataspaceFields[f].key(vs, d)
 	}
-	if shared, ok := vs.dataspaces[string(vs.key)]; ok {
+	if shared, ok := find(vs.dataspaces, vs, func(v *Values) map[string]*Dataspace { return v.dataspaces }, vs.key); ok {
 		return shared
 	}
 	return share(&vs.dataspaces, vs, func(v *Values) *map[string]*Dataspace { return &v.dataspaces }, string(vs.key), func() *Dataspace { return d })
@@ -303,7 +316,7 @@ func (vs *values) sameDcat(d *Dcat) *Dcat {
 	} else {
 		vs.keyTwo(t.Start, t.End, t.StartSet, t.EndSet)
 	}
-	if shared, ok := vs.dcats[string(vs.key)]; ok {
+	if shared, ok := find(vs.dcats, vs, func(v *Values) map[string]*Dcat { return v.dcats }, vs.key); ok {
 		return shared
 	}
 	return share(&vs.dcats, vs, func(v *Values) *map[string]*Dcat { return &v.dcats }, string(vs.key), func() *Dcat { return d })
@@ -347,7 +360,7 @@ func (vs *values) sameRare(b *rareFields) *rareFields {
 	} else {
 		vs.keyTwo(o.Spec, o.SpecFile, o.SpecSet, o.SpecFileSet)
 	}
-	if shared, ok := vs.rares[string(vs.key)]; ok {
+	if shared, ok := find(vs.rares, vs, func(v *Values) map[string]*rareFields { return v.rares }, vs.key); ok {
 		return shared
 	}
 	return share(&vs.rares, vs, func(v *Values) *map[string]*rareFields { return &v.rares }, string(vs.key), func() *rareFields {
