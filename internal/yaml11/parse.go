@@ -177,6 +177,9 @@ type builder struct {
 	limits   Limits
 	nodes    int
 	aliases  aliasCost
+	// spareKeys is the empty map of keys a mapping with too many for
+	// keyIndex's array uses (and empties) in turn; nil until one needs it.
+	spareKeys map[keyID]int
 }
 
 func errAt(n *yaml.Node, format string, args ...any) *Error {
@@ -312,7 +315,7 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 	// before the position being read.
 	out := b.node(Node{Kind: Map, Pos: pos(n), Pairs: all[:0]})
 	var seen keyIndex
-	seen.init(len(all))
+	seen.init(len(all), b.spareKeys)
 	// ownAt[i] is whether out.Pairs[i] was written in this mapping, not merged
 	// in; without merge keys every pair is.
 	var ownAt []bool
@@ -355,13 +358,18 @@ func (b *builder) mapping(n *yaml.Node, depth int) (*Node, error) {
 			ownAt = append(ownAt, own)
 		}
 	}
+	if seen.big != nil && len(all) <= maxSpareKeys {
+		clear(seen.big)
+		b.spareKeys = seen.big
+	}
 	return out, nil
 }
 
 // keyIndex finds the slot a key already holds in a mapping being built. Most
 // mappings have a handful of keys, for which a scan of a small array beats
 // building a map (a map per mapping would be an allocation for every mapping
-// of a large load).
+// of a large load); the others share one map, the builder's, emptied after
+// each.
 type keyIndex struct {
 	small [8]keyID
 	at    [8]int
@@ -369,8 +377,20 @@ type keyIndex struct {
 	big   map[keyID]int
 }
 
-func (x *keyIndex) init(size int) {
-	if size > len(x.small) {
+// maxSpareKeys is the most pairs a mapping may have for its map to be
+// kept as the builder's spare: emptying a map costs what it can hold, so
+// the spare stays small, and a larger mapping has a map of its own.
+const maxSpareKeys = 64
+
+// init readies x for a mapping of size pairs; spare is an empty map to
+// use when they are too many for the array and few enough for it
+// (maxSpareKeys), nil for none yet.
+func (x *keyIndex) init(size int, spare map[keyID]int) {
+	switch {
+	case size <= len(x.small):
+	case size <= maxSpareKeys && spare != nil:
+		x.big = spare
+	default:
 		x.big = make(map[keyID]int, size)
 	}
 }
