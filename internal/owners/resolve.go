@@ -71,7 +71,7 @@ func ResolveName(name string, owners Lookup, placeholders map[string]string) (id
 // written and returned as a warning.
 func ResolveOwnership(rule *governance.Rule, owners Lookup, strict bool, placeholders map[string]string) (*governance.Rule, []Warning, error) {
 	rs := resolver{owners: owners, placeholders: placeholders}
-	out := rs.rule(rule, PlaceRule)
+	out := rs.rule(rule, place{name: PlaceRule})
 	if err := rs.finish(strict); err != nil {
 		return nil, nil, err
 	}
@@ -85,8 +85,8 @@ func ResolveOwnership(rule *governance.Rule, owners Lookup, strict bool, placeho
 // unchanged and cfg is not modified.
 func ResolveConfigOwnership(cfg *governance.Config, owners Lookup, strict bool, placeholders map[string]string) (*governance.Config, []Warning, error) {
 	rs := resolver{owners: owners, placeholders: placeholders}
-	out := cfg.WithRules(rs.shared(cfg.Defaults, "defaults"), func(_ int, s governance.Source) *governance.Rule {
-		return rs.shared(s.Rule, "sources/"+s.Key)
+	out := cfg.WithRules(rs.shared(cfg.Defaults, place{name: "defaults"}), func(_ int, s governance.Source) *governance.Rule {
+		return rs.shared(s.Rule, place{name: "sources/", key: s.Key})
 	})
 	if err := rs.finish(strict); err != nil {
 		return nil, nil, err
@@ -100,9 +100,9 @@ func ResolveConfigOwnership(cfg *governance.Config, owners Lookup, strict bool, 
 // It only reports; it never fails.
 func UnresolvedOwners(cfg *governance.Config, owners Lookup, placeholders map[string]string) []Unresolved {
 	rs := resolver{owners: owners, placeholders: placeholders}
-	rs.rule(cfg.Defaults, "defaults")
+	rs.rule(cfg.Defaults, place{name: "defaults"})
 	for _, s := range cfg.Sources {
-		rs.rule(s.Rule, "sources/"+s.Key)
+		rs.rule(s.Rule, place{name: "sources/", key: s.Key})
 	}
 	return rs.unresolved
 }
@@ -126,7 +126,13 @@ type ownerList struct {
 	n     int
 }
 
-func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
+// place is where a rule is, as an unresolved name's warning says it: name
+// followed by key. It is joined only for a warning, not for every rule.
+type place struct{ name, key string }
+
+func (p place) String() string { return p.name + p.key }
+
+func (rs *resolver) rule(r *governance.Rule, where place) *governance.Rule {
 	if r == nil {
 		return nil
 	}
@@ -134,32 +140,56 @@ func (rs *resolver) rule(r *governance.Rule, where string) *governance.Rule {
 	if len(r.Ownership) == 0 {
 		return &out
 	}
-	out.Ownership = rs.ownership(r, where)
+	// The copy's list is its own, as it was before ownership shared r's
+	// when nothing changed: clipped, an append to it cannot write into r's.
+	out.Ownership = slices.Clip(rs.ownership(r, where))
 	return &out
 }
 
 // ownership resolves a rule's ownership items, noting names that resolve to
 // nothing.
-func (rs *resolver) ownership(r *governance.Rule, where string) []governance.Owner {
-	out := make([]governance.Owner, 0, len(r.Ownership))
+//
+// When every name is an id already and no item repeats one before it (the
+// common case), the list resolved is r's own, and no other is made.
+func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owner {
+	var out []governance.Owner // nil while the list resolved is r's first kept items
+	kept := 0
 	var seen map[governance.Owner]bool // for a long list; a short one is scanned
 	if len(r.Ownership) > 8 {
 		seen = make(map[governance.Owner]bool, len(r.Ownership))
 	}
-	for _, o := range r.Ownership {
+	for i, o := range r.Ownership {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
 		if !ok {
 			rs.noted++
 			rs.note(o.Name, where, r.Origin(governance.FieldOwnership))
 		}
 		resolved := governance.Owner{Name: id, Type: o.Type}
-		if seen != nil && seen[resolved] || seen == nil && slices.Contains(out, resolved) {
+		so := out
+		if so == nil {
+			so = r.Ownership[:kept]
+		}
+		dup := seen != nil && seen[resolved] || seen == nil && slices.Contains(so, resolved)
+		if out == nil && !dup && kept == i && resolved == o {
+			kept++
+			if seen != nil {
+				seen[resolved] = true
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]governance.Owner, 0, len(r.Ownership)), r.Ownership[:kept]...)
+		}
+		if dup {
 			continue
 		}
 		if seen != nil {
 			seen[resolved] = true
 		}
 		out = append(out, resolved)
+	}
+	if out == nil {
+		return r.Ownership
 	}
 	return out
 }
@@ -168,7 +198,7 @@ func (rs *resolver) ownership(r *governance.Rule, where string) []governance.Own
 // its ownership as written (names that are already ids, the common case), a
 // resolved copy otherwise. Rules are immutable once parsed, so sharing is safe,
 // and a copy of every rule of a large tree would be heap held for nothing.
-func (rs *resolver) shared(r *governance.Rule, where string) *governance.Rule {
+func (rs *resolver) shared(r *governance.Rule, where place) *governance.Rule {
 	if r == nil || len(r.Ownership) == 0 {
 		return r
 	}
@@ -198,7 +228,8 @@ func (rs *resolver) shared(r *governance.Rule, where string) *governance.Rule {
 }
 
 // note records an unresolved name at a place, once per (name, place).
-func (rs *resolver) note(name, where string, origin governance.Origin) {
+func (rs *resolver) note(name string, at place, origin governance.Origin) {
+	where := at.String()
 	i := 0
 	for i < len(rs.unresolved) && rs.unresolved[i].Name != name {
 		i++
