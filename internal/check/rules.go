@@ -51,31 +51,43 @@ type unitView struct {
 }
 
 // effective returns the effective block of the defaults (key "" with
-// defaults true) or of a source key in a raw document, with its path. The
+// defaults true) or of a source key in a raw document, and whether it is
+// the block's nested governance mapping (blockPath gives its path). The
 // source is looked up in sources (the KeyIndex of root's sources mapping): a
 // linear search of the mapping for every key would be quadratic in the file.
-func effective(root *yaml11.Node, sources map[string]*yaml11.Node, defaults bool, key string) (*yaml11.Node, []string) {
+func effective(root *yaml11.Node, sources map[string]*yaml11.Node, defaults bool, key string) (block *yaml11.Node, nested bool) {
 	if root == nil {
-		return nil, nil
+		return nil, false
 	}
-	var block *yaml11.Node
-	var segs []string
 	if defaults {
-		block, segs = root.Get("defaults"), []string{"defaults"}
+		block = root.Get("defaults")
 	} else {
-		block, segs = sources[key], []string{"sources", key}
+		block = sources[key]
 	}
 	if block == nil || block.Kind != yaml11.Map {
-		return nil, nil
+		return nil, false
 	}
 	if block.Has("governance") {
 		inner := block.Get("governance")
 		if inner.Kind != yaml11.Map {
-			return nil, nil
+			return nil, false
 		}
-		return inner, with(segs, "governance")
+		return inner, true
 	}
-	return block, segs
+	return block, false
+}
+
+// blockPath is the path of the block effective found: made only for a
+// finding, not for every source.
+func blockPath(defaults bool, key string, nested bool) []string {
+	segs := []string{"defaults"}
+	if !defaults {
+		segs = []string{"sources", key}
+	}
+	if nested {
+		segs = with(segs, "governance")
+	}
+	return segs
 }
 
 func rowFilterList(block *yaml11.Node) []*yaml11.Node {
@@ -114,11 +126,16 @@ func (c *unitChecker) unitRules(u *unitView) {
 // (a list it replaced is not served and not checked), else the base's.
 func (c *unitChecker) filterEntries(u *unitView, ovRoot *yaml11.Node, baseSources, ovSources map[string]*yaml11.Node, defaults bool, key string, ds *string) {
 	file := u.base.display
-	block, segs := effective(u.base.root, baseSources, defaults, key)
-	if ob, osegs := effective(ovRoot, ovSources, defaults, key); len(rowFilterList(ob)) > 0 {
-		file, block, segs = u.overlay.display, ob, osegs
+	block, nested := effective(u.base.root, baseSources, defaults, key)
+	if ob, oNested := effective(ovRoot, ovSources, defaults, key); len(rowFilterList(ob)) > 0 {
+		file, block, nested = u.overlay.display, ob, oNested
 	}
-	for i, entry := range rowFilterList(block) {
+	entries := rowFilterList(block)
+	if len(entries) == 0 {
+		return
+	}
+	segs := blockPath(defaults, key, nested)
+	for i, entry := range entries {
 		c.filterEntry(file, with(segs, "row_filters", strconv.Itoa(i)), entry, ds)
 	}
 }
