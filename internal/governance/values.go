@@ -17,9 +17,10 @@ import (
 // A document parsed with a *Values (Values.ParseDocument) also shares
 // with every other document parsed with it: the apps of one tree write
 // the same licences, owners and tag lists, and a thousand small apps
-// would otherwise hold a thousand copies of each. values looks a value up
-// in its own tables first, which need no lock, and asks the shared ones
-// only for a value new to the document.
+// would otherwise hold a thousand copies of each. Such a document keeps
+// no tables of its own: it looks every value up in the shared ones, under
+// their lock, since a table per document would copy the shared entries
+// it uses and be dropped with the document, garbage on every load.
 //
 // Sharing is safe because a parsed rule is never changed: MergeRules and
 // every reader build new values rather than write into the operands (see
