@@ -5,15 +5,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // TestMergeGates checks MergeGates against the merged rule it stands for,
 // over every ordered pair of a set of blocks stating the gates' fields in
 // turn: set, null, false, empty, absent.
 func TestMergeGates(t *testing.T) {
-	doc, err := yaml11.Parse([]byte(`
+	cfg := parseWith(t, NewValues(), "governance.yaml", `
 defaults:
   expose: true
   classification: internal
@@ -38,14 +36,7 @@ sources:
   dswithdraw: {dataspace: {expose: false, consent_required: false}}
   dsconsent: {dataspace: {consent_required: true}}
   dsboth: {expose: false, dataspace: {expose: true, consent_required: true, medallion: gold}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := NewValues().ParseDocument(doc, "governance.yaml", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	rules := map[string]*Rule{"defaults": cfg.Defaults, "zero": {}}
 	for _, s := range cfg.Sources {
 		rules[s.Key] = s.Rule

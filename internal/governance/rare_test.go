@@ -3,8 +3,6 @@ package governance
 import (
 	"testing"
 	"unsafe"
-
-	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
 // TestRuleSize: a tree holds a rule per sources key, so a rule's size
@@ -23,7 +21,7 @@ func TestRuleSize(t *testing.T) {
 // block when the other has none, makes its own when both have one, and
 // changes neither operand's.
 func TestRareFields(t *testing.T) {
-	doc, err := yaml11.Parse([]byte(`
+	cfg := parseWith(t, NewValues(), "governance.yaml", `
 defaults:
   license: CC-BY-4.0
   retention_days: 30
@@ -35,14 +33,7 @@ sources:
   extra1: {title: E1, retention_days: 30, team: grid}
   extra2: {title: E2, retention_days: 30, team: grid}
   ontology: {ontology: {spec: m}, attribution: A, access_requirements: all, documentation_url: http://d, user_filter_column: u}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := NewValues().ParseDocument(doc, "governance.yaml", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	src := map[string]*Rule{}
 	for _, s := range cfg.Sources {
 		src[s.Key] = s.Rule

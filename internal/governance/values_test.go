@@ -31,11 +31,18 @@ sources:
 
 func parseShared(t *testing.T, v *Values, i int) *Config {
 	t.Helper()
-	doc, err := yaml11.Parse([]byte(sharedDocs[i]))
+	return parseWith(t, v, fmt.Sprintf("app%d/governance.yaml", i), sharedDocs[i])
+}
+
+// parseWith parses text as the base document file with v's shared values
+// (nil: none), as a server's build does.
+func parseWith(t *testing.T, v *Values, file, text string) *Config {
+	t.Helper()
+	doc, err := yaml11.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := v.ParseDocument(doc, fmt.Sprintf("app%d/governance.yaml", i), false)
+	cfg, err := v.ParseDocument(doc, file, false)
 	if err != nil {
 		t.Fatal(err)
 	}
