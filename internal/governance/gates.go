@@ -35,10 +35,7 @@ func MergeGates(base, override *Rule) Gates {
 		g.AccessLevel = override.AccessLevel
 	}
 	bRare, oRare := base.rareBlock(), override.rareBlock()
-	g.RowFilters = bRare.rowFilters
-	if len(oRare.rowFilters) > 0 {
-		g.RowFilters = oRare.rowFilters
-	}
+	g.RowFilters = mergeRowFilters(bRare.rowFilters, oRare.rowFilters)
 	g.UserFilterColumn = bRare.userFilterColumn
 	if override.Set.Has(FieldUserFilterColumn) {
 		g.UserFilterColumn = oRare.userFilterColumn
@@ -51,7 +48,7 @@ func MergeGates(base, override *Rule) Gates {
 			d = o
 		}
 		g.Dataspace, g.DataspaceExposeFlag, g.ConsentRequired = true, d.Expose, d.ConsentRequired
-	default:
+	default: // as mergeDataspace: expose the override's when stated, consent OR-ed
 		g.Dataspace, g.DataspaceExposeFlag, g.ConsentRequired = true, b.Expose, b.ConsentRequired || o.ConsentRequired
 		if o.Set.Has(DSExpose) {
 			g.DataspaceExposeFlag = o.Expose

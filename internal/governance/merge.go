@@ -57,9 +57,8 @@ func MergeRules(base, override *Rule) *Rule {
 	case len(base.Ownership) == 0 && override.Set.Has(FieldOwnership):
 		pos = p.takeOrigin(pos, FieldOwnership)
 	}
-	switch {
+	switch rare.rowFilters = mergeRowFilters(rare.rowFilters, oRare.rowFilters); {
 	case len(oRare.rowFilters) > 0:
-		rare.rowFilters = oRare.rowFilters
 		pos = p.takeOrigin(pos, FieldRowFilters)
 	case len(rare.rowFilters) == 0 && override.Set.Has(FieldRowFilters):
 		pos = p.takeOrigin(pos, FieldRowFilters)
@@ -133,6 +132,15 @@ type mergedRule struct {
 // list when it is non-empty, else the base's. A reader that needs only the
 // owners of a rule (an index of who owns what) need not merge the rest.
 func MergeOwnership(base, override []Owner) []Owner {
+	if len(override) > 0 {
+		return override
+	}
+	return base
+}
+
+// mergeRowFilters is the row filters MergeRules gives a merge: as for
+// ownership, a non-empty list replaces.
+func mergeRowFilters(base, override []RowFilter) []RowFilter {
 	if len(override) > 0 {
 		return override
 	}
