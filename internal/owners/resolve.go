@@ -118,6 +118,7 @@ type resolver struct {
 	// ownership lists (governance.Values), so one resolution, and one
 	// resolved list, serves every rule stating the same list.
 	resolved map[ownerList][]governance.Owner
+	scratch  []governance.Owner // ownership's, reused from list to list
 }
 
 // ownerList names a list by where it is: equal for lists shared.
@@ -149,38 +150,24 @@ func (rs *resolver) rule(r *governance.Rule, where place) *governance.Rule {
 // ownership resolves a rule's ownership items, noting names that resolve to
 // nothing.
 //
-// When every name is an id already and no item repeats one before it (the
-// common case), the list resolved is r's own, and no other is made.
+// The list is resolved into the resolver's scratch list, and when it is the
+// list as written (every name an id already, no item repeated: the common
+// case) r's own is returned, so that only a list resolution changes is
+// made anew.
 func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owner {
-	var out []governance.Owner // nil while the list resolved is r's first kept items
-	kept := 0
+	out := rs.scratch[:0]
 	var seen map[governance.Owner]bool // for a long list; a short one is scanned
 	if len(r.Ownership) > 8 {
 		seen = make(map[governance.Owner]bool, len(r.Ownership))
 	}
-	for i, o := range r.Ownership {
+	for _, o := range r.Ownership {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
 		if !ok {
 			rs.noted++
 			rs.note(o.Name, where, r.Origin(governance.FieldOwnership))
 		}
 		resolved := governance.Owner{Name: id, Type: o.Type}
-		so := out
-		if so == nil {
-			so = r.Ownership[:kept]
-		}
-		dup := seen != nil && seen[resolved] || seen == nil && slices.Contains(so, resolved)
-		if out == nil && !dup && kept == i && resolved == o {
-			kept++
-			if seen != nil {
-				seen[resolved] = true
-			}
-			continue
-		}
-		if out == nil {
-			out = append(make([]governance.Owner, 0, len(r.Ownership)), r.Ownership[:kept]...)
-		}
-		if dup {
+		if seen != nil && seen[resolved] || seen == nil && slices.Contains(out, resolved) {
 			continue
 		}
 		if seen != nil {
@@ -188,10 +175,11 @@ func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owne
 		}
 		out = append(out, resolved)
 	}
-	if out == nil {
+	rs.scratch = out
+	if slices.Equal(out, r.Ownership) {
 		return r.Ownership
 	}
-	return out
+	return slices.Clone(out)
 }
 
 // shared is rule for a configuration: the rule itself when resolution leaves
@@ -206,10 +194,7 @@ func (rs *resolver) shared(r *governance.Rule, where place) *governance.Rule {
 	owners, known := rs.resolved[key]
 	if !known {
 		noted := rs.noted
-		owners = rs.ownership(r, where)
-		if slices.Equal(owners, r.Ownership) {
-			owners = r.Ownership
-		}
+		owners = rs.ownership(r, where) // r's own list when nothing changed
 		// A list with a name unresolved is resolved again at each place,
 		// so that each place is noted.
 		if rs.noted == noted {
