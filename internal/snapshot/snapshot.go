@@ -381,17 +381,10 @@ func (s *Snapshot) Datasets() []*Dataset {
 // name, keys in sources order.
 func (s *Snapshot) dataset(i int32) *Dataset {
 	// The last app starting at or before i holds it (an app declaring no
-	// key starts where the next one does).
-	lo, hi := 0, len(s.appStart)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.appStart[m] <= i {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return s.apps[lo-1].Dataset(int(i - s.appStart[lo-1]))
+	// key starts where the next one does): the one before the first
+	// starting after i.
+	k, _ := slices.BinarySearch(s.appStart, i+1)
+	return s.apps[k-1].Dataset(int(i - s.appStart[k-1]))
 }
 
 // Resolve is the global resolution of http-api.md: the one app declaring name
