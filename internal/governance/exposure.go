@@ -5,11 +5,16 @@ const ConflictSentence = "dataspace.expose is true but expose is false — a dat
 
 // EffectiveExpose is the catalogue gate: listed in the catalogue and served by
 // the API. A stated expose decides; none falls back to dataspace.expose.
-func EffectiveExpose(r *Rule) bool {
-	if r.Expose != nil {
-		return *r.Expose
+func EffectiveExpose(r *Rule) bool { return effectiveExpose(r.Expose, DataspaceExpose(r)) }
+
+// effectiveExpose is the catalogue gate of a rule whose expose is expose
+// and whose dataspace gate is offered: expose when stated, else the
+// dataspace gate.
+func effectiveExpose(expose *bool, offered bool) bool {
+	if expose != nil {
+		return *expose
 	}
-	return r.Dataspace != nil && r.Dataspace.Expose
+	return offered
 }
 
 // DataspaceExpose is the dataspace gate: offered into the dataspace. No fallback
@@ -21,8 +26,12 @@ func DataspaceExpose(r *Rule) bool {
 // ExposureConflict returns ConflictSentence when a rule offers a dataset into
 // the dataspace that it keeps out of the catalogue, else "". It is reported,
 // never raised, so a caller can collect every conflict in a run.
-func ExposureConflict(r *Rule) string {
-	if r.Expose != nil && !*r.Expose && DataspaceExpose(r) {
+func ExposureConflict(r *Rule) string { return exposureConflict(r.Expose, DataspaceExpose(r)) }
+
+// exposureConflict is the conflict of a rule whose expose is expose and
+// whose dataspace gate is offered: kept out of the catalogue, offered.
+func exposureConflict(expose *bool, offered bool) string {
+	if expose != nil && !*expose && offered {
 		return ConflictSentence
 	}
 	return ""

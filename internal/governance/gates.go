@@ -58,20 +58,10 @@ func MergeGates(base, override *Rule) Gates {
 }
 
 // EffectiveExpose is EffectiveExpose of the merged rule.
-func (g *Gates) EffectiveExpose() bool {
-	if g.Expose != nil {
-		return *g.Expose
-	}
-	return g.DataspaceExpose()
-}
+func (g *Gates) EffectiveExpose() bool { return effectiveExpose(g.Expose, g.DataspaceExpose()) }
 
 // DataspaceExpose is DataspaceExpose of the merged rule.
 func (g *Gates) DataspaceExpose() bool { return g.Dataspace && g.DataspaceExposeFlag }
 
 // ExposureConflict is ExposureConflict of the merged rule.
-func (g *Gates) ExposureConflict() string {
-	if g.Expose != nil && !*g.Expose && g.DataspaceExpose() {
-		return ConflictSentence
-	}
-	return ""
-}
+func (g *Gates) ExposureConflict() string { return exposureConflict(g.Expose, g.DataspaceExpose()) }
