@@ -108,17 +108,26 @@ func share[K comparable, V any](local *map[K]V, vs *values, global func(*Values)
 	return v
 }
 
-// find is the value under key in the table share records it in (the
-// shared one when there is one), looked up by the caller's bytes: a value
-// seen before costs no key string.
-func find[V any](local map[string]V, vs *values, global func(*Values) map[string]V, key []byte) (V, bool) {
+// shareKey is share for a key the caller has as bytes (its scratch): a
+// value seen before is looked up by them, costing no key string; only a
+// new one makes the string its table keeps.
+func shareKey[V any](local *map[string]V, vs *values, global func(*Values) *map[string]V, key []byte, fresh func() V) V {
+	if v, ok := lookup(local, vs, global, key); ok {
+		return v
+	}
+	return share(local, vs, global, string(key), fresh)
+}
+
+// lookup is the value under key in the table share records it in (the
+// shared one when there is one).
+func lookup[V any](local *map[string]V, vs *values, global func(*Values) *map[string]V, key []byte) (V, bool) {
 	if s := vs.shared; s != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		v, ok := global(s)[string(key)]
+		v, ok := (*global(s))[string(key)]
 		return v, ok
 	}
-	v, ok := local[string(key)]
+	v, ok := (*local)[string(key)]
 	return v, ok
 }
 
@@ -149,7 +158,7 @@ func (vs *values) text(s string) string { return *vs.str(s) }
 // bytes is the shared string of b's bytes.
 func (vs *values) bytes(b []byte) string {
 	if vs != nil {
-		if p, ok := find(vs.strs, vs, func(v *Values) map[string]*string { return v.strs }, b); ok { // no allocation for the lookup
+		if p, ok := lookup(&vs.strs, vs, func(v *Values) *map[string]*string { return &v.strs }, b); ok { // no allocation for the lookup
 			return *p
 		}
 	}
@@ -167,10 +176,7 @@ func (vs *values) list(l []string) []string {
 		vs.key = binary.AppendUvarint(vs.key, uint64(len(s)))
 		vs.key = append(vs.key, s...)
 	}
-	if shared, ok := find(vs.lists, vs, func(v *Values) map[string][]string { return v.lists }, vs.key); ok {
-		return shared
-	}
-	return share(&vs.lists, vs, func(v *Values) *map[string][]string { return &v.lists }, string(vs.key), func() []string {
+	return shareKey(&vs.lists, vs, func(v *Values) *map[string][]string { return &v.lists }, vs.key, func() []string {
 		shared := make([]string, len(l))
 		for i, s := range l {
 			shared[i] = vs.text(s)
@@ -199,9 +205,8 @@ func (vs *values) filterList(l []RowFilter) []RowFilter {
 }
 
 // pairList is the shared list with l's elements, each of them the two
-// strings parts points at; l is the caller's scratch. The lookup before
-// share is by the scratch key itself, so a list seen before costs no key
-// string.
+// strings parts points at; l is the caller's scratch (shareKey: a list
+// seen before costs no key string).
 func pairList[T any](vs *values, l []T, local *map[string][]T, global func(*Values) *map[string][]T, parts func(*T) (*string, *string)) []T {
 	vs.key = vs.key[:0]
 	for i := range l {
@@ -209,10 +214,7 @@ func pairList[T any](vs *values, l []T, local *map[string][]T, global func(*Valu
 		vs.keyString(a)
 		vs.keyString(b)
 	}
-	if shared, ok := find(*local, vs, func(v *Values) map[string][]T { return *global(v) }, vs.key); ok {
-		return shared
-	}
-	return share(local, vs, global, string(vs.key), func() []T {
+	return shareKey(local, vs, global, vs.key, func() []T {
 		shared := make([]T, len(l))
 		for i := range l {
 			a, b := parts(&l[i])
@@ -297,10 +299,7 @@ func (vs *values) sameDataspace(d *Dataspace) *Dataspace {
 	for f := range dataspaceFields {
 		dataspaceFields[f].key(vs, d)
 	}
-	if shared, ok := find(vs.dataspaces, vs, func(v *Values) map[string]*Dataspace { return v.dataspaces }, vs.key); ok {
-		return shared
-	}
-	return share(&vs.dataspaces, vs, func(v *Values) *map[string]*Dataspace { return &v.dataspaces }, string(vs.key), func() *Dataspace { return d })
+	return shareKey(&vs.dataspaces, vs, func(v *Values) *map[string]*Dataspace { return &v.dataspaces }, vs.key, func() *Dataspace { return d })
 }
 
 // sameDcat is the shared block with d's values.
@@ -317,10 +316,7 @@ func (vs *values) sameDcat(d *Dcat) *Dcat {
 	} else {
 		vs.keyTwo(t.Start, t.End, t.StartSet, t.EndSet)
 	}
-	if shared, ok := find(vs.dcats, vs, func(v *Values) map[string]*Dcat { return v.dcats }, vs.key); ok {
-		return shared
-	}
-	return share(&vs.dcats, vs, func(v *Values) *map[string]*Dcat { return &v.dcats }, string(vs.key), func() *Dcat { return d })
+	return shareKey(&vs.dcats, vs, func(v *Values) *map[string]*Dcat { return &v.dcats }, vs.key, func() *Dcat { return d })
 }
 
 // rareScratch is an empty block for parseRule to read a rule's rare fields
@@ -361,10 +357,7 @@ func (vs *values) sameRare(b *rareFields) *rareFields {
 	} else {
 		vs.keyTwo(o.Spec, o.SpecFile, o.SpecSet, o.SpecFileSet)
 	}
-	if shared, ok := find(vs.rares, vs, func(v *Values) map[string]*rareFields { return v.rares }, vs.key); ok {
-		return shared
-	}
-	return share(&vs.rares, vs, func(v *Values) *map[string]*rareFields { return &v.rares }, string(vs.key), func() *rareFields {
+	return shareKey(&vs.rares, vs, func(v *Values) *map[string]*rareFields { return &v.rares }, vs.key, func() *rareFields {
 		c := *b
 		return &c
 	})
