@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"hash"
 	"io/fs"
+	"iter"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -106,7 +108,7 @@ type builtUnit struct {
 	node graph.Pipeline
 	// asked are the owner ids the unit's check and its app asked the
 	// registry about; answers the digest of the answers.
-	asked   []string
+	asked   idList
 	answers [32]byte
 	// registry is a registry that answers asked as when the unit was
 	// built: the one it was built with, or a later one found to (nil
@@ -214,9 +216,9 @@ func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
 			}
 		}
 	}
-	// One list of the ids, of its size, which a kept unit holds for every
-	// reload: the check's is let go below.
-	b.asked = append(append(make([]string, 0, len(checked)+len(more)), checked...), more...)
+	// The ids packed in one string, which a kept unit holds for every
+	// reload: the check's list is let go below.
+	b.asked = newIDList(checked, more)
 	b.answers = answers.hash(b.asked)
 	b.registry = answers.registry
 	// The node holds what the graph reads of the base; the rest of it is
@@ -366,10 +368,10 @@ func (a *ownerAnswers) digest(id string) [32]byte {
 // with its length first (as writeField writes it), then its answer's
 // digest. Every unit reused is asked again on every reload, so the bytes
 // are gathered in a buffer kept between calls and hashed at once.
-func (a *ownerAnswers) hash(asked []string) [32]byte {
+func (a *ownerAnswers) hash(asked idList) [32]byte {
 	buf := answerBufs.Get().(*[]byte)
 	b := (*buf)[:0]
-	for _, id := range asked {
+	for id := range asked.all() {
 		b = binary.LittleEndian.AppendUint64(b, uint64(len(id)))
 		b = append(b, id...)
 		d := a.digest(id)
@@ -387,4 +389,54 @@ var answerBufs = sync.Pool{New: func() any { return new([]byte) }}
 // was built.
 func (a *ownerAnswers) same(b *builtUnit) bool {
 	return a.hash(b.asked) == b.answers
+}
+
+// idList is a list of ids packed in one string, each after its length as
+// a uvarint. A unit holds its list for as long as it is kept, one per unit
+// of the tree: packed, the list is one allocation the collector need not
+// scan, where a []string is a header to scan for every id.
+type idList string
+
+// newIDList packs the ids of parts, in order.
+func newIDList(parts ...[]string) idList {
+	var scratch [binary.MaxVarintLen64]byte
+	n := 0
+	for _, p := range parts {
+		for _, id := range p {
+			n += len(binary.AppendUvarint(scratch[:0], uint64(len(id)))) + len(id)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		for _, id := range p {
+			b.Write(binary.AppendUvarint(scratch[:0], uint64(len(id))))
+			b.WriteString(id)
+		}
+	}
+	return idList(b.String())
+}
+
+// all yields the ids in order, each a substring of l.
+func (l idList) all() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for rest := string(l); rest != ""; {
+			var n, shift uint
+			w := 0
+			for {
+				c := rest[w]
+				w++
+				n |= uint(c&0x7f) << shift
+				if c < 0x80 {
+					break
+				}
+				shift += 7
+			}
+			id := rest[w : w+int(n)]
+			rest = rest[w+int(n):]
+			if !yield(id) {
+				return
+			}
+		}
+	}
 }

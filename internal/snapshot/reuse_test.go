@@ -734,3 +734,25 @@ func TestMemoConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestIDList holds a packed list of ids equal to the lists it packs, ids
+// empty, long (a length of more than one varint byte) and not ASCII alike.
+func TestIDList(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, parts := range [][][]string{
+		nil,
+		{nil, nil},
+		{{"owner-1"}},
+		{{"a", "", "b"}, {long, "ü-id"}},
+		{nil, {"only-more"}},
+	} {
+		var want []string
+		for _, p := range parts {
+			want = append(want, p...)
+		}
+		got := slices.Collect(newIDList(parts...).all())
+		if !slices.Equal(got, want) {
+			t.Errorf("newIDList(%q).all() = %q, want %q", parts, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"testing"
 	"time"
@@ -100,7 +101,10 @@ func benchBuilds(b *testing.B, l *Loader, tree *treegen.Tree) *Snapshot {
 // (retained/yaml; the target is at most 5).
 func reportRetained(b *testing.B, base uint64, keep any, tree *treegen.Tree) {
 	retained := heapInUse() - base
+	sample := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+	metrics.Read(sample)
 	runtime.KeepAlive(keep)
+	b.ReportMetric(float64(sample[0].Value.Uint64()), "scan-heap-B")
 	b.ReportMetric(float64(retained), "retained-B")
 	b.ReportMetric(float64(retained)/float64(tree.Bytes()), "retained/yaml")
 }
