@@ -48,7 +48,7 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 			t.Fatal("not materialised")
 		}
 		rule, m := res.Config.Resolve("datasets.gold.x")
-		if m.Kind != governance.MatchExact || rule.Expose == nil || *rule.Expose || !governance.DataspaceExpose(rule) {
+		if m.Kind != governance.MatchExact || rule.Expose != governance.False || !governance.DataspaceExpose(rule) {
 			t.Errorf("resolved rule: expose %v, dataspace %v; want the overlay's expose: false over the base's offer", rule.Expose, rule.Dataspace)
 		}
 		if got := rule.Origin(governance.FieldExpose).Layer; got == nil || got.Kind != "overlay" || got.File != "apps/grid/governance.grid.yaml" {

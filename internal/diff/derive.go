@@ -121,7 +121,7 @@ func deriveWhole(s *side, added bool) []Derived {
 // side's rule: when r falls back but other states expose, the change is
 // expose's having gone.
 func exposeField(r, other *governance.Rule) string {
-	if r.Expose != nil || other != nil && other.Expose != nil {
+	if r.Expose.Stated() || other != nil && other.Expose.Stated() {
 		return "expose"
 	}
 	return "dataspace.expose"

@@ -10,9 +10,9 @@ func EffectiveExpose(r *Rule) bool { return effectiveExpose(r.Expose, DataspaceE
 // effectiveExpose is the catalogue gate of a rule whose expose is expose
 // and whose dataspace gate is offered: expose when stated, else the
 // dataspace gate.
-func effectiveExpose(expose *bool, offered bool) bool {
-	if expose != nil {
-		return *expose
+func effectiveExpose(expose OptBool, offered bool) bool {
+	if expose.Stated() {
+		return expose.Value()
 	}
 	return offered
 }
@@ -30,8 +30,8 @@ func ExposureConflict(r *Rule) string { return exposureConflict(r.Expose, Datasp
 
 // exposureConflict is the conflict of a rule whose expose is expose and
 // whose dataspace gate is offered: kept out of the catalogue, offered.
-func exposureConflict(expose *bool, offered bool) string {
-	if expose != nil && !*expose && offered {
+func exposureConflict(expose OptBool, offered bool) string {
+	if expose == False && offered {
 		return ConflictSentence
 	}
 	return ""

@@ -17,7 +17,7 @@ import (
 // is handled by name where it is read.
 type fieldOf[B any] struct {
 	optString func(*B) **string  // a string or null
-	optBool   func(*B) **bool    // a lax boolean or null (CoerceBool)
+	optBool   func(*B) *OptBool  // a lax boolean or null (CoerceBool)
 	optInt    func(*B) **int64   // an integer or null (retention)
 	text      func(*B) *string   // a string
 	flag      func(*B) *bool     // a lax boolean (CoerceBool)
@@ -49,7 +49,7 @@ func (s *fieldOf[B]) parse(vs *values, b *B, v *yaml11.Node, fp string) (err err
 		if v.Kind != yaml11.Null {
 			var x bool
 			x, err = parseBool(v, fp)
-			*s.optBool(b) = boolPtr(x)
+			*s.optBool(b) = OptBoolOf(x)
 		}
 	case s.optInt != nil:
 		*s.optInt(b), err = vs.retention(v, fp)
@@ -71,10 +71,10 @@ func (s *fieldOf[B]) write(buf *bytes.Buffer, b *B) {
 	case s.optString != nil:
 		writeOptString(buf, *s.optString(b))
 	case s.optBool != nil:
-		if x := *s.optBool(b); x == nil {
+		if x := *s.optBool(b); !x.Stated() {
 			buf.WriteString("null")
 		} else {
-			buf.WriteString(strconv.FormatBool(*x))
+			buf.WriteString(strconv.FormatBool(x.Value()))
 		}
 	case s.optInt != nil:
 		if n := *s.optInt(b); n == nil {
@@ -141,7 +141,7 @@ func (s *fieldOf[B]) key(vs *values, b *B) {
 var ruleFields = [numFields]fieldOf[Rule]{
 	FieldTitle:          {optString: func(r *Rule) **string { return &r.Title }, unshared: true},
 	FieldDescription:    {optString: func(r *Rule) **string { return &r.Description }, unshared: true},
-	FieldExpose:         {optBool: func(r *Rule) **bool { return &r.Expose }},
+	FieldExpose:         {optBool: func(r *Rule) *OptBool { return &r.Expose }},
 	FieldLicense:        {optString: func(r *Rule) **string { return &r.License }},
 	FieldAccessLevel:    {optString: func(r *Rule) **string { return &r.AccessLevel }},
 	FieldClassification: {optString: func(r *Rule) **string { return &r.Classification }},

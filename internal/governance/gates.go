@@ -6,7 +6,7 @@ package governance
 // looks at these fields of every source and drops the rule (the check)
 // then allocates nothing for its tags, dcat block, places or layers.
 type Gates struct {
-	Expose           *bool // tri-state, as Rule.Expose
+	Expose           OptBool
 	Classification   *string
 	AccessLevel      *string
 	Ownership        []Owner

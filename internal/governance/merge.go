@@ -15,8 +15,9 @@ import (
 // (AppendProvenanceJSON) come from the side whose value the merge takes, and
 // the combined fields list every stating layer.
 func MergeRules(base, override *Rule) *Rule {
-	// The result owns its places and its layer list, in one allocation
-	// with it: a merge made per request allocates once.
+	// The result owns its layer list, in one allocation with it; its
+	// places are its base's, or a string of their own when the merge
+	// changed them.
 	m := &mergedRule{}
 	r := &m.rule
 	*r = *base
@@ -93,7 +94,8 @@ func MergeRules(base, override *Rule) *Rule {
 	default:
 		r.rare = rare
 	}
-	r.places = p.finish(m.places[:0], pos, out)
+	var placesBuf [128]byte // room for the places of most rules
+	r.places = p.finish(placesBuf[:0], pos, out)
 	return r
 }
 
@@ -123,7 +125,6 @@ func (p *provMerge) takeScalars(r *Rule, rare *rareFields, override *Rule, oRare
 type mergedRule struct {
 	rule       Rule
 	rare       rareFields // the rule's when both operands have rare fields
-	places     [128]byte  // room for the places of most rules
 	layerArray [4]*Layer  // the layers of a base and its overlay: every rule a tree serves
 	layers     layerList
 }

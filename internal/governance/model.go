@@ -136,7 +136,6 @@ func newLayers(file string, overlay bool) (defaults, source *Layer) {
 type Rule struct {
 	Title          *string
 	Description    *string
-	Expose         *bool // tri-state: nil means none, and falls back to dataspace.expose
 	License        *string
 	Ownership      []Owner
 	AccessLevel    *string
@@ -157,7 +156,36 @@ type Rule struct {
 	places places
 
 	Set FieldSet
+	// Expose, Unset when not stated, falls back to dataspace.expose. A
+	// byte beside Set: a *bool would be a word more for the collector to
+	// scan in every rule (ADR-0020).
+	Expose OptBool
 }
+
+// OptBool is a boolean a block may leave unstated, in one byte: a rule
+// holds its expose so, rather than as a *bool.
+type OptBool uint8
+
+// The three states of an OptBool.
+const (
+	Unset OptBool = iota
+	False
+	True
+)
+
+// OptBoolOf is x, stated.
+func OptBoolOf(x bool) OptBool {
+	if x {
+		return True
+	}
+	return False
+}
+
+// Stated reports whether the block states the value.
+func (b OptBool) Stated() bool { return b != Unset }
+
+// Value is the value stated; false when none is.
+func (b OptBool) Value() bool { return b == True }
 
 // rareFields are the fields of a rule that most source blocks do not
 // state, apart from the rule so that a rule without them pays one pointer

@@ -1,9 +1,6 @@
 package governance
 
-import (
-	"encoding/binary"
-	"slices"
-)
+import "encoding/binary"
 
 // A rule's places are where its stated fields (positions) and the paths
 // below them (provenance entries, see provenance.go) were written, encoded
@@ -21,7 +18,7 @@ import (
 //
 // Places are never written into once a rule holds them: copies of a rule,
 // and merges that change no place, share them.
-type places []byte
+type places string
 
 // pathTag is added to a path code to make its record's tag; the tags below
 // it are fields.
@@ -50,10 +47,10 @@ func appendPlaces(dst []byte, ps []position, es []pathPosition) []byte {
 // when both are empty.
 func newPlaces(ps []position, es []pathPosition) places {
 	if len(ps)+len(es) == 0 {
-		return nil
+		return ""
 	}
 	var buf [256]byte
-	return slices.Clone(appendPlaces(buf[:0], ps, es))
+	return places(appendPlaces(buf[:0], ps, es))
 }
 
 // next decodes the first record of *b and moves *b past it. A field's
@@ -62,9 +59,9 @@ func (b *places) next() (e pathPosition, f Field, isField bool) {
 	s := *b
 	tag, layer := s[0], s[1]
 	s = s[2:]
-	line, n := binary.Uvarint(s)
+	line, n := uvarint(s)
 	s = s[n:]
-	column, n := binary.Uvarint(s)
+	column, n := uvarint(s)
 	s = s[n:]
 	e = pathPosition{Line: int32(uint32(line)), Column: int32(uint32(column)), layer: layer}
 	if tag < pathTag {
@@ -72,7 +69,7 @@ func (b *places) next() (e pathPosition, f Field, isField bool) {
 	} else {
 		e.code = pathCode(tag - pathTag)
 		if e.code == pathExtra {
-			index, n := binary.Uvarint(s)
+			index, n := uvarint(s)
 			s = s[n:]
 			e.index = uint32(index)
 		}
@@ -110,4 +107,18 @@ func (r *Rule) countPaths() int {
 		}
 	}
 	return n
+}
+
+// uvarint decodes an unsigned varint at the start of s (as
+// binary.Uvarint, for a string) and its length; s holds one, being places
+// written by appendPlaces.
+func uvarint(s places) (uint64, int) {
+	var x uint64
+	for i, shift := 0, uint(0); ; i, shift = i+1, shift+7 {
+		c := s[i]
+		if c < 0x80 {
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+	}
 }

@@ -1,7 +1,6 @@
 package governance
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 
@@ -360,17 +359,18 @@ func (p *provMerge) extraKey(out []pathPosition, start int, o []pathPosition, i,
 }
 
 // finish gives the merged rule its places, its field positions pos and its
-// entries out encoded after dst (room the merged rule holds): the base's own
-// when the merge changed none of them.
+// entries out encoded after dst (the caller's room to encode them in): the
+// base's own when the merge changed none of them, else a copy of their
+// own.
 func (p *provMerge) finish(dst []byte, pos []position, out []pathPosition) places {
 	if len(pos)+len(out) == 0 {
-		return nil
+		return ""
 	}
 	dst = appendPlaces(dst, pos, out)
-	if bytes.Equal(dst, p.base.places) {
+	if string(dst) == string(p.base.places) {
 		return p.base.places
 	}
-	return dst
+	return places(dst)
 }
 
 // ProvenanceEntry is one path of a rule's provenance, as AppendProvenanceJSON

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -124,20 +125,27 @@ func TestOriginOfEmptyLists(t *testing.T) {
 // TestMergeSharesUnchangedProvenance: a merge whose override states nothing
 // with provenance of its own below the top level keeps the base's entries
 // without copying them, and a merge of rules stating no nested path, no
-// tags on both sides and no extra key allocates only the rule.
+// tags on both sides and no extra key allocates only the rule, and its
+// places when the override states a field (a merge over nothing, the
+// rule alone).
 func TestMergeSharesUnchangedProvenance(t *testing.T) {
 	base := parseRuleText(t, "a.yaml", "dcat: {themes: [t]}\nk: v\ntags: [x]\n")
 	over := parseRuleText(t, "b.yaml", "title: T\n")
-	if m := MergeRules(base, over); len(m.places) == 0 || &m.places[0] == &base.places[0] || !slices.Equal(m.paths(nil), base.paths(nil)) {
+	placesAt := func(r *Rule) *byte { return unsafe.StringData(string(r.places)) }
+	if m := MergeRules(base, over); len(m.places) == 0 || placesAt(m) == placesAt(base) || !slices.Equal(m.paths(nil), base.paths(nil)) {
 		t.Errorf("the merge's entries %v, want the base's %v in places of its own", m.paths(nil), base.paths(nil))
 	}
-	if m := MergeRules(base, &Rule{}); len(m.places) == 0 || &m.places[0] != &base.places[0] {
+	if m := MergeRules(base, &Rule{}); len(m.places) == 0 || placesAt(m) != placesAt(base) {
 		t.Errorf("a merge over nothing copied the base's places")
 	}
 	flatBase := parseRuleText(t, "a.yaml", "license: L\naccess_level: internal\n")
 	flatOver := parseRuleText(t, "b.yaml", "title: T\nexpose: true\nrow_filters: []\n")
-	if n := testing.AllocsPerRun(100, func() { MergeRules(flatBase, flatOver) }); n != 1 {
-		t.Errorf("a merge of flat rules made %v allocations, want 1 (the rule)", n)
+	if n := testing.AllocsPerRun(100, func() { MergeRules(flatBase, flatOver) }); n != 2 {
+		t.Errorf("a merge of flat rules made %v allocations, want 2 (the rule, its places)", n)
+	}
+	nothing := &Rule{}
+	if n := testing.AllocsPerRun(100, func() { MergeRules(flatBase, nothing) }); n != 1 {
+		t.Errorf("a merge over nothing made %v allocations, want 1 (the rule)", n)
 	}
 }
 

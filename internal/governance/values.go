@@ -233,16 +233,6 @@ func (vs *values) int(n int64) *int64 {
 	return share(&vs.ints, vs, func(v *Values) *map[int64]*int64 { return &v.ints }, n, func() *int64 { return &n })
 }
 
-var sharedBools = [2]bool{false, true}
-
-// boolPtr is a pointer to b shared by every rule.
-func boolPtr(b bool) *bool {
-	if b {
-		return &sharedBools[1]
-	}
-	return &sharedBools[0]
-}
-
 // keyString appends s to the scratch key, length first; a null as a length
 // no string has.
 func (vs *values) keyString(s *string) {

@@ -25,7 +25,7 @@ func Rule(classification, access string, expose, dataspace bool) *governance.Rul
 		r.AccessLevel = &access
 	}
 	if expose {
-		r.Expose = &expose
+		r.Expose = governance.OptBoolOf(expose)
 	}
 	if dataspace {
 		r.Dataspace = &governance.Dataspace{Expose: true}
