@@ -38,8 +38,8 @@ func why(snap *snapshot.Snapshot, q *search.Query, h snapshot.Hit) []whyView {
 		}
 	}
 	f := h.Found.Fields
-	if f.Has(search.Title) && rule.Title != nil {
-		add("title", *rule.Title)
+	if t, ok := rule.Title(); f.Has(search.Title) && ok {
+		add("title", t)
 	}
 	if f.Has(search.Tag) {
 		add("tag", rule.Tags...)
@@ -66,9 +66,9 @@ func why(snap *snapshot.Snapshot, q *search.Query, h snapshot.Hit) []whyView {
 	if s := rule.SourceSystem(); f.Has(search.Source) && s != nil {
 		add("source system", *s)
 	}
-	if f.Has(search.Description) && rule.Description != nil {
+	if d, ok := rule.Description(); f.Has(search.Description) && ok {
 		// Folded YAML keeps line breaks; an excerpt reads as one line.
-		text := strings.Join(strings.Fields(*rule.Description), " ")
+		text := strings.Join(strings.Fields(d), " ")
 		if v := excerpt(q.Spans(text), excerptBytes); marked(v) {
 			out = append(out, whyView{Field: "description", Texts: [][]search.Span{v}})
 		}

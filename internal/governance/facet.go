@@ -26,15 +26,22 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 	writeString(&buf, producer)
 	w.key("_schemaURL")
 	writeString(&buf, SchemaURL)
-	str := func(key string, v *string) {
-		if v != nil && *v != "" {
+	text := func(key string, v string) {
+		if v != "" {
 			w.key(key)
-			writeString(&buf, *v)
+			writeString(&buf, v)
+		}
+	}
+	str := func(key string, v *string) {
+		if v != nil {
+			text(key, *v)
 		}
 	}
 	rare := r.rareBlock()
-	str("title", r.Title)
-	str("description", r.Description)
+	title, _ := r.Title()
+	text("title", title)
+	description, _ := r.Description()
+	text("description", description)
 	str("license", r.License)
 	str("attribution", rare.attribution)
 	if len(r.Ownership) > 0 {
@@ -93,7 +100,13 @@ func (f Facet) MarshalJSON() ([]byte, error) { return f, nil }
 // behaviour: a rule with only dataspace.medallion is "empty").
 func IsEmpty(r *Rule) bool {
 	rare := r.rareBlock()
-	for _, s := range []*string{r.Title, r.Description, r.License, rare.attribution, r.AccessLevel,
+	if t, _ := r.Title(); t != "" {
+		return false
+	}
+	if d, _ := r.Description(); d != "" {
+		return false
+	}
+	for _, s := range []*string{r.License, rare.attribution, r.AccessLevel,
 		rare.accessRequirements, r.Classification, rare.documentationURL, rare.sourceSystem} {
 		if s != nil && *s != "" {
 			return false

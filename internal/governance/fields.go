@@ -23,9 +23,6 @@ type fieldOf[B any] struct {
 	flag      func(*B) *bool     // a lax boolean (CoerceBool)
 	list      func(*B) *[]string // a list of strings
 
-	// unshared: the value names one dataset (a title, a description), not
-	// worth looking up among the values a document shares.
-	unshared bool
 	// combined: every stating layer contributes to the merged value (a
 	// boolean OR-ed, a list's sorted union) rather than the last one's
 	// winning.
@@ -39,9 +36,6 @@ func (s *fieldOf[B]) tabled() bool {
 
 // parse reads v, the field's value, into b; fp names the field in errors.
 func (s *fieldOf[B]) parse(vs *values, b *B, v *yaml11.Node, fp string) (err error) {
-	if s.unshared {
-		vs = nil
-	}
 	switch {
 	case s.optString != nil:
 		*s.optString(b), err = vs.optString(v, fp)
@@ -137,10 +131,10 @@ func (s *fieldOf[B]) key(vs *values, b *B) {
 }
 
 // ruleFields are the kinds of a rule's own fields, by Field; rareFieldTable
-// those of its rare fields (Field.isRare), kept in its rareFields.
+// those of its rare fields (Field.isRare), kept in its rareFields. The
+// title and description, kept in the document's texts (textBlock), are of
+// a kind of their own.
 var ruleFields = [numFields]fieldOf[Rule]{
-	FieldTitle:          {optString: func(r *Rule) **string { return &r.Title }, unshared: true},
-	FieldDescription:    {optString: func(r *Rule) **string { return &r.Description }, unshared: true},
 	FieldExpose:         {optBool: func(r *Rule) *OptBool { return &r.Expose }},
 	FieldLicense:        {optString: func(r *Rule) **string { return &r.License }},
 	FieldAccessLevel:    {optString: func(r *Rule) **string { return &r.AccessLevel }},

@@ -43,7 +43,7 @@ func TestLoadWithOverlay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := *cfg.Defaults.Title; got != tt.title {
+			if got, _ := cfg.Defaults.Title(); got != tt.title {
 				t.Errorf("title = %q, want %q", got, tt.title)
 			}
 		})
@@ -124,11 +124,7 @@ func TestAutoDiscover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := ""
-			if d.Config.Defaults.Title != nil {
-				got = *d.Config.Defaults.Title
-			}
-			if got != tt.title {
+			if got, _ := d.Config.Defaults.Title(); got != tt.title {
 				t.Errorf("title = %q, want %q", got, tt.title)
 			}
 			if tt.wantNote && len(d.Notes) == 0 {

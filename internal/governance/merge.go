@@ -42,6 +42,8 @@ func MergeRules(base, override *Rule) *Rule {
 	m.rare = *base.rareBlock()
 	rare := &m.rare
 	pos = p.takeScalars(r, rare, override, oRare, pos)
+	t, d := textSide(base, override, FieldTitle), textSide(base, override, FieldDescription)
+	r.title, r.description, r.texts = t.title, d.description, mergedTexts(t, d)
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.
@@ -110,7 +112,11 @@ func (p *provMerge) takeScalars(r *Rule, rare *rareFields, override *Rule, oRare
 		if !override.Set.Has(Field(f)) {
 			continue
 		}
-		if s := &ruleFields[f]; s.tabled() && !s.combined {
+		if Field(f) == FieldTitle || Field(f) == FieldDescription {
+			// The origin alone: MergeRules takes the texts with the
+			// block they are read in.
+			pos = p.takeOrigin(pos, Field(f))
+		} else if s := &ruleFields[f]; s.tabled() && !s.combined {
 			pos = p.takeOrigin(pos, Field(f))
 			s.take(r, override)
 		} else if s := &rareFieldTable[f]; s.tabled() {
@@ -119,6 +125,15 @@ func (p *provMerge) takeScalars(r *Rule, rare *rareFields, override *Rule, oRare
 		}
 	}
 	return pos
+}
+
+// textSide is the operand a merge takes text field f from: the override
+// when it stated f.
+func textSide(base, override *Rule, f Field) *Rule {
+	if override.Set.Has(f) {
+		return override
+	}
+	return base
 }
 
 // mergedRule is a merge's result with room for what it owns.

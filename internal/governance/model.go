@@ -121,6 +121,11 @@ func newLayers(file string, overlay bool) (defaults, source *Layer) {
 // stated at all is in Set, because an explicit null or false is a statement
 // that silence is not.
 //
+// The title and description are read through methods of the same names
+// (ok false for none): a rule holds where they are in its document's
+// texts, copied together when the document is parsed, rather than a
+// string and a pointer to it of their own (ADR-0022).
+//
 // The fields a source block seldom states (attribution, access
 // requirements, retention, documentation URL, source system, row filters,
 // user filter column, ontology, extra keys) are read through methods of the
@@ -134,8 +139,6 @@ func newLayers(file string, overlay bool) (defaults, source *Layer) {
 // rare block, with other rules (see values), and MergeRules and every
 // reader build new values instead.
 type Rule struct {
-	Title          *string
-	Description    *string
 	License        *string
 	Ownership      []Owner
 	AccessLevel    *string
@@ -145,6 +148,12 @@ type Rule struct {
 	Dataspace      *Dataspace // nil when none
 
 	rare *rareFields // nil when the rule states none of them
+
+	// The title and description, read through methods of their names:
+	// where each starts in its block's strings, which the rules of a
+	// document share (see textBlock).
+	texts              *textBlock
+	title, description textRef
 
 	// The layers the stated fields came from, in the order first met,
 	// shared with other rules and so replaced, never changed; where the

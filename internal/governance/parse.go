@@ -124,6 +124,7 @@ func parseDocWith(doc *yaml11.Node, file string, overlay bool, shared *Values) (
 			cfg.Sources = srcs
 		}
 	}
+	p.vals.texts.place()
 	cfg.Warnings = p.warnings
 	cfg.index = buildIndex(cfg.Sources)
 	return cfg, nil
@@ -190,6 +191,7 @@ func ParseRule(block *yaml11.Node, file string) (*Rule, error) {
 	if err != nil {
 		return nil, withFile(err, file)
 	}
+	p.vals.texts.place()
 	return r, nil
 }
 
@@ -261,6 +263,10 @@ func (vs *values) parseField(r *Rule, rare *rareFields, f Field, v *yaml11.Node,
 	}
 	var err error
 	switch f {
+	case FieldTitle:
+		r.title, err = vs.docText(r, v, fp)
+	case FieldDescription:
+		r.description, err = vs.docText(r, v, fp)
 	case FieldOwnership:
 		r.Ownership, err = vs.ownership(v, fp)
 	case FieldRowFilters:

@@ -48,6 +48,15 @@ func writeOptString(buf *bytes.Buffer, s *string) {
 	writeString(buf, *s)
 }
 
+// writeOptText writes a text a rule's method gave, null for none.
+func writeOptText(buf *bytes.Buffer, s string, ok bool) {
+	if ok {
+		writeString(buf, s)
+	} else {
+		buf.WriteString("null")
+	}
+}
+
 func writeStrings(buf *bytes.Buffer, ss []string) {
 	buf.WriteByte('[')
 	for i, s := range ss {
@@ -97,6 +106,12 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 			return
 		}
 		switch Field(f) {
+		case FieldTitle:
+			title, ok := r.Title()
+			writeOptText(buf, title, ok)
+		case FieldDescription:
+			description, ok := r.Description()
+			writeOptText(buf, description, ok)
 		case FieldOwnership:
 			buf.WriteByte('[')
 			for i, o := range r.Ownership {

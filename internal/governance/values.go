@@ -31,6 +31,7 @@ type values struct {
 	layers *layerList // the list of the layer last asked for
 	key    []byte     // scratch for the keys of lists and blocks
 	rare   rareFields // scratch for the rare fields of the rule being parsed
+	texts  docTexts   // the document's titles and descriptions, until placed
 }
 
 // valueTables are the tables of one copy of each value, by kind: a

@@ -179,7 +179,7 @@ func TestResolveOwnershipRule(t *testing.T) {
 	if diff := cmp.Diff([]governance.Owner{owner("example-rec", "A"), owner("nobody", "B")}, got.Ownership); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if *got.Title != "t" || rule.Ownership[0].Name != "rec" {
+	if title, _ := got.Title(); title != "t" || rule.Ownership[0].Name != "rec" {
 		t.Error("other fields kept, input untouched")
 	}
 	if diff := cmp.Diff([]warn{{WarnUnresolvedOwner, 1, "unresolved owner name 'nobody' in <rule> — kept as written"}}, warns(ws)); diff != "" {

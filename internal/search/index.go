@@ -129,11 +129,11 @@ func (b *builder) release() {
 // rule adds the fields of r that fields names, for the dataset at pos (-1:
 // the defaults).
 func (b *builder) rule(r *governance.Rule, pos int, fields Field) {
-	if fields.Has(Title) && r.Title != nil {
-		b.add(*r.Title, pos, Title)
+	if t, ok := r.Title(); fields.Has(Title) && ok {
+		b.add(t, pos, Title)
 	}
-	if fields.Has(Description) && r.Description != nil {
-		b.add(*r.Description, pos, Description)
+	if d, ok := r.Description(); fields.Has(Description) && ok {
+		b.add(d, pos, Description)
 	}
 	if s := r.SourceSystem(); fields.Has(Source) && s != nil {
 		b.add(*s, pos, Source)

@@ -201,11 +201,11 @@ func documents(app string, cfg *governance.Config, reg owners.Lookup) []document
 	for _, src := range cfg.Sources {
 		r := governance.MergeRules(cfg.Defaults, src.Rule)
 		fields := document{Key: Words(src.Key), App: Words(app)}
-		if r.Title != nil {
-			fields[Title] = Words(*r.Title)
+		if t, ok := r.Title(); ok {
+			fields[Title] = Words(t)
 		}
-		if r.Description != nil {
-			fields[Description] = Words(*r.Description)
+		if d, ok := r.Description(); ok {
+			fields[Description] = Words(d)
 		}
 		if s := r.SourceSystem(); s != nil {
 			fields[Source] = Words(*s)

@@ -73,7 +73,7 @@ func TestSearchRealTree(t *testing.T) {
 			t.Errorf("first %q, want the tagged %q", got, tagged)
 		}
 		for _, h := range hits[len(tagged):] {
-			if desc := h.Dataset.Rule().Description; desc == nil || !slices.Contains(search.Words(*desc), "icon") || !slices.Contains(search.Words(*desc), "d2") {
+			if desc, ok := h.Dataset.Rule().Description(); !ok || !slices.Contains(search.Words(desc), "icon") || !slices.Contains(search.Words(desc), "d2") {
 				t.Errorf("%s found, neither tagged nor described with icon-d2", h.Dataset.ID())
 			}
 		}
