@@ -107,6 +107,23 @@ func TestResolveOwnersIsCheckUnit(t *testing.T) {
 	}
 }
 
+// TestResolveOwnersLeavesPrev: a unit resolved again against another
+// registry leaves the configuration of the result it starts from as it
+// was — a server is serving it — however its names resolve now.
+func TestResolveOwnersLeavesPrev(t *testing.T) {
+	for _, from := range resolveRegistries {
+		p := resolvePlan(t, from.text, nil)
+		prev := check.CheckUnit(&p.Units[0])
+		before := servedOf(t, p, prev)
+		for _, to := range resolveRegistries {
+			check.ResolveOwners(&resolvePlan(t, to.text, nil).Units[0], &prev)
+			if diff := cmp.Diff(before, servedOf(t, p, prev)); diff != "" {
+				t.Errorf("%s, resolved again with %s: the earlier result changed (-before +after):\n%s", from.name, to.name, diff)
+			}
+		}
+	}
+}
+
 // TestRegistryBuildTaken: a plan given an earlier plan's registry build
 // takes it when the owners file holds the same bytes, and builds its own,
 // equal to a fresh plan's, when it does not.
