@@ -42,7 +42,7 @@ func why(snap *snapshot.Snapshot, q *search.Query, h snapshot.Hit) []whyView {
 		add("title", t)
 	}
 	if f.Has(search.Tag) {
-		add("tag", rule.Tags...)
+		add("tag", rule.Tags()...)
 	}
 	if f.Has(search.Owner) {
 		var names []string

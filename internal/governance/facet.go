@@ -55,9 +55,9 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 	str("accessLevel", r.AccessLevel)
 	str("accessRequirements", rare.accessRequirements)
 	str("classification", r.Classification)
-	if len(r.Tags) > 0 {
+	if len(r.Tags()) > 0 {
 		w.key("tags")
-		writeStrings(&buf, r.Tags)
+		writeStrings(&buf, r.Tags())
 	}
 	if rare.retentionDays != nil {
 		w.key("retentionDays")
@@ -112,5 +112,5 @@ func IsEmpty(r *Rule) bool {
 			return false
 		}
 	}
-	return len(r.Ownership) == 0 && len(r.Tags) == 0 && len(rare.rowFilters) == 0 && rare.retentionDays == nil
+	return len(r.Ownership) == 0 && len(r.Tags()) == 0 && len(rare.rowFilters) == 0 && rare.retentionDays == nil
 }

@@ -22,6 +22,7 @@ type fieldOf[B any] struct {
 	text      func(*B) *string   // a string
 	flag      func(*B) *bool     // a lax boolean (CoerceBool)
 	list      func(*B) *[]string // a list of strings
+	listRef   func(*B) **[]string // a list of strings, held by the pointer the values share it by
 
 	// combined: every stating layer contributes to the merged value (a
 	// boolean OR-ed, a list's sorted union) rather than the last one's
@@ -29,9 +30,17 @@ type fieldOf[B any] struct {
 	combined bool
 }
 
+// listOf is the list p points to; nil for none.
+func listOf(p *[]string) []string {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
 // tabled reports whether the field is of a kind the table handles.
 func (s *fieldOf[B]) tabled() bool {
-	return s.optString != nil || s.optBool != nil || s.optInt != nil || s.text != nil || s.flag != nil || s.list != nil
+	return s.optString != nil || s.optBool != nil || s.optInt != nil || s.text != nil || s.flag != nil || s.list != nil || s.listRef != nil
 }
 
 // parse reads v, the field's value, into b; fp names the field in errors.
@@ -55,6 +64,8 @@ func (s *fieldOf[B]) parse(vs *values, b *B, v *yaml11.Node, fp string) (err err
 		*s.flag(b), err = parseBool(v, fp)
 	case s.list != nil:
 		*s.list(b), err = vs.strings(v, fp)
+	case s.listRef != nil:
+		*s.listRef(b), err = vs.stringsRef(v, fp)
 	}
 	return err
 }
@@ -82,6 +93,8 @@ func (s *fieldOf[B]) write(buf *bytes.Buffer, b *B) {
 		buf.WriteString(strconv.FormatBool(*s.flag(b)))
 	case s.list != nil:
 		writeStrings(buf, *s.list(b))
+	case s.listRef != nil:
+		writeStrings(buf, listOf(*s.listRef(b)))
 	}
 }
 
@@ -100,6 +113,8 @@ func (s *fieldOf[B]) take(dst, src *B) {
 		*s.flag(dst) = *s.flag(src)
 	case s.list != nil:
 		*s.list(dst) = *s.list(src)
+	case s.listRef != nil:
+		*s.listRef(dst) = *s.listRef(src)
 	}
 }
 
@@ -111,6 +126,9 @@ func (s *fieldOf[B]) combine(dst, a, b *B) {
 		*s.flag(dst) = *s.flag(a) || *s.flag(b)
 	case s.list != nil:
 		*s.list(dst) = sortedUnion(*s.list(a), *s.list(b))
+	case s.listRef != nil:
+		u := sortedUnion(listOf(*s.listRef(a)), listOf(*s.listRef(b)))
+		*s.listRef(dst) = &u
 	}
 }
 
@@ -127,6 +145,8 @@ func (s *fieldOf[B]) key(vs *values, b *B) {
 		vs.keyBool(*s.flag(b))
 	case s.list != nil:
 		vs.keyList(*s.list(b))
+	case s.listRef != nil:
+		vs.keyList(listOf(*s.listRef(b)))
 	}
 }
 
@@ -139,7 +159,7 @@ var ruleFields = [numFields]fieldOf[Rule]{
 	FieldLicense:        {optString: func(r *Rule) **string { return &r.License }},
 	FieldAccessLevel:    {optString: func(r *Rule) **string { return &r.AccessLevel }},
 	FieldClassification: {optString: func(r *Rule) **string { return &r.Classification }},
-	FieldTags:           {list: func(r *Rule) *[]string { return &r.Tags }, combined: true},
+	FieldTags:           {listRef: func(r *Rule) **[]string { return &r.tags }, combined: true},
 }
 
 var rareFieldTable = [numFields]fieldOf[rareFields]{

@@ -47,7 +47,7 @@ func MergeRules(base, override *Rule) *Rule {
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.
-	r.Tags = sortedUnion(base.Tags, override.Tags)
+	r.tags = m.tagsUnion(base.tags, override.tags)
 	if override.Set.Has(FieldTags) {
 		pos = p.takeOrigin(pos, FieldTags)
 	}
@@ -140,6 +140,7 @@ func textSide(base, override *Rule, f Field) *Rule {
 type mergedRule struct {
 	rule       Rule
 	rare       rareFields // the rule's when both operands have rare fields
+	tags       []string   // the rule's tags when both operands' are merged into a list of its own
 	layerArray [4]*Layer  // the layers of a base and its overlay: every rule a tree serves
 	layers     layerList
 }
@@ -161,6 +162,20 @@ func mergeRowFilters(base, override []RowFilter) []RowFilter {
 		return override
 	}
 	return base
+}
+
+// tagsUnion is the merge's tags, the sorted union of a's and b's: an
+// operand's own when it holds them all, else m's.
+func (m *mergedRule) tagsUnion(a, b *[]string) *[]string {
+	la, lb := listOf(a), listOf(b)
+	switch {
+	case len(lb) == 0 && sortedSet(la):
+		return a
+	case len(la) == 0 && sortedSet(lb):
+		return b
+	}
+	m.tags = sortedUnion(la, lb)
+	return &m.tags
 }
 
 // sortedUnion is the merged tags and purpose: each string once, by code point.

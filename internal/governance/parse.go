@@ -446,6 +446,15 @@ func intFromString(s string) (*big.Int, bool, error) {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (vs *values) strings(v *yaml11.Node, path string) ([]string, error) {
+	l, err := vs.stringsRef(v, path)
+	if err != nil {
+		return nil, err
+	}
+	return *l, nil
+}
+
+// stringsRef is strings' list behind the pointer the values share it by.
+func (vs *values) stringsRef(v *yaml11.Node, path string) (*[]string, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of strings")
 	}
@@ -458,7 +467,7 @@ func (vs *values) strings(v *yaml11.Node, path string) ([]string, error) {
 		}
 		out = append(out, s)
 	}
-	return vs.list(out), nil
+	return vs.listRef(out), nil
 }
 
 func (vs *values) ownership(v *yaml11.Node, path string) ([]Owner, error) {

@@ -38,7 +38,7 @@ type values struct {
 // document's own (values) or a tree's (Values).
 type valueTables struct {
 	strs       map[string]*string
-	lists      map[string][]string
+	lists      map[string]*[]string
 	ints       map[int64]*int64
 	dataspaces map[string]*Dataspace
 	dcats      map[string]*Dcat
@@ -168,21 +168,26 @@ func (vs *values) bytes(b []byte) string {
 
 // list is the shared list with l's strings, l being the caller's scratch.
 // Its capacity is its length, so an append never writes into it.
-func (vs *values) list(l []string) []string {
+func (vs *values) list(l []string) []string { return *vs.listRef(l) }
+
+// listRef is list's list behind the pointer the values share it by: what a
+// rule holds its tags by (Rule.Tags), a word where the list is three.
+func (vs *values) listRef(l []string) *[]string {
 	if vs == nil {
-		return append(make([]string, 0, len(l)), l...)
+		shared := append(make([]string, 0, len(l)), l...)
+		return &shared
 	}
 	vs.key = vs.key[:0]
 	for _, s := range l {
 		vs.key = binary.AppendUvarint(vs.key, uint64(len(s)))
 		vs.key = append(vs.key, s...)
 	}
-	return shareKey(&vs.lists, vs, func(v *Values) *map[string][]string { return &v.lists }, vs.key, func() []string {
+	return shareKey(&vs.lists, vs, func(v *Values) *map[string]*[]string { return &v.lists }, vs.key, func() *[]string {
 		shared := make([]string, len(l))
 		for i, s := range l {
 			shared[i] = vs.text(s)
 		}
-		return shared
+		return &shared
 	})
 }
 

@@ -139,7 +139,7 @@ func (b *builder) rule(r *governance.Rule, pos int, fields Field) {
 		b.add(*s, pos, Source)
 	}
 	if fields.Has(Tag) {
-		for _, t := range r.Tags {
+		for _, t := range r.Tags() {
 			b.add(t, pos, Tag)
 		}
 	}

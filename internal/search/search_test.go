@@ -210,7 +210,7 @@ func documents(app string, cfg *governance.Config, reg owners.Lookup) []document
 		if s := r.SourceSystem(); s != nil {
 			fields[Source] = Words(*s)
 		}
-		for _, tag := range r.Tags {
+		for _, tag := range r.Tags() {
 			fields[Tag] = append(fields[Tag], Words(tag)...)
 		}
 		for _, o := range r.Ownership {

@@ -60,7 +60,7 @@ func TestSearchRealTree(t *testing.T) {
 		hits := searchAll(t, s, "icon-d2", Filter{})
 		var tagged []string
 		for _, d := range s.Datasets() {
-			if slices.Contains(d.Rule().Tags, "icon-d2") {
+			if slices.Contains(d.Rule().Tags(), "icon-d2") {
 				tagged = append(tagged, d.App.Name+"/"+d.ID())
 			}
 		}

@@ -338,7 +338,7 @@ func (a *App) memo(i int) *atomic.Pointer[[]byte] {
 // and the entry's) hold t.
 func (d *Dataset) hasTag(t string) bool {
 	c := d.App.Config
-	return slices.Contains(c.Defaults.Tags, t) || d.pos >= 0 && slices.Contains(c.Sources[d.pos].Rule.Tags, t)
+	return slices.Contains(c.Defaults.Tags(), t) || d.pos >= 0 && slices.Contains(c.Sources[d.pos].Rule.Tags(), t)
 }
 
 // MatchFor is how name resolved to d: a glob key answers a name other than
