@@ -16,12 +16,12 @@ import (
 // filters, a sub-block, dcat.temporal, the extra keys) has no accessor and
 // is handled by name where it is read.
 type fieldOf[B any] struct {
-	optString func(*B) **string  // a string or null
-	optBool   func(*B) *OptBool  // a lax boolean or null (CoerceBool)
-	optInt    func(*B) **int64   // an integer or null (retention)
-	text      func(*B) *string   // a string
-	flag      func(*B) *bool     // a lax boolean (CoerceBool)
-	list      func(*B) *[]string // a list of strings
+	optString func(*B) **string   // a string or null
+	optBool   func(*B) *OptBool   // a lax boolean or null (CoerceBool)
+	optInt    func(*B) **int64    // an integer or null (retention)
+	text      func(*B) *string    // a string
+	flag      func(*B) *bool      // a lax boolean (CoerceBool)
+	list      func(*B) *[]string  // a list of strings
 	listRef   func(*B) **[]string // a list of strings, held by the pointer the values share it by
 
 	// combined: every stating layer contributes to the merged value (a
