@@ -166,12 +166,10 @@ func (vs *values) bytes(b []byte) string {
 	return vs.text(string(b))
 }
 
-// list is the shared list with l's strings, l being the caller's scratch.
-// Its capacity is its length, so an append never writes into it.
-func (vs *values) list(l []string) []string { return *vs.listRef(l) }
-
-// listRef is list's list behind the pointer the values share it by: what a
-// rule holds its tags by (Rule.Tags), a word where the list is three.
+// listRef is the shared list with l's strings, l being the caller's
+// scratch, behind the pointer the values share it by: what a rule holds
+// its tags by (Rule.Tags), a word where the list is three. The list's
+// capacity is its length, so an append never writes into it.
 func (vs *values) listRef(l []string) *[]string {
 	if vs == nil {
 		shared := append(make([]string, 0, len(l)), l...)
