@@ -46,7 +46,7 @@ func why(snap *snapshot.Snapshot, q *search.Query, h snapshot.Hit) []whyView {
 	}
 	if f.Has(search.Owner) {
 		var names []string
-		for _, o := range rule.Ownership {
+		for _, o := range rule.Ownership() {
 			name := o.Name
 			if e := snap.Owners.ByID(o.Name); e != nil {
 				if e.Name != nil && *e.Name != "" {

@@ -64,11 +64,11 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 	}
 	var rewritten []WrittenOwnership
 	if cfg.Defaults != merged.Defaults {
-		rewritten = append(rewritten, WrittenOwnership{Source: -1, Ownership: merged.Defaults.Ownership})
+		rewritten = append(rewritten, WrittenOwnership{Source: -1, Ownership: merged.Defaults.Ownership()})
 	}
 	for i := range merged.Sources {
 		if cfg.Sources[i].Rule != merged.Sources[i].Rule {
-			rewritten = append(rewritten, WrittenOwnership{Source: i, Ownership: merged.Sources[i].Rule.Ownership})
+			rewritten = append(rewritten, WrittenOwnership{Source: i, Ownership: merged.Sources[i].Rule.Ownership()})
 		}
 	}
 	return cfg, rewritten
@@ -90,9 +90,7 @@ func (r *UnitResult) written() *governance.Config {
 		if !ok {
 			return rule
 		}
-		u := *rule
-		u.Ownership = ownership
-		return &u
+		return rule.WithOwnership(&ownership)
 	}
 	// WithRules: the copy must not share the resolved configuration's
 	// cache of merged rules.

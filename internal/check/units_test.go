@@ -78,8 +78,8 @@ func TestUnitsAreWhatIsServed(t *testing.T) {
 			cfg := results[0].Config
 			for key, want := range map[string]string{"datasets.gold.grid": "example-dso", "datasets.gold.community": "community"} {
 				r, _ := cfg.Resolve(key)
-				if len(r.Ownership) != 1 || r.Ownership[0].Name != want {
-					t.Errorf("%s: ownership %+v, want %s", key, r.Ownership, want)
+				if len(r.Ownership()) != 1 || r.Ownership()[0].Name != want {
+					t.Errorf("%s: ownership %+v, want %s", key, r.Ownership(), want)
 				}
 			}
 			if diff := cmp.Diff([]string{"operator", "example-dso", "community", "example-community"}, results[0].OwnersAsked); diff != "" {

@@ -73,7 +73,7 @@ func deriveChanged(b, h *side) []Derived {
 		add(k, "classification", levelText(br.Classification), levelText(hr.Classification))
 	}
 
-	if bo, ho := ownersText(br.Ownership), ownersText(hr.Ownership); bo != ho {
+	if bo, ho := ownersText(br.Ownership()), ownersText(hr.Ownership()); bo != ho {
 		add(OwnerChanged, "ownership", bo, ho)
 	}
 	if !sameString(br.License, hr.License) {

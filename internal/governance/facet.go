@@ -44,10 +44,10 @@ func BuildFacet(r *Rule, producer string, includeDataspace bool) Facet {
 	text("description", description)
 	str("license", r.License)
 	str("attribution", rare.attribution)
-	if len(r.Ownership) > 0 {
+	if len(r.Ownership()) > 0 {
 		w.key("owners")
-		names := make([]string, len(r.Ownership))
-		for i, o := range r.Ownership {
+		names := make([]string, len(r.Ownership()))
+		for i, o := range r.Ownership() {
 			names[i] = o.Name
 		}
 		writeStrings(&buf, names)
@@ -112,5 +112,5 @@ func IsEmpty(r *Rule) bool {
 			return false
 		}
 	}
-	return len(r.Ownership) == 0 && len(r.Tags()) == 0 && len(rare.rowFilters) == 0 && rare.retentionDays == nil
+	return len(r.Ownership()) == 0 && len(r.Tags()) == 0 && len(rare.rowFilters) == 0 && rare.retentionDays == nil
 }

@@ -24,7 +24,7 @@ type Gates struct {
 // changes.
 func MergeGates(base, override *Rule) Gates {
 	g := Gates{Expose: base.Expose, Classification: base.Classification, AccessLevel: base.AccessLevel,
-		Ownership: MergeOwnership(base.Ownership, override.Ownership)}
+		Ownership: MergeOwnership(base.Ownership(), override.Ownership())}
 	if override.Set.Has(FieldExpose) {
 		g.Expose = override.Expose
 	}

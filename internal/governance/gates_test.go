@@ -45,7 +45,7 @@ sources:
 		for on, override := range rules {
 			m := MergeRules(base, override)
 			want := Gates{Expose: m.Expose, Classification: m.Classification, AccessLevel: m.AccessLevel,
-				Ownership: m.Ownership, RowFilters: m.RowFilters(), UserFilterColumn: m.UserFilterColumn(),
+				Ownership: m.Ownership(), RowFilters: m.RowFilters(), UserFilterColumn: m.UserFilterColumn(),
 				Dataspace: m.Dataspace != nil}
 			if m.Dataspace != nil {
 				want.DataspaceExposeFlag, want.ConsentRequired = m.Dataspace.Expose, m.Dataspace.ConsentRequired

@@ -54,10 +54,12 @@ func MergeRules(base, override *Rule) *Rule {
 	out = p.tags(out)
 	// A non-empty list replaces; when neither side lists anything, the
 	// value is the (empty) base's and its place the last statement's.
-	switch r.Ownership = MergeOwnership(base.Ownership, override.Ownership); {
-	case len(override.Ownership) > 0:
+	r.ownership = base.ownership
+	switch bo, oo := base.Ownership(), override.Ownership(); {
+	case len(oo) > 0:
+		r.ownership = override.ownership
 		pos = p.takeOrigin(pos, FieldOwnership)
-	case len(base.Ownership) == 0 && override.Set.Has(FieldOwnership):
+	case len(bo) == 0 && override.Set.Has(FieldOwnership):
 		pos = p.takeOrigin(pos, FieldOwnership)
 	}
 	switch rare.rowFilters = mergeRowFilters(rare.rowFilters, oRare.rowFilters); {

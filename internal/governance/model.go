@@ -133,15 +133,15 @@ func newLayers(file string, overlay bool) (defaults, source *Layer) {
 // stating none of them does not have, and that the rules of a tree stating
 // the same values share. A tree holds a rule per sources key: in the rule
 // itself, they would take 104 of its bytes; apart, and with expose a byte,
-// the places a string and the tags a shared list's pointer, a rule takes
-// 128, a size class of its own (ADR-0020, TestRuleSize).
+// the places a string and the tags and the ownership shared lists'
+// pointers, a rule takes 112, a size class of its own (ADR-0020,
+// TestRuleSize).
 //
 // A rule is never changed once made: rules share their values, and their
 // rare block, with other rules (see values), and MergeRules and every
 // reader build new values instead.
 type Rule struct {
 	License        *string
-	Ownership      []Owner
 	AccessLevel    *string
 	Classification *string
 	Dcat           *Dcat      // nil when none
@@ -153,6 +153,9 @@ type Rule struct {
 	// they share it by, a word where the list would be three in every
 	// rule (ADR-0020).
 	tags *[]string
+	// ownership, read through Ownership: likewise the shared list's
+	// pointer.
+	ownership *[]Owner
 
 	// The title and description, read through methods of their names:
 	// where each starts in its block's strings, which the rules of a
@@ -253,6 +256,24 @@ func (r *Rule) SourceSystem() *string { return r.rareBlock().sourceSystem }
 
 // Tags are the tags, shared with other rules: never to be written.
 func (r *Rule) Tags() []string { return listOf(r.tags) }
+
+// Ownership is the ownership list, shared with other rules: never to be
+// written.
+func (r *Rule) Ownership() []Owner {
+	if r.ownership == nil {
+		return nil
+	}
+	return *r.ownership
+}
+
+// WithOwnership is a copy of r whose ownership list is the one l points
+// to (nil for none): what resolving r's owner names makes of it. l is
+// held, not copied, and must not be written once given.
+func (r *Rule) WithOwnership(l *[]Owner) *Rule {
+	out := *r
+	out.ownership = l
+	return &out
+}
 
 // RowFilters are the row_filters entries.
 func (r *Rule) RowFilters() []RowFilter { return r.rareBlock().rowFilters }

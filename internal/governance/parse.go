@@ -268,7 +268,7 @@ func (vs *values) parseField(r *Rule, rare *rareFields, f Field, v *yaml11.Node,
 	case FieldDescription:
 		r.description, err = vs.docText(r, v, fp)
 	case FieldOwnership:
-		r.Ownership, err = vs.ownership(v, fp)
+		r.ownership, err = vs.ownership(v, fp)
 	case FieldRowFilters:
 		rare.rowFilters, err = vs.rowFilters(v, fp)
 	case FieldDcat:
@@ -470,7 +470,7 @@ func (vs *values) stringsRef(v *yaml11.Node, path string) (*[]string, error) {
 	return vs.listRef(out), nil
 }
 
-func (vs *values) ownership(v *yaml11.Node, path string) ([]Owner, error) {
+func (vs *values) ownership(v *yaml11.Node, path string) (*[]Owner, error) {
 	if v.Kind != yaml11.Seq {
 		return nil, typeErr(v, path, "a list of owners")
 	}

@@ -116,8 +116,8 @@ func TestOriginOfEmptyLists(t *testing.T) {
 		if got := placeOf(tt.rule, tt.f); got != tt.want {
 			t.Errorf("%s: %s from %+v, want %+v", tt.name, tt.f.Key(), got, tt.want)
 		}
-		if len(tt.rule.Ownership) != tt.wantOwner {
-			t.Errorf("%s: ownership %v", tt.name, tt.rule.Ownership)
+		if len(tt.rule.Ownership()) != tt.wantOwner {
+			t.Errorf("%s: ownership %v", tt.name, tt.rule.Ownership())
 		}
 	}
 }

@@ -114,7 +114,7 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 			writeOptText(buf, description, ok)
 		case FieldOwnership:
 			buf.WriteByte('[')
-			for i, o := range r.Ownership {
+			for i, o := range r.Ownership() {
 				if i > 0 {
 					buf.WriteByte(',')
 				}

@@ -43,8 +43,8 @@ type valueTables struct {
 	dataspaces map[string]*Dataspace
 	dcats      map[string]*Dcat
 	rares      map[string]*rareFields
-	owners     map[string][]Owner
-	filters    map[string][]RowFilter
+	owners     map[string]*[]Owner
+	filters    map[string]*[]RowFilter
 }
 
 // Values is the values shared by every document parsed with it, across
@@ -189,12 +189,15 @@ func (vs *values) listRef(l []string) *[]string {
 	})
 }
 
-// ownerList is the shared list with l's owners, l being the caller's scratch.
-func (vs *values) ownerList(l []Owner) []Owner {
+// ownerList is the shared list with l's owners, l being the caller's
+// scratch, behind the pointer the values share it by: what a rule holds
+// its ownership by (Rule.Ownership).
+func (vs *values) ownerList(l []Owner) *[]Owner {
 	if vs == nil {
-		return append(make([]Owner, 0, len(l)), l...)
+		shared := append(make([]Owner, 0, len(l)), l...)
+		return &shared
 	}
-	return pairList(vs, l, &vs.owners, func(v *Values) *map[string][]Owner { return &v.owners },
+	return pairList(vs, l, &vs.owners, func(v *Values) *map[string]*[]Owner { return &v.owners },
 		func(o *Owner) (*string, *string) { return &o.Name, &o.Type })
 }
 
@@ -204,28 +207,28 @@ func (vs *values) filterList(l []RowFilter) []RowFilter {
 	if vs == nil {
 		return append(make([]RowFilter, 0, len(l)), l...)
 	}
-	return pairList(vs, l, &vs.filters, func(v *Values) *map[string][]RowFilter { return &v.filters },
+	return *pairList(vs, l, &vs.filters, func(v *Values) *map[string]*[]RowFilter { return &v.filters },
 		func(f *RowFilter) (*string, *string) { return &f.JSON, &f.Handler })
 }
 
 // pairList is the shared list with l's elements, each of them the two
 // strings parts points at; l is the caller's scratch (shareKey: a list
 // seen before costs no key string).
-func pairList[T any](vs *values, l []T, local *map[string][]T, global func(*Values) *map[string][]T, parts func(*T) (*string, *string)) []T {
+func pairList[T any](vs *values, l []T, local *map[string]*[]T, global func(*Values) *map[string]*[]T, parts func(*T) (*string, *string)) *[]T {
 	vs.key = vs.key[:0]
 	for i := range l {
 		a, b := parts(&l[i])
 		vs.keyString(a)
 		vs.keyString(b)
 	}
-	return shareKey(local, vs, global, vs.key, func() []T {
+	return shareKey(local, vs, global, vs.key, func() *[]T {
 		shared := make([]T, len(l))
 		for i := range l {
 			a, b := parts(&l[i])
 			x, y := parts(&shared[i])
 			*x, *y = vs.text(*a), vs.text(*b)
 		}
-		return shared
+		return &shared
 	})
 }
 

@@ -61,7 +61,7 @@ func TestValuesShareAcrossDocuments(t *testing.T) {
 		got, not bool // shared across documents; shared with a document parsed apart
 	}{
 		{"licence", a.Defaults.License == b.Defaults.License, a.Defaults.License == apart.Defaults.License},
-		{"owner list", &a.Defaults.Ownership[0] == &b.Sources[1].Rule.Ownership[0], &a.Defaults.Ownership[0] == &apart.Defaults.Ownership[0]},
+		{"owner list", &a.Defaults.Ownership()[0] == &b.Sources[1].Rule.Ownership()[0], &a.Defaults.Ownership()[0] == &apart.Defaults.Ownership()[0]},
 		{"tag list", &a.Sources[0].Rule.Tags()[0] == &b.Defaults.Tags()[0], &a.Defaults.Tags()[0] == &apart.Defaults.Tags()[0]},
 		{"row filters", &a.Sources[0].Rule.RowFilters()[0] == &b.Sources[0].Rule.RowFilters()[0], &a.Sources[0].Rule.RowFilters()[0] == &apart.Sources[0].Rule.RowFilters()[0]},
 		{"dcat block", a.Defaults.Dcat == b.Defaults.Dcat, a.Defaults.Dcat == apart.Defaults.Dcat},

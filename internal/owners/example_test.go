@@ -60,7 +60,7 @@ sources:
 		panic(err)
 	}
 	rule, _ := resolved.Resolve("datasets.ds_dev_gold.grid_substations")
-	for _, o := range rule.Ownership {
+	for _, o := range rule.Ownership() {
 		uri, _ := reg.CanonicalURI(o.Name)
 		fmt.Println(o.Name, o.Type, uri)
 	}

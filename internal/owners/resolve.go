@@ -117,7 +117,7 @@ type resolver struct {
 	// by the list resolved: the rules of a configuration share their
 	// ownership lists (governance.Values), so one resolution, and one
 	// resolved list, serves every rule stating the same list.
-	resolved map[ownerList][]governance.Owner
+	resolved map[ownerList]*[]governance.Owner
 	scratch  []governance.Owner // ownership's, reused from list to list
 }
 
@@ -137,14 +137,13 @@ func (rs *resolver) rule(r *governance.Rule, where place) *governance.Rule {
 	if r == nil {
 		return nil
 	}
-	out := *r
-	if len(r.Ownership) == 0 {
-		return &out
+	if len(r.Ownership()) == 0 {
+		return r.WithOwnership(nil)
 	}
 	// The copy's list is its own, as it was before ownership shared r's
 	// when nothing changed: clipped, an append to it cannot write into r's.
-	out.Ownership = slices.Clip(rs.ownership(r, where))
-	return &out
+	l := slices.Clip(rs.ownership(r, where))
+	return r.WithOwnership(&l)
 }
 
 // ownership resolves a rule's ownership items, noting names that resolve to
@@ -156,11 +155,12 @@ func (rs *resolver) rule(r *governance.Rule, where place) *governance.Rule {
 // made anew.
 func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owner {
 	out := rs.scratch[:0]
+	written := r.Ownership()
 	var seen map[governance.Owner]bool // for a long list; a short one is scanned
-	if len(r.Ownership) > 8 {
-		seen = make(map[governance.Owner]bool, len(r.Ownership))
+	if len(written) > 8 {
+		seen = make(map[governance.Owner]bool, len(written))
 	}
-	for _, o := range r.Ownership {
+	for _, o := range written {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
 		if !ok {
 			rs.noted++
@@ -176,8 +176,8 @@ func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owne
 		out = append(out, resolved)
 	}
 	rs.scratch = out
-	if slices.Equal(out, r.Ownership) {
-		return r.Ownership
+	if slices.Equal(out, written) {
+		return written
 	}
 	return slices.Clone(out)
 }
@@ -187,29 +187,29 @@ func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owne
 // resolved copy otherwise. Rules are immutable once parsed, so sharing is safe,
 // and a copy of every rule of a large tree would be heap held for nothing.
 func (rs *resolver) shared(r *governance.Rule, where place) *governance.Rule {
-	if r == nil || len(r.Ownership) == 0 {
+	if r == nil || len(r.Ownership()) == 0 {
 		return r
 	}
-	key := ownerList{&r.Ownership[0], len(r.Ownership)}
+	written := r.Ownership()
+	key := ownerList{&written[0], len(written)}
 	owners, known := rs.resolved[key]
 	if !known {
 		noted := rs.noted
-		owners = rs.ownership(r, where) // r's own list when nothing changed
+		l := rs.ownership(r, where) // r's own list when nothing changed
+		owners = &l
 		// A list with a name unresolved is resolved again at each place,
 		// so that each place is noted.
 		if rs.noted == noted {
 			if rs.resolved == nil {
-				rs.resolved = map[ownerList][]governance.Owner{}
+				rs.resolved = map[ownerList]*[]governance.Owner{}
 			}
 			rs.resolved[key] = owners
 		}
 	}
-	if len(owners) > 0 && &owners[0] == &r.Ownership[0] && len(owners) == len(r.Ownership) {
+	if l := *owners; len(l) > 0 && &l[0] == &written[0] && len(l) == len(written) {
 		return r
 	}
-	out := *r
-	out.Ownership = owners
-	return &out
+	return r.WithOwnership(owners)
 }
 
 // note records an unresolved name at a place, once per (name, place).

@@ -100,11 +100,11 @@ func TestResolveConfigOwnership(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]governance.Owner{owner("example-rec", "DATA_OWNER"), owner("example-rec", "DATA_STEWARD")}, got.Defaults.Ownership); diff != "" {
+	if diff := cmp.Diff([]governance.Owner{owner("example-rec", "DATA_OWNER"), owner("example-rec", "DATA_STEWARD")}, got.Defaults.Ownership()); diff != "" {
 		t.Errorf("defaults: a placeholder beside its id collapses, two types stay (-want +got):\n%s", diff)
 	}
 	a := got.Source("datasets.a").Rule
-	if diff := cmp.Diff([]governance.Owner{owner("ghost", "OWNER"), owner("example-dso", "OWNER")}, a.Ownership); diff != "" {
+	if diff := cmp.Diff([]governance.Owner{owner("ghost", "OWNER"), owner("example-dso", "OWNER")}, a.Ownership()); diff != "" {
 		t.Errorf("datasets.a (-want +got):\n%s", diff)
 	}
 	if !got.Source("datasets.d").Rule.Set.Has(governance.FieldOwnership) || got.Source("datasets.c").Rule.Set.Has(governance.FieldOwnership) {
@@ -117,10 +117,10 @@ func TestResolveConfigOwnership(t *testing.T) {
 	if diff := cmp.Diff([]string{"datasets.a", "datasets.b", "datasets.c", "datasets.d"}, keys); diff != "" {
 		t.Errorf("sources order (-want +got):\n%s", diff)
 	}
-	if r, _ := got.Resolve("datasets.a"); r.Ownership[1].Name != "example-dso" {
-		t.Errorf("resolution of the new document uses the resolved blocks: %v", r.Ownership)
+	if r, _ := got.Resolve("datasets.a"); r.Ownership()[1].Name != "example-dso" {
+		t.Errorf("resolution of the new document uses the resolved blocks: %v", r.Ownership())
 	}
-	if uri, _ := reg.CanonicalURI(a.Ownership[1].Name); uri != "did:web:dso.example" {
+	if uri, _ := reg.CanonicalURI(a.Ownership()[1].Name); uri != "did:web:dso.example" {
 		t.Errorf("canonical URI after resolution = %q", uri)
 	}
 	after, _ := cfg.MarshalJSON()
@@ -176,10 +176,10 @@ func TestResolveOwnershipRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]governance.Owner{owner("example-rec", "A"), owner("nobody", "B")}, got.Ownership); diff != "" {
+	if diff := cmp.Diff([]governance.Owner{owner("example-rec", "A"), owner("nobody", "B")}, got.Ownership()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if title, _ := got.Title(); title != "t" || rule.Ownership[0].Name != "rec" {
+	if title, _ := got.Title(); title != "t" || rule.Ownership()[0].Name != "rec" {
 		t.Error("other fields kept, input untouched")
 	}
 	if diff := cmp.Diff([]warn{{WarnUnresolvedOwner, 1, "unresolved owner name 'nobody' in <rule> — kept as written"}}, warns(ws)); diff != "" {
@@ -207,7 +207,7 @@ sources:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := got.Source("a").Rule.Ownership, got.Source("b").Rule.Ownership
+	a, b := got.Source("a").Rule.Ownership(), got.Source("b").Rule.Ownership()
 	if diff := cmp.Diff([]governance.Owner{owner("example-dso", "OWNER")}, a); diff != "" {
 		t.Errorf("a (-want +got):\n%s", diff)
 	}
@@ -231,19 +231,19 @@ sources:
 func TestResolveConfigOwnershipAfterResolve(t *testing.T) {
 	reg := mustParse(t, registryText)
 	cfg := parseConfig(t, configText)
-	if r, _ := cfg.Resolve("datasets.a"); r.Ownership[1].Name != "grid" {
-		t.Fatalf("as written: %v", r.Ownership)
+	if r, _ := cfg.Resolve("datasets.a"); r.Ownership()[1].Name != "grid" {
+		t.Fatalf("as written: %v", r.Ownership())
 	}
 	got, _, err := ResolveConfigOwnership(cfg, reg, false, map[string]string{"grid": "example-dso"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"datasets.a"} {
-		if r, _ := got.Resolve(name); r.Ownership[1].Name != "example-dso" {
-			t.Errorf("%s resolved after the source answered as written: %v", name, r.Ownership)
+		if r, _ := got.Resolve(name); r.Ownership()[1].Name != "example-dso" {
+			t.Errorf("%s resolved after the source answered as written: %v", name, r.Ownership())
 		}
 	}
-	if r, _ := cfg.Resolve("datasets.a"); r.Ownership[1].Name != "grid" {
-		t.Errorf("the input configuration answers resolved names: %v", r.Ownership)
+	if r, _ := cfg.Resolve("datasets.a"); r.Ownership()[1].Name != "grid" {
+		t.Errorf("the input configuration answers resolved names: %v", r.Ownership())
 	}
 }

@@ -82,7 +82,7 @@ func NewIndex(app string, cfg *governance.Config, reg owners.Lookup) *Index {
 				inherit |= f.f
 			}
 		}
-		if len(r.Ownership) > 0 {
+		if len(r.Ownership()) > 0 {
 			own |= Owner
 		} else {
 			inherit |= Owner
@@ -144,7 +144,7 @@ func (b *builder) rule(r *governance.Rule, pos int, fields Field) {
 		}
 	}
 	if fields.Has(Owner) {
-		for _, o := range r.Ownership {
+		for _, o := range r.Ownership() {
 			b.add(o.Name, pos, Owner)
 			if e := b.owner(o.Name); e != nil {
 				if e.Name != nil {

@@ -213,7 +213,7 @@ func documents(app string, cfg *governance.Config, reg owners.Lookup) []document
 		for _, tag := range r.Tags() {
 			fields[Tag] = append(fields[Tag], Words(tag)...)
 		}
-		for _, o := range r.Ownership {
+		for _, o := range r.Ownership() {
 			fields[Owner] = append(fields[Owner], Words(o.Name)...)
 			if e := reg.ByID(o.Name); e != nil {
 				if e.Name != nil {

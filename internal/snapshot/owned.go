@@ -14,9 +14,9 @@ import (
 func (d *Dataset) Owners() []governance.Owner {
 	c := d.App.Config
 	if d.pos < 0 {
-		return c.Defaults.Ownership
+		return c.Defaults.Ownership()
 	}
-	return governance.MergeOwnership(c.Defaults.Ownership, c.Sources[d.pos].Rule.Ownership)
+	return governance.MergeOwnership(c.Defaults.Ownership(), c.Sources[d.pos].Rule.Ownership())
 }
 
 // ownedIndex maps every ownership name the served rules state to the

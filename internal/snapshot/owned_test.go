@@ -34,10 +34,10 @@ func TestOwnersWithoutMerging(t *testing.T) {
 	for name, s := range servedTrees(t) {
 		want := map[string][]string{}
 		for _, d := range s.Datasets() {
-			if diff := cmp.Diff(d.Rule().Ownership, d.Owners()); diff != "" {
+			if diff := cmp.Diff(d.Rule().Ownership(), d.Owners()); diff != "" {
 				t.Errorf("%s %s: owners (-merged +read):\n%s", name, d.ID(), diff)
 			}
-			for _, o := range d.Rule().Ownership {
+			for _, o := range d.Rule().Ownership() {
 				if k := d.App.Name + "/" + d.ID(); !slices.Contains(want[o.Name], k) {
 					want[o.Name] = append(want[o.Name], k)
 				}
@@ -85,7 +85,7 @@ func TestPage(t *testing.T) {
 		{"glob", Filter{Query: mustQuery(t, "*gold*")}, func(d *Dataset) bool { return governance.CompileGlob("*gold*").Match(d.ID()) }},
 		{"not listed", Filter{Expose: &no}, func(d *Dataset) bool { return !d.Expose }},
 		{"owner", Filter{Owner: s.OwnershipNames()[0]}, func(d *Dataset) bool {
-			return slices.ContainsFunc(d.Rule().Ownership, func(o governance.Owner) bool { return o.Name == s.OwnershipNames()[0] })
+			return slices.ContainsFunc(d.Rule().Ownership(), func(o governance.Owner) bool { return o.Name == s.OwnershipNames()[0] })
 		}},
 		{"glob and exposed", Filter{Query: mustQuery(t, "datasets.*"), Expose: &yes}, func(d *Dataset) bool {
 			return governance.CompileGlob("datasets.*").Match(d.ID()) && d.Expose
