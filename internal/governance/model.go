@@ -296,7 +296,7 @@ func (r *Rule) Origin(f Field) Origin {
 
 // pos is field f's position; the zero position when none is recorded.
 func (r *Rule) pos(f Field) position {
-	for b := r.places; len(b) > 0; {
+	for b := r.readPlaces(); b.more(); {
 		e, g, isField := b.next()
 		if !isField || g > f {
 			break
