@@ -12,25 +12,30 @@ import (
 // literal, and a reversed range matches nothing. Go's path.Match differs on
 // every one of those points.
 //
-// A Glob keeps the pattern's text and a short program over it: runs of
+// A Glob is the pattern's text and a short program over it: runs of
 // literal text are byte ranges of the pattern, compared as bytes, so a
 // compiled pattern is a few ops whatever its length, and the matcher jumps
 // to the next place a run occurs instead of trying every position. A Glob
 // is immutable and safe for concurrent use.
+//
+// A Glob is a view: its ops and its classes' ranges may be parts of
+// longer lists, an Index's globs being held back to back in one of each
+// (globSet), none of them holding a pointer.
 type Glob struct {
-	text    string
-	ops     []op
-	classes []class
+	text   string
+	ops    []op
+	ranges [][2]rune // the classes' ranges: an opClass's are ranges[start:end]
 }
 
 type opKind uint8
 
 const (
-	opLit   opKind = iota // text[start:end], valid UTF-8, compared as bytes
-	opRune                // one character that is not valid UTF-8 in the pattern (globbytes.go)
-	opAny                 // ?
-	opStar                // * (a run of stars is one)
-	opClass               // [...]: classes[start]
+	opLit      opKind = iota // text[start:end], valid UTF-8, compared as bytes
+	opRune                   // one character that is not valid UTF-8 in the pattern (globbytes.go)
+	opAny                    // ?
+	opStar                   // * (a run of stars is one)
+	opClass                  // [...]: a character in one of ranges[start:end]
+	opNotClass               // [!...]: a character in none of ranges[start:end]
 )
 
 // An op is 12 bytes: a glob's program is most of what it holds. An
@@ -38,17 +43,11 @@ const (
 // (escapedByte).
 type op struct {
 	kind       opKind
-	start, end int32 // opLit and opRune: the bytes of the pattern; opClass: start is the class
+	start, end int32 // opLit and opRune: the bytes of the pattern; a class: its ranges
 }
 
 // escapedByte is the character an opRune stands for: its byte, escaped.
 func (g *Glob) escapedByte(o *op) rune { return 0xDC00 + rune(g.text[o.start]) }
-
-type class struct {
-	negated bool
-	members []rune    // literal members
-	ranges  [][2]rune // inclusive ranges
-}
 
 // HasMeta reports whether a key can match anything but itself.
 func HasMeta(key string) bool { return strings.ContainsAny(key, "*?[") }
@@ -56,21 +55,29 @@ func HasMeta(key string) bool { return strings.ContainsAny(key, "*?[") }
 // Compile compiles a pattern. Every pattern compiles: a malformed bracket
 // reads as literals, as in Python. It panics on a pattern of 2 GiB or more.
 func Compile(pattern string) *Glob {
+	var buf [8]op
+	ops, ranges := compile(buf[:0], nil, pattern)
+	return &Glob{text: pattern, ops: slices.Clone(ops), ranges: ranges}
+}
+
+// compile appends pattern's program to ops, and its classes' ranges to
+// ranges: an op's bytes are offsets in pattern, a class's ranges offsets
+// in ranges. It panics on a pattern of 2 GiB or more, or beyond 2³¹
+// ranges.
+func compile(ops []op, ranges [][2]rune, pattern string) ([]op, [][2]rune) {
 	if len(pattern) >= 1<<31-1 {
 		panic("keyindex: pattern too long")
 	}
-	g := &Glob{text: pattern}
-	var buf [8]op
-	ops := buf[:0]
 	// The characters of a bracket expression, read only when there is one:
 	// invalid UTF-8 is read byte by byte (globbytes.go), offs[i] is where the
 	// i-th character starts.
 	var p []rune
 	var offs []int32
+	first := len(ops)
 	lit := -1 // the byte a literal run being read starts at
 	flush := func(end int) {
 		if lit >= 0 {
-			ops = g.appendLiteral(ops, lit, end)
+			ops = appendLiteral(ops, pattern, lit, end)
 			lit = -1
 		}
 	}
@@ -78,7 +85,7 @@ func Compile(pattern string) *Glob {
 		switch pattern[i] {
 		case '*':
 			flush(i)
-			if n := len(ops); n == 0 || ops[n-1].kind != opStar {
+			if n := len(ops); n == first || ops[n-1].kind != opStar {
 				ops = append(ops, op{kind: opStar})
 			}
 			i++
@@ -91,7 +98,10 @@ func Compile(pattern string) *Glob {
 				p, offs = escapedRunes(pattern)
 			}
 			at, _ := slices.BinarySearch(offs, int32(i))
-			c, next, ok := parseClass(p, at)
+			from := len(ranges)
+			var negated, ok bool
+			var next int
+			ranges, negated, next, ok = parseClass(ranges, p, at)
 			if !ok {
 				if lit < 0 {
 					lit = i // an unclosed [ is a literal
@@ -99,9 +109,15 @@ func Compile(pattern string) *Glob {
 				i++
 				continue
 			}
+			if len(ranges) > 1<<31-1 {
+				panic("keyindex: too many classes")
+			}
 			flush(i)
-			ops = append(ops, op{kind: opClass, start: int32(len(g.classes))})
-			g.classes = append(g.classes, c)
+			kind := opClass
+			if negated {
+				kind = opNotClass
+			}
+			ops = append(ops, op{kind: kind, start: int32(from), end: int32(len(ranges))})
 			i = int(offs[next])
 		default:
 			if lit < 0 {
@@ -111,30 +127,21 @@ func Compile(pattern string) *Glob {
 		}
 	}
 	flush(len(pattern))
-	g.ops = slices.Clone(ops)
-	g.classes = clip(g.classes)
-	return g
-}
-
-func clip[E any](s []E) []E {
-	if len(s) == 0 {
-		return nil
-	}
-	return s[:len(s):len(s)]
+	return ops, ranges
 }
 
 // appendLiteral appends the bytes pattern[from:to] as literal ops: the
 // valid UTF-8 stretches as byte ranges of the pattern, each byte of an
 // invalid sequence as a character of its own.
-func (g *Glob) appendLiteral(ops []op, from, to int) []op {
+func appendLiteral(ops []op, pattern string, from, to int) []op {
 	for i := from; i < to; {
 		j := i
 		for j < to {
-			if g.text[j] < utf8.RuneSelf {
+			if pattern[j] < utf8.RuneSelf {
 				j++
 				continue
 			}
-			r, size := decodeEscaped(g.text[j:to])
+			r, size := decodeEscaped(pattern[j:to])
 			if isEscaped(r) {
 				break
 			}
@@ -165,9 +172,12 @@ func (g *Glob) isPrefixStar() bool {
 func (g *Glob) String() string { return g.text }
 
 // parseClass reads a bracket expression starting at p[start] == '[' the way
-// fnmatch.translate does (governance-format.md §7.2). ok is false when the
-// bracket is never closed.
-func parseClass(p []rune, start int) (class, int, bool) {
+// fnmatch.translate does (governance-format.md §7.2), appending the class's
+// ranges to ranges: a character is in the class if it is in one of them, a
+// single member m being the range [m, m]. next is the character after the
+// closing ]. ok is false, and ranges as given, when the bracket is never
+// closed.
+func parseClass(ranges [][2]rune, p []rune, start int) (_ [][2]rune, negated bool, next int, ok bool) {
 	j := start + 1
 	if j < len(p) && p[j] == '!' {
 		j++
@@ -179,12 +189,11 @@ func parseClass(p []rune, start int) (class, int, bool) {
 		j++
 	}
 	if j >= len(p) {
-		return class{}, 0, false
+		return ranges, false, 0, false
 	}
 	body := p[start+1 : j]
-	var c class
 	if len(body) > 0 && body[0] == '!' {
-		c.negated = true
+		negated = true
 		body = body[1:]
 	}
 	chunks := splitChunks(body)
@@ -214,14 +223,14 @@ func parseClass(p []rune, start int) (class, int, bool) {
 	}
 	for i := 0; i < len(items); {
 		if i+2 < len(items) && !items[i].sep && items[i+1].sep && !items[i+2].sep {
-			c.ranges = append(c.ranges, [2]rune{items[i].r, items[i+2].r})
+			ranges = append(ranges, [2]rune{items[i].r, items[i+2].r})
 			i += 3
 			continue
 		}
-		c.members = append(c.members, items[i].r)
+		ranges = append(ranges, [2]rune{items[i].r, items[i].r})
 		i++
 	}
-	return c, j + 1, true
+	return ranges, negated, j + 1, true
 }
 
 // splitChunks splits a bracket body at separator hyphens: the first '-' at index
@@ -263,23 +272,14 @@ func splitChunks(b []rune) [][]rune {
 	return chunks
 }
 
-func (c *class) match(r rune) bool {
-	in := false
-	for _, m := range c.members {
-		if m == r {
-			in = true
-			break
+// inClass reports whether r is in one of ranges, or, negated, in none.
+func inClass(ranges [][2]rune, negated bool, r rune) bool {
+	for _, rg := range ranges {
+		if rg[0] <= r && r <= rg[1] {
+			return !negated
 		}
 	}
-	if !in {
-		for _, rg := range c.ranges {
-			if rg[0] <= r && r <= rg[1] {
-				in = true
-				break
-			}
-		}
-	}
-	return in != c.negated
+	return negated
 }
 
 // Match reports whether the whole name matches the whole pattern.
@@ -317,7 +317,7 @@ func (g *Glob) Match(name string) bool {
 			default:
 				if ni < len(name) {
 					r, size := decodeEscaped(name[ni:])
-					if o.kind == opAny || o.kind == opRune && r == g.escapedByte(o) || o.kind == opClass && g.classes[o.start].match(r) {
+					if o.kind == opAny || o.kind == opRune && r == g.escapedByte(o) || (o.kind == opClass || o.kind == opNotClass) && inClass(g.ranges[o.start:o.end], o.kind == opNotClass, r) {
 						ni += size
 						oi++
 						continue

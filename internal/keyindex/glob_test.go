@@ -112,9 +112,10 @@ func referenceMatch(pattern, name string) bool {
 	p, _ := escapedRunes(pattern)
 	n, _ := escapedRunes(name)
 	type tok struct {
-		kind byte // 'l' literal, '?', '*', 'c' class
-		r    rune
-		c    class
+		kind    byte // 'l' literal, '?', '*', 'c' class
+		r       rune
+		ranges  [][2]rune
+		negated bool
 	}
 	var toks []tok
 	for i := 0; i < len(p); {
@@ -126,8 +127,8 @@ func referenceMatch(pattern, name string) bool {
 			toks = append(toks, tok{kind: '?'})
 			i++
 		case '[':
-			if c, next, ok := parseClass(p, i); ok {
-				toks = append(toks, tok{kind: 'c', c: c})
+			if ranges, negated, next, ok := parseClass(nil, p, i); ok {
+				toks = append(toks, tok{kind: 'c', ranges: ranges, negated: negated})
 				i = next
 				continue
 			}
@@ -153,7 +154,7 @@ func referenceMatch(pattern, name string) bool {
 					next[k] = true
 				}
 			default:
-				if j < len(n) && (t.kind == '?' || t.kind == 'l' && t.r == n[j] || t.kind == 'c' && t.c.match(n[j])) {
+				if j < len(n) && (t.kind == '?' || t.kind == 'l' && t.r == n[j] || t.kind == 'c' && inClass(t.ranges, t.negated, n[j])) {
 					next[j+1] = true
 				}
 			}
