@@ -172,10 +172,16 @@ func (ix *Index) Repeats() []Repeat { return ix.repeats }
 // Key returns the key at position i, as stored in the index.
 func (ix *Index) Key(i int) string {
 	if ix.parts != nil {
-		k := ix.partOf[i]
-		return ix.parts[k].Key(i - int(ix.starts[k]))
+		return ix.partKey(i)
 	}
 	return ix.keys[ix.offs[i]:ix.offs[i+1]]
+}
+
+// partKey is Key in a join: apart, so that Key, small enough to inline,
+// costs a call only there.
+func (ix *Index) partKey(i int) string {
+	k := ix.partOf[i]
+	return ix.parts[k].Key(i - int(ix.starts[k]))
 }
 
 // Len is the number of keys indexed, repeats included.
