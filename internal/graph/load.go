@@ -71,16 +71,16 @@ func (p *Pipeline) Keys() []string {
 	return out
 }
 
-// glob is key k compiled, nil when it has no metacharacter: the
+// glob is key k compiled, ok false when it has no metacharacter: the
 // configuration's own glob, which matching then does not compile again.
-func (p *Pipeline) glob(k int) *keyindex.Glob {
+func (p *Pipeline) glob(k int) (g keyindex.Glob, ok bool) {
 	if p.keys != nil {
 		return p.keys.Glob(k)
 	}
 	if key := p.Produces[k]; keyindex.HasMeta(key) {
-		return keyindex.Compile(key)
+		return *keyindex.Compile(key), true
 	}
-	return nil
+	return keyindex.Glob{}, false
 }
 
 // App is the part of the name after the last "/": the directory name a

@@ -51,7 +51,11 @@ func (g *Graph) matchKeys(deps *keyindex.Index, from, to int, keep func(dep int3
 	for p := from; p < to; p++ {
 		pl := &g.Pipelines[p]
 		for k := range pl.KeyCount() {
-			ids = lookupGlob(deps, pl.Key(k), pl.glob(k), ids)
+			var glob *keyindex.Glob
+			if kg, ok := pl.glob(k); ok {
+				glob = &kg
+			}
+			ids = lookupGlob(deps, pl.Key(k), glob, ids)
 			for _, d := range ids {
 				if keep == nil || keep(d) {
 					dst = append(dst, keyHit{dep: d, key: g.keyStart[p] + int32(k)})

@@ -23,11 +23,17 @@ type Index struct {
 	exact *strindex.Index // text → first position; exact.Key(i) is entry i's text
 	next  []int32         // the next entry with the same text, or -1; nil when no text repeats
 
-	// The entries with a metacharacter, ascending, and each compiled:
-	// globs[k] is entry globAt[k]. Listed rather than kept in a table by
-	// entry, which would be mostly nil: most keys are literal.
+	// The entries with a metacharacter, ascending: glob k is entry
+	// globAt[k]. Listed rather than kept in a table by entry, which would
+	// be mostly nil: most keys are literal.
 	globAt []int32
-	globs  []*Glob
+	// Where the globs are compiled: an index made by New holds its own in
+	// one set; a join reads its parts' sets where they are, glob k being
+	// glob k - setFirst[s] of sets[s], s = setOf[k] (both nil with one
+	// set).
+	sets     []*globSet
+	setOf    []int32
+	setFirst []int32
 
 	// What AppendPatterns looks up and what AppendTexts looks up, each
 	// built when first asked (or, for the first, by FileGlobs). An app's
@@ -38,6 +44,43 @@ type Index struct {
 	patterns     *patternIndex
 	textsOnce    sync.Once
 	texts        *textIndex
+}
+
+// globSet is the globs of an index made by New, compiled back to back,
+// with no pointer among them for the collector to follow: glob j's
+// program is ops[start[j]:start[j+1]], over its entry's text as the index
+// holds it, and its classes' ranges are in ranges. A set is a handful of
+// allocations however many globs it holds, where a Glob of their own
+// would be two or three a glob (the Glob, its ops, its ranges), each
+// holding pointers the collector follows.
+type globSet struct {
+	ops    []op
+	start  []int32
+	ranges [][2]rune
+}
+
+// where is the set glob k is held in, and the index's number for the
+// set's first glob.
+func (ix *Index) where(k int) (set, first int32) {
+	if ix.setOf == nil {
+		return 0, 0
+	}
+	set = ix.setOf[k]
+	return set, ix.setFirst[set]
+}
+
+// glob is glob k of the index, viewed where it is held.
+func (ix *Index) glob(k int) Glob { return ix.globOf(k, int(ix.globAt[k])) }
+
+// globOf is glob k, entry i.
+func (ix *Index) globOf(k, i int) Glob {
+	s, first := ix.where(k)
+	set, j := ix.sets[s], k-int(first)
+	return Glob{
+		text:   ix.exact.Key(i),
+		ops:    set.ops[set.start[j]:set.start[j+1]],
+		ranges: set.ranges,
+	}
 }
 
 // patternIndex holds the globs, each filed under one of its anchors
@@ -87,14 +130,24 @@ func New(texts []string) *Index {
 	if n == 0 {
 		return ix
 	}
-	ix.globAt, ix.globs = make([]int32, 0, n), make([]*Glob, 0, n)
+	ix.globAt = make([]int32, 0, n)
+	set := &globSet{start: make([]int32, 0, n+1)}
 	for i, t := range texts {
-		if HasMeta(t) {
-			ix.globAt = append(ix.globAt, int32(i))
-			// The index's copy of the text: the glob reads its runs there.
-			ix.globs = append(ix.globs, Compile(ix.exact.Key(i)))
+		if !HasMeta(t) {
+			continue
 		}
+		if len(set.ops) > 1<<31-1 {
+			panic("keyindex: too many globs")
+		}
+		ix.globAt = append(ix.globAt, int32(i))
+		set.start = append(set.start, int32(len(set.ops)))
+		// Over the index's copy of the text, where the glob reads its runs.
+		set.ops, set.ranges = compile(set.ops, set.ranges, ix.exact.Key(i))
 	}
+	set.start = append(set.start, int32(len(set.ops)))
+	// Each held at its size, the appends' spare room let go.
+	set.ops, set.ranges = slices.Clone(set.ops), slices.Clone(set.ranges)
+	ix.sets = []*globSet{set}
 	return ix
 }
 
@@ -104,28 +157,39 @@ func New(texts []string) *Index {
 // compilation and no second copy of them.
 func Join(parts []*Index) *Index {
 	exact := make([]*strindex.Index, len(parts))
-	nGlobs := 0
+	nGlobs, nSets := 0, 0
 	for k, p := range parts {
 		exact[k] = p.exact
-		nGlobs += len(p.globs)
-	}
-	var globAt []int32
-	var globs []*Glob
-	if nGlobs > 0 {
-		globAt, globs = make([]int32, 0, nGlobs), make([]*Glob, 0, nGlobs)
-		at := int32(0)
-		for _, p := range parts {
-			for _, i := range p.globAt {
-				globAt = append(globAt, at+i)
-			}
-			globs = append(globs, p.globs...)
-			at += int32(p.Len())
-		}
+		nGlobs, nSets = nGlobs+len(p.globAt), nSets+len(p.sets)
 	}
 	// The parts hold their texts packed: the joined index reads them
 	// there rather than copying every key's bytes, or even every key's
 	// string header, a second time.
-	ix := &Index{exact: strindex.Join(exact), globAt: globAt, globs: globs}
+	ix := &Index{exact: strindex.Join(exact)}
+	if nGlobs > 0 {
+		ix.globAt = make([]int32, 0, nGlobs)
+		ix.sets = make([]*globSet, 0, nSets)
+		if nSets > 1 {
+			ix.setOf, ix.setFirst = make([]int32, 0, nGlobs), make([]int32, 0, nSets)
+		}
+		at := int32(0)
+		for _, p := range parts {
+			s0, g0 := int32(len(ix.sets)), int32(len(ix.globAt))
+			ix.sets = append(ix.sets, p.sets...)
+			for k, i := range p.globAt {
+				ix.globAt = append(ix.globAt, at+i)
+				if ix.setOf != nil {
+					// A set's globs are consecutive and it holds one at least.
+					s, first := p.where(k)
+					ix.setOf = append(ix.setOf, s0+s)
+					if k == int(first) {
+						ix.setFirst = append(ix.setFirst, g0+first)
+					}
+				}
+			}
+			at += int32(p.Len())
+		}
+	}
 	ix.linkRepeats()
 	return ix
 }
@@ -171,14 +235,15 @@ func (ix *Index) linkRepeats() {
 // the two passes made a list the size of the tree's globs each time.
 func (ix *Index) fileGlobs() *patternIndex {
 	pi := &patternIndex{}
-	if len(ix.globs) == 0 {
+	if len(ix.globAt) == 0 {
 		return pi
 	}
 	var scratch []anchor
 	// How many globs hold each anchor, and the bucket of those filed
 	// under it; about one anchor a glob in a tree's keys.
-	freq := make(map[anchor]anchorUse, len(ix.globs))
-	for _, g := range ix.globs {
+	freq := make(map[anchor]anchorUse, len(ix.globAt))
+	for k := range ix.globAt {
+		g := ix.glob(k)
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		for _, a := range scratch {
 			u := freq[a]
@@ -187,8 +252,9 @@ func (ix *Index) fileGlobs() *patternIndex {
 		}
 	}
 	var builders [numAnchorKinds]bucketBuilder
-	filed := make([]filedGlob, 0, len(ix.globs))
-	for k, g := range ix.globs {
+	filed := make([]filedGlob, 0, len(ix.globAt))
+	for k := range ix.globAt {
+		g := ix.glob(k)
 		e := globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(g.runes())}
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		if len(scratch) == 0 {
@@ -300,17 +366,17 @@ func (ix *Index) Len() int { return ix.exact.Len() }
 // Text is entry i's text, as the index holds it.
 func (ix *Index) Text(i int) string { return ix.exact.Key(i) }
 
-// Glob is entry i compiled as a glob, nil when its text has no
-// metacharacter.
-func (ix *Index) Glob(i int) *Glob {
+// Glob is entry i compiled as a glob, as the index holds it; ok is false
+// when its text has no metacharacter.
+func (ix *Index) Glob(i int) (g Glob, ok bool) {
 	if k, ok := slices.BinarySearch(ix.globAt, int32(i)); ok {
-		return ix.globs[k]
+		return ix.glob(k), true
 	}
-	return nil
+	return Glob{}, false
 }
 
 // Globs is the number of entries with a metacharacter.
-func (ix *Index) Globs() int { return len(ix.globs) }
+func (ix *Index) Globs() int { return len(ix.globAt) }
 
 // Lookup returns the first entry spelled exactly as name, or -1.
 func (ix *Index) Lookup(name string) int { return ix.exact.Lookup(name) }
@@ -371,7 +437,7 @@ func (ix *Index) AppendLongestIn(dst []int32, name string, lo, hi int) []int32 {
 // returned rather than kept in a struct behind a pointer, so that a
 // caller's buffer stays on its stack.)
 func (ix *Index) scan(dst []int32, name string, longest bool, lo, hi int32) []int32 {
-	if len(ix.globs) == 0 {
+	if len(ix.globAt) == 0 {
 		return dst
 	}
 	pi := ix.patternSide()
@@ -423,8 +489,13 @@ func (ix *Index) try(dst []int32, n0 int, best int32, bucket []globEntry, name s
 		if e.runes < best {
 			return dst, best
 		}
-		if e.id < lo || e.id >= hi || !e.sure && !ix.globs[e.glob].Match(name) {
+		if e.id < lo || e.id >= hi {
 			continue
+		}
+		if !e.sure {
+			if g := ix.globOf(int(e.glob), int(e.id)); !g.Match(name) {
+				continue
+			}
 		}
 		if best >= -1 && e.runes > best {
 			best, dst = e.runes, dst[:n0]

@@ -114,8 +114,14 @@ func checkIndex(t *testing.T, ix *Index, texts []string, queries []string) {
 		if got := ix.Text(i); got != texts[i] {
 			t.Errorf("Text(%d) = %q, want %q", i, got, texts[i])
 		}
-		if g := ix.Glob(i); (g != nil) != HasMeta(texts[i]) || g != nil && g.text != texts[i] {
-			t.Errorf("Glob(%d) = %v for %q", i, g, texts[i])
+		g, ok := ix.Glob(i)
+		if ok != HasMeta(texts[i]) || ok && g.String() != texts[i] {
+			t.Errorf("Glob(%d) = %q, %v for %q", i, g.String(), ok, texts[i])
+		}
+		for _, q := range queries {
+			if want := Compile(texts[i]); ok && g.Match(q) != want.Match(q) {
+				t.Errorf("Glob(%d).Match(%q) = %v, Compile(%q) says %v", i, q, g.Match(q), texts[i], want.Match(q))
+			}
 		}
 		if HasMeta(texts[i]) {
 			globs++
@@ -248,8 +254,12 @@ func TestJoin(t *testing.T) {
 			t.Errorf("AppendEqual(%q) (-want +got):\n%s", q, diff)
 		}
 	}
-	if ix.Glob(1) != ixs[0].Glob(1) || ix.Glob(5) != ixs[3].Glob(1) {
-		t.Error("Join compiled a glob its parts had compiled")
+	for _, c := range []struct{ joined, part, entry int }{{1, 0, 1}, {4, 3, 0}, {5, 3, 1}, {6, 3, 2}} {
+		g, _ := ix.Glob(c.joined)
+		h, _ := ixs[c.part].Glob(c.entry)
+		if &g.ops[0] != &h.ops[0] {
+			t.Errorf("Join's glob %d is not part %d's glob %d, as compiled there", c.joined, c.part, c.entry)
+		}
 	}
 }
 
