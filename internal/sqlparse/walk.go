@@ -48,11 +48,9 @@ func walkChildren(v Visitor, n Node) {
 	switch x := n.(type) {
 	// Queries.
 	case *Query:
-		for _, c := range x.With {
-			Walk(v, c)
-		}
+		walkEach(v, x.With)
 		walkNode(v, x.Body)
-		walkOrder(v, x.OrderBy)
+		walkEach(v, x.OrderBy)
 		walkExprs(v, x.Limit, x.Offset)
 	case *CTE:
 		Walk(v, x.Query)
@@ -65,28 +63,22 @@ func walkChildren(v Visitor, n Node) {
 		}
 	case *Select:
 		walkExprs(v, x.DistinctOn...)
-		for _, it := range x.Items {
-			Walk(v, it)
-		}
+		walkEach(v, x.Items)
 		for _, t := range x.From {
 			walkNode(v, t)
 		}
 		walkExprs(v, x.Where)
 		walkExprs(v, x.GroupBy...)
 		walkExprs(v, x.Having, x.Qualify)
-		for _, w := range x.Windows {
-			Walk(v, w)
-		}
+		walkEach(v, x.Windows)
 	case *SelectItem:
-		for _, r := range x.Replace {
-			Walk(v, r)
-		}
+		walkEach(v, x.Replace)
 		walkExprs(v, x.Expr)
 	case *NamedWindow:
 		Walk(v, x.Spec)
 	case *Window:
 		walkExprs(v, x.PartitionBy...)
-		walkOrder(v, x.OrderBy)
+		walkEach(v, x.OrderBy)
 		walkExprs(v, x.FrameExprs...)
 	case *OrderItem:
 		walkExprs(v, x.Expr)
@@ -121,8 +113,8 @@ func walkExprChildren(v Visitor, n Node) {
 		walkExprs(v, x.X)
 	case *Func:
 		walkExprs(v, x.Args...)
-		walkOrder(v, x.OrderBy)
-		walkOrder(v, x.WithinGroup)
+		walkEach(v, x.OrderBy)
+		walkEach(v, x.WithinGroup)
 		walkExprs(v, x.Filter)
 		if x.Over != nil {
 			Walk(v, x.Over)
@@ -193,9 +185,10 @@ func walkExprs(v Visitor, list ...Expr) {
 	}
 }
 
-func walkOrder(v Visitor, items []*OrderItem) {
-	for _, it := range items {
-		Walk(v, it)
+// walkEach walks each node of a list none of whose entries is nil.
+func walkEach[N Node](v Visitor, list []N) {
+	for _, n := range list {
+		Walk(v, n)
 	}
 }
 
