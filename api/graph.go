@@ -361,6 +361,28 @@ func matchKind(a, b string) string {
 	return "glob"
 }
 
+// producerItems are ps, producers of the dataset name in g, as the
+// answers list them.
+func producerItems(g *graph.Graph, name string, ps []graph.Producer) []producerItem {
+	items := make([]producerItem, len(ps))
+	for i, p := range ps {
+		items[i] = producerItem{Pipeline: p.Pipeline, Output: p.Key, Match: matchKind(name, p.Key), Active: active(g, p.Pipeline)}
+	}
+	return items
+}
+
+// consumerItems are cs, consumers of the dataset name in g, as the
+// answers list them.
+func consumerItems(g *graph.Graph, name string, cs []graph.Consumer) []consumerItem {
+	items := make([]consumerItem, len(cs))
+	for i, c := range cs {
+		d := c.Dependency
+		items[i] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
+			Match: matchKind(name, d.Dataset), Active: active(g, c.Pipeline)}
+	}
+	return items
+}
+
 func active(g *graph.Graph, name string) bool {
 	p := g.Find(name)
 	return p != nil && p.Active
@@ -408,20 +430,11 @@ func newPipelineBody(revision string, overlays bool, g *graph.Graph, node graph.
 	}
 	for i, in := range node.Inputs {
 		d := in.Dependency
-		items := make([]producerItem, len(in.Producers))
-		for j, pr := range in.Producers {
-			items[j] = producerItem{Pipeline: pr.Pipeline, Output: pr.Key, Match: matchKind(d.Dataset, pr.Key), Active: active(g, pr.Pipeline)}
-		}
-		body.Inputs[i] = pipelineInput{Dataset: d.Dataset, External: d.External, Optional: d.Optional, Description: d.Description, Producers: items}
+		body.Inputs[i] = pipelineInput{Dataset: d.Dataset, External: d.External, Optional: d.Optional, Description: d.Description,
+			Producers: producerItems(g, d.Dataset, in.Producers)}
 	}
 	for i, out := range node.Outputs {
-		items := make([]consumerItem, len(out.Consumers))
-		for j, c := range out.Consumers {
-			d := c.Dependency
-			items[j] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
-				Match: matchKind(d.Dataset, out.Key), Active: active(g, c.Pipeline)}
-		}
-		body.Outputs[i] = pipelineOutput{Dataset: out.Key, Consumers: items}
+		body.Outputs[i] = pipelineOutput{Dataset: out.Key, Consumers: consumerItems(g, out.Key, out.Consumers)}
 	}
 	return body
 }
@@ -486,12 +499,7 @@ func (s *server) datasetGraph(r *http.Request, body func(snap *snapshot.Snapshot
 func (s *server) datasetProducers(r *http.Request) (result, error) {
 	id := httpread.PathParam(r, "id")
 	return s.datasetGraph(r, func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any {
-		ps := g.Producers(id)
-		body := producersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Producers: make([]producerItem, len(ps))}
-		for i, p := range ps {
-			body.Producers[i] = producerItem{Pipeline: p.Pipeline, Output: p.Key, Match: matchKind(id, p.Key), Active: active(g, p.Pipeline)}
-		}
-		return body
+		return producersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Producers: producerItems(g, id, g.Producers(id))}
 	})
 }
 
@@ -501,13 +509,6 @@ func (s *server) datasetProducers(r *http.Request) (result, error) {
 func (s *server) datasetConsumers(r *http.Request) (result, error) {
 	id := httpread.PathParam(r, "id")
 	return s.datasetGraph(r, func(snap *snapshot.Snapshot, g *graph.Graph, overlays bool) any {
-		cs := g.Consumers(id)
-		body := consumersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Consumers: make([]consumerItem, len(cs))}
-		for i, c := range cs {
-			d := c.Dependency
-			body.Consumers[i] = consumerItem{Pipeline: c.Pipeline, Input: d.Dataset, External: d.External, Optional: d.Optional,
-				Match: matchKind(id, d.Dataset), Active: active(g, c.Pipeline)}
-		}
-		return body
+		return consumersBody{Revision: snap.Revision, Overlays: overlays, Dataset: id, Consumers: consumerItems(g, id, g.Consumers(id))}
 	})
 }
