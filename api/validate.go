@@ -189,19 +189,23 @@ func checkOptionsQuery(q url.Values) (check.Options, error) {
 		}
 		return rel, nil
 	}
-	for _, p := range q["path"] {
-		rel, err := inside("path", p)
-		if err != nil {
-			return opts, err
+	// every is each value of name, a path inside the upload.
+	every := func(name string) ([]string, error) {
+		var rels []string
+		for _, v := range q[name] {
+			rel, err := inside(name, v)
+			if err != nil {
+				return nil, err
+			}
+			rels = append(rels, rel)
 		}
-		opts.Paths = append(opts.Paths, rel)
+		return rels, nil
 	}
-	for _, o := range q["owners"] {
-		rel, err := inside("owners", o)
-		if err != nil {
-			return opts, err
-		}
-		opts.Owners = append(opts.Owners, rel)
+	if opts.Paths, err = every("path"); err != nil {
+		return opts, err
+	}
+	if opts.Owners, err = every("owners"); err != nil {
+		return opts, err
 	}
 	single := func(name string) (*string, error) {
 		vs, ok := q[name]
@@ -213,28 +217,27 @@ func checkOptionsQuery(q url.Values) (check.Options, error) {
 		}
 		return &vs[0], nil
 	}
-	if v, err := single("overlay_dir"); err != nil {
-		return opts, err
-	} else if v != nil {
-		rel, err := inside("overlay_dir", *v)
-		if err != nil {
-			return opts, err
+	// once is name's one value, a path inside the upload; nil when absent.
+	once := func(name string) (*string, error) {
+		v, err := single(name)
+		if err != nil || v == nil {
+			return nil, err
 		}
-		opts.OverlayDir = &rel
-	}
-	if v, err := single("placeholders"); err != nil {
-		return opts, err
-	} else if v != nil {
-		rel, err := inside("placeholders", *v)
+		rel, err := inside(name, *v)
 		if err != nil {
-			return opts, err
+			return nil, err
 		}
-		opts.PlaceholdersFile = &rel
+		return &rel, nil
 	}
-	if v, err := single("overlay_name"); err != nil {
+	if opts.OverlayDir, err = once("overlay_dir"); err != nil {
 		return opts, err
-	} else if v != nil {
-		opts.OverlayName = v // the check refuses an invalid name as a usage error
+	}
+	if opts.PlaceholdersFile, err = once("placeholders"); err != nil {
+		return opts, err
+	}
+	// The check refuses an invalid overlay name as a usage error.
+	if opts.OverlayName, err = single("overlay_name"); err != nil {
+		return opts, err
 	}
 	if opts.Strict, err = flag(q, "strict", false); err != nil {
 		return opts, err
