@@ -146,13 +146,7 @@ func streamDatasets(w io.Writer, snap *snapshot.Snapshot, f snapshot.Filter, wit
 // one app when app is given (the app= query parameter, or the
 // /apps/{app}/… route).
 func lookup(snap *snapshot.Snapshot, id, app string) (*snapshot.Dataset, error) {
-	var d *snapshot.Dataset
-	var err error
-	if app != "" {
-		d, err = snap.ResolveIn(app, id)
-	} else {
-		d, err = snap.Resolve(id)
-	}
+	d, err := snap.ResolveScoped(app, id)
 	if err == nil {
 		return d, nil
 	}

@@ -79,13 +79,7 @@ var blockPaths = map[string]bool{"dcat": true, "dcat.temporal": true, "ontology"
 
 func (p *Pages) dataset(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
 	name, app := httpread.PathParam(r, "id"), r.URL.Query().Get("app")
-	var d *snapshot.Dataset
-	var err error
-	if app != "" {
-		d, err = snap.ResolveIn(app, name)
-	} else {
-		d, err = snap.Resolve(name)
-	}
+	d, err := snap.ResolveScoped(app, name)
 	if err != nil {
 		p.notResolved(w, r, snap, name, app, err)
 		return

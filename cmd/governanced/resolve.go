@@ -108,12 +108,7 @@ func runResolve(ctx context.Context, o resolveOptions, in snapshot.Inputs, stdou
 	case err != nil:
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("resolve: %w", err)}
 	}
-	var d *snapshot.Dataset
-	if o.app != "" {
-		d, err = snap.ResolveIn(o.app, o.dataset)
-	} else {
-		d, err = snap.Resolve(o.dataset)
-	}
+	d, err := snap.ResolveScoped(o.app, o.dataset)
 	if err != nil {
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("resolve %s: %w", o.dataset, err)}
 	}

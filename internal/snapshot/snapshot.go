@@ -463,6 +463,15 @@ func (s *Snapshot) ResolveIn(app, name string) (*Dataset, error) {
 	return a.Defaults(), nil
 }
 
+// ResolveScoped resolves name as a request or a command names it: inside
+// app when one is named (ResolveIn), else across the tree (Resolve).
+func (s *Snapshot) ResolveScoped(app, name string) (*Dataset, error) {
+	if app != "" {
+		return s.ResolveIn(app, name)
+	}
+	return s.Resolve(name)
+}
+
 // Facet is the governance facet of d's rule.
 func (d *Dataset) Facet(producer string, includeDataspace bool) []byte {
 	return governance.BuildFacet(d.Rule(), producer, includeDataspace)
