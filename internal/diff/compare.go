@@ -285,30 +285,25 @@ func (r *Report) count() {
 // compareFindings lists the errors and warnings head has beyond base's, and
 // base's beyond head's, matched by findingKey.
 func compareFindings(base, head *check.Report) Findings {
-	out := Findings{Added: []check.Finding{}, Resolved: []check.Finding{}}
+	b, h := findingsOf(base), findingsOf(head)
+	return Findings{Added: beyond(h, b), Resolved: beyond(b, h)}
+}
+
+// beyond is the findings of fs that others does not hold as often, matched
+// by findingKey, in fs's order; empty rather than nil.
+func beyond(fs, others []check.Finding) []check.Finding {
+	out := []check.Finding{}
 	count := map[string]int{}
-	for _, f := range findingsOf(base) {
+	for _, f := range others {
 		count[findingKey(f)]++
 	}
-	for _, f := range findingsOf(head) {
+	for _, f := range fs {
 		k := findingKey(f)
 		if count[k] > 0 {
 			count[k]--
 			continue
 		}
-		out.Added = append(out.Added, f)
-	}
-	left := map[string]int{}
-	for _, f := range findingsOf(head) {
-		left[findingKey(f)]++
-	}
-	for _, f := range findingsOf(base) {
-		k := findingKey(f)
-		if left[k] > 0 {
-			left[k]--
-			continue
-		}
-		out.Resolved = append(out.Resolved, f)
+		out = append(out, f)
 	}
 	return out
 }
