@@ -59,23 +59,14 @@ func (r *Report) basePlace(o *Origin) string {
 	return fmt.Sprintf("base %s:%d", r.baseFile(o.File), o.Line)
 }
 
-// where is the place a derived change is best shown at.
-func (r *Report) where(d *DatasetChange, x *Derived) string {
+// where is the place a change of d (a derived change or a field's) is best
+// shown at: where the head states it, else where the base did, else d's key.
+func (r *Report) where(d *DatasetChange, origin, baseOrigin *Origin) string {
 	switch {
-	case x.Origin != nil:
-		return r.place(x.Origin)
-	case x.BaseOrigin != nil:
-		return r.basePlace(x.BaseOrigin)
-	}
-	return r.keyPlace(d)
-}
-
-func (r *Report) fieldWhere(d *DatasetChange, f *FieldChange) string {
-	switch {
-	case f.Origin != nil:
-		return r.place(f.Origin)
-	case f.BaseOrigin != nil:
-		return r.basePlace(f.BaseOrigin)
+	case origin != nil:
+		return r.place(origin)
+	case baseOrigin != nil:
+		return r.basePlace(baseOrigin)
 	}
 	return r.keyPlace(d)
 }
@@ -174,7 +165,7 @@ func (r *Report) writeText(b *bytes.Buffer) {
 				mark = "!"
 			}
 			fmt.Fprintf(b, "  %s %s: %s %s → %s", mark, x.Kind, x.Field, x.Old, x.New)
-			if w := r.where(d, x); w != "" {
+			if w := r.where(d, x.Origin, x.BaseOrigin); w != "" {
 				fmt.Fprintf(b, " (%s)", w)
 			}
 			b.WriteByte('\n')
@@ -182,7 +173,7 @@ func (r *Report) writeText(b *bytes.Buffer) {
 		for j := range d.Fields {
 			f := &d.Fields[j]
 			fmt.Fprintf(b, "    %s: %s → %s", f.Field, value(f.Old, 200), value(f.New, 200))
-			if w := r.fieldWhere(d, f); w != "" {
+			if w := r.where(d, f.Origin, f.BaseOrigin); w != "" {
 				fmt.Fprintf(b, " (%s)", w)
 			}
 			b.WriteByte('\n')

@@ -60,7 +60,7 @@ func (r *Report) derivedGroups(keep func(Kind) bool) []*group {
 			if !keep(x.Kind) {
 				continue
 			}
-			k := groupKey{kind: x.Kind, field: x.Field, old: x.Old, new: x.New, where: r.where(d, x), app: d.App}
+			k := groupKey{kind: x.Kind, field: x.Field, old: x.Old, new: x.New, where: r.where(d, x.Origin, x.BaseOrigin), app: d.App}
 			switch {
 			case x.Origin != nil:
 				k.file, k.line = x.Origin.File, x.Origin.Line
@@ -95,7 +95,7 @@ func (r *Report) fieldGroups() []*group {
 		d := &r.Datasets[i]
 		for j := range d.Fields {
 			f := &d.Fields[j]
-			g.add(groupKey{field: f.Field, old: value(f.Old, markdownValue), new: value(f.New, markdownValue), where: r.fieldWhere(d, f), app: d.App}, d.Dataset)
+			g.add(groupKey{field: f.Field, old: value(f.Old, markdownValue), new: value(f.New, markdownValue), where: r.where(d, f.Origin, f.BaseOrigin), app: d.App}, d.Dataset)
 		}
 	}
 	return g.groups
