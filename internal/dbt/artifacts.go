@@ -221,36 +221,9 @@ func ReadManifest(data []byte, name string) (*Manifest, error) {
 	case m.SchemaVersion > MaxManifestVersion:
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: manifest schema v%d is newer than v%d; read best-effort", name, m.SchemaVersion, MaxManifestVersion))
 	}
-	if m.Nodes == nil {
-		m.Nodes = map[string]*Node{}
-	}
-	if m.Exposures == nil {
-		m.Exposures = map[string]*Exposure{}
-	}
-	for uid, n := range m.Nodes {
-		if n == nil {
-			delete(m.Nodes, uid)
-			continue
-		}
-		n.UniqueID = uid
-	}
-	for uid, e := range m.Exposures {
-		if e == nil {
-			delete(m.Exposures, uid)
-			continue
-		}
-		e.UniqueID = uid
-	}
-	if m.Sources == nil {
-		m.Sources = map[string]*SourceNode{}
-	}
-	for uid, src := range m.Sources {
-		if src == nil {
-			delete(m.Sources, uid)
-			continue
-		}
-		src.UniqueID = uid
-	}
+	m.Nodes = byUniqueID(m.Nodes, func(n *Node) *string { return &n.UniqueID })
+	m.Exposures = byUniqueID(m.Exposures, func(e *Exposure) *string { return &e.UniqueID })
+	m.Sources = byUniqueID(m.Sources, func(src *SourceNode) *string { return &src.UniqueID })
 	m.dependents = map[string][]string{}
 	for uid, n := range m.Nodes {
 		m.dependents[uid] = n.DependsOn.Nodes
@@ -270,6 +243,24 @@ func ReadManifest(data []byte, name string) (*Manifest, error) {
 		}
 	}
 	return m, nil
+}
+
+// byUniqueID is a manifest's resources keyed by unique id as the readers
+// take them: a map even when the file has none, without the null entries a
+// file may hold, each resource's own unique id (uniqueID's field) set to
+// its key.
+func byUniqueID[R any](m map[string]*R, uniqueID func(*R) *string) map[string]*R {
+	if m == nil {
+		return map[string]*R{}
+	}
+	for uid, r := range m {
+		if r == nil {
+			delete(m, uid)
+			continue
+		}
+		*uniqueID(r) = uid
+	}
+	return m
 }
 
 // Catalog is the part of a catalog.json the builder uses: the columns the
