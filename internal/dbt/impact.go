@@ -112,13 +112,11 @@ type Impact struct {
 // and column it reaches, each with its mechanism, and the edges between
 // them.
 func (g *Graph) Downstream(uid, column string) (*Impact, error) {
-	column = strings.ToLower(column)
-	l2 := newLevel2(context.Background(), g.b, g.ls, g.ls)
-	if !l2.columnKnown(g.ls, uid, column) {
-		return nil, fmt.Errorf("%s has no column %q (known: %s)", g.b.nameOf(uid), column, strings.Join(g.Columns(uid), ", "))
+	imp, l2, err := g.newImpact(uid, column, "downstream")
+	if err != nil {
+		return nil, err
 	}
-	imp := &Impact{Model: g.b.nameOf(uid), Column: column, Direction: "downstream", Edges: []ImpactEdge{}}
-	w := l2.walkEdges(g.ls, uid, column, false, func(from colKey, to colKey, mech string) {
+	w := l2.walkEdges(g.ls, uid, imp.Column, false, func(from colKey, to colKey, mech string) {
 		imp.Edges = append(imp.Edges, ImpactEdge{FromModel: g.b.nameOf(from.uid), FromColumn: from.col,
 			ToModel: g.b.nameOf(to.uid), ToColumn: to.col, Mechanism: mech})
 	})
@@ -134,14 +132,12 @@ func (g *Graph) Downstream(uid, column string) (*Impact, error) {
 // sources, and so on, each edge with the mechanism by which the source
 // reaches the column.
 func (g *Graph) Upstream(uid, column string) (*Impact, error) {
-	column = strings.ToLower(column)
-	l2 := newLevel2(context.Background(), g.b, g.ls, g.ls)
-	if !l2.columnKnown(g.ls, uid, column) {
-		return nil, fmt.Errorf("%s has no column %q (known: %s)", g.b.nameOf(uid), column, strings.Join(g.Columns(uid), ", "))
+	imp, _, err := g.newImpact(uid, column, "upstream")
+	if err != nil {
+		return nil, err
 	}
-	imp := &Impact{Model: g.b.nameOf(uid), Column: column, Direction: "upstream", Edges: []ImpactEdge{}}
 	seen := map[colKey]bool{}
-	queue := []colKey{{uid, column}}
+	queue := []colKey{{uid, imp.Column}}
 	for len(queue) > 0 {
 		k := queue[0]
 		queue = queue[1:]
@@ -178,6 +174,18 @@ func (g *Graph) Upstream(uid, column string) (*Impact, error) {
 	sortEdges(imp.Edges)
 	sort.Strings(imp.Notes)
 	return imp, nil
+}
+
+// newImpact is the impact of uid's column (any case) in a direction, with
+// no edges yet, and the column-level reading that knows the column; an
+// error naming the columns uid has when it has no such one.
+func (g *Graph) newImpact(uid, column, direction string) (*Impact, *level2, error) {
+	column = strings.ToLower(column)
+	l2 := newLevel2(context.Background(), g.b, g.ls, g.ls)
+	if !l2.columnKnown(g.ls, uid, column) {
+		return nil, nil, fmt.Errorf("%s has no column %q (known: %s)", g.b.nameOf(uid), column, strings.Join(g.Columns(uid), ", "))
+	}
+	return &Impact{Model: g.b.nameOf(uid), Column: column, Direction: direction, Edges: []ImpactEdge{}}, l2, nil
 }
 
 // nodeName names a node for output: a relation's changeset name, a
