@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
@@ -29,13 +29,10 @@ func (d *discard) WriteHeader(code int)        { d.status = code }
 func realServer(b testing.TB) http.Handler {
 	b.Helper()
 	ref := testcorpus.Path(b, "reference")
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+	store := snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{filepath.Join(ref, "celine-pipelines")},
 		Owners: []string{filepath.Join(ref, "dataset-api", "owners.yaml")},
 	}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		b.Fatal(st.Err)
-	}
 	// The log is written as in production (one line a request, with a
 	// timestamp), to nowhere.
 	log := zerolog.New(io.Discard).Level(zerolog.InfoLevel).With().Timestamp().Logger()

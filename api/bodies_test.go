@@ -9,6 +9,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -60,10 +61,7 @@ func TestAnswersFollowTheServedRevision(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{
 		"apps/p/governance.yaml": "defaults: {}\ndepends_on: []\nsources:\n  ds.p: {}\n",
 	})
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
 	var cache answerCache
 	first := store.Current()
 	kept := cache.of(store, first)

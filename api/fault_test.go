@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -46,14 +47,10 @@ var faultDatasets = []string{"ds.a.*", "ds.a.one", "ds.a.two", "ds.b.one"}
 func faultStore(t testing.TB, dir string) *snapshot.Store {
 	t.Helper()
 	testfs.Write(t, dir, faultTree)
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{dir},
 		Owners: []string{filepath.Join(dir, "owners.yaml")},
 	}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatalf("the good tree: %v", st.Err)
-	}
-	return store
 }
 
 // servedDatasets lists the sources keys a snapshot serves.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/testmem"
 )
@@ -213,10 +214,7 @@ func graphRouteCases() []graphRouteCase {
 // TestGraphDepth: ?depth= bounds how far upstream and downstream reach.
 func TestGraphDepth(t *testing.T) {
 	dir := testfs.Tree(t, chainTree)
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatalf("load: %v", st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
 	h, _ := newServer(Deps{Store: store})
 	reach := func(target, member string) []string {
 		var out []string
@@ -254,10 +252,7 @@ var chainTree = map[string]string{
 // next revision's /graph, /status and /metrics all show the cycle.
 func TestGraphReloadIntoACycle(t *testing.T) {
 	dir := testfs.Tree(t, chainTree)
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatalf("load: %v", st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
 	h, _ := newServer(Deps{Store: store})
 	before := store.Current().Revision
 	oldETag := do(t, h, "GET", "/graph", nil).header.Get("ETag")
@@ -339,11 +334,7 @@ func wideGraphStore(t testing.TB, apps, keys int) *snapshot.Store {
 		}
 		files[fmt.Sprintf("apps/app%03d/governance.yaml", a)] = b.String()
 	}
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testfs.Tree(t, files)}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatalf("loading the wide tree: %v", st.Err)
-	}
-	return store
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testfs.Tree(t, files)}}})
 }
 
 // TestGraphAnswerIsBounded: a graph of hundreds of thousands of edges is

@@ -21,6 +21,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testctx"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
@@ -224,10 +225,7 @@ func TestHostileTreeIsNeverServed(t *testing.T) {
 	os.MkdirAll(dir+"/apps/a", 0o755)
 	good := "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"
 	os.WriteFile(gov, []byte(good), 0o644)
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
 	rev := store.Current().Revision
 	h, _ := newServer(Deps{Store: store})
 	for _, tt := range hostile {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 )
 
 const testTree = "testdata/tree"
@@ -18,13 +19,10 @@ const testTree = "testdata/tree"
 // testServer serves testdata/tree with its owners registry.
 func testServer(t testing.TB) (http.Handler, *snapshot.Store) {
 	t.Helper()
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{testTree},
 		Owners: []string{testTree + "/owners.yaml"},
 	}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatalf("loading %s: %v", testTree, st.Err)
-	}
 	h, _ := newServer(Deps{Store: store})
 	return h, store
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testctx"
 	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/testmem"
@@ -336,10 +337,7 @@ func TestOutsideLinkNeverLeaks(t *testing.T) {
 				"secrets/token":               secret,
 			})
 			tree := filepath.Join(dir, "tree")
-			store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{tree}, AllowOutsideLinks: allow}})
-			if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-				t.Fatal(st.Err)
-			}
+			store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{tree}, AllowOutsideLinks: allow}})
 			var log syncLog
 			h, _ := newServer(Deps{Store: store, Log: log.logger()})
 			os.MkdirAll(filepath.Join(tree, "apps/leak"), 0o755)

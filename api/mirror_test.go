@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
@@ -24,14 +25,10 @@ import (
 func realStore(t testing.TB) *snapshot.Store {
 	t.Helper()
 	ref := testcorpus.Path(t, "reference")
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{filepath.Join(ref, "celine-pipelines")},
 		Owners: []string{filepath.Join(ref, "dataset-api", "owners.yaml")},
 	}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
-	return store
 }
 
 // ruleOf is the body GET /datasets/{id}/rule answers for an item: globally,
@@ -121,10 +118,7 @@ func TestBulkRead(t *testing.T) {
 // revision is answered at once.
 func TestBlockingRead(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
 	h, srv := newServer(Deps{Store: store})
 	first := do(t, h, "GET", "/datasets/ds.x/rule", nil)
 	etag := first.header.Get("Etag")
@@ -237,10 +231,7 @@ func TestUnresolvedOwners(t *testing.T) {
 		"apps/a/governance.yaml": "defaults: {row_filters: [], ownership: [{name: ghost, type: DATA_OWNER}]}\nsources:\n  ds.x: {ownership: [{name: acme, type: DATA_OWNER}]}\n  ds.y: {ownership: [{name: ghost, type: DATA_OWNER}]}\n",
 		"owners.yaml":            "owners:\n  - {id: acme, type: schema:Organization, name: Acme, url: https://acme.example}\n",
 	})
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}})
 	h, _ := newServer(Deps{Store: store})
 	r := do(t, h, "GET", "/unresolved-owners", nil)
 	var body struct {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -126,10 +127,7 @@ func getTargets(t *testing.T, values map[string][]string) []string {
 // names where anything lies on the server.
 func TestNoServerPathInAnyAnswer(t *testing.T) {
 	disk, in := syncLikeTree(t)
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: in})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: in})
 	h, _ := newServer(Deps{Store: store})
 	forbidden := []string{disk, ".worktrees", "srv/governance", "current/", "etc/governanced", "4f2a9c1e"}
 	values := routeValues(t, h)

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/check/checktest"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -61,10 +61,7 @@ func TestServedSARIF(t *testing.T) {
 	wt := disk + "/srv/governance/.worktrees/4f2a9c1e"
 	testfs.Write(t, wt, map[string]string{"apps/weather/governance.yaml": "defaults: {row_filters: []}\nsources:\n  datasets.w: {expose: true, access_level: secret}\n"})
 	testfs.Append(t, disk, "etc/governanced/owners.yaml", "  - id: open-data\n    type: schema:Organization\n    name: Twice\n    url: https://twice.example\n")
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: in})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: in})
 	h, _ := newServer(Deps{Store: store})
 
 	r := do(t, h, "GET", "/report?format=sarif", nil)

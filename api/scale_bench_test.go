@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
@@ -22,12 +22,9 @@ func BenchmarkRuleHandlerGenerated(b *testing.B) {
 	const n = 100_000
 	tree := treegen.Generate(treegen.Scale(n))
 	dir := testfs.Generated(b, tree)
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+	store := snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy",
 	}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		b.Fatal(st.Err)
-	}
 	h, _ := newServer(Deps{Store: store})
 	var names []string
 	for i, name := range tree.ExactNames {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
@@ -28,12 +28,9 @@ func BenchmarkSearchEndToEnd(b *testing.B) {
 		if err := tree.Write(dir); err != nil {
 			b.Fatal(err)
 		}
-		store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+		store := snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
 			Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: tree.Options.OverlayName,
 		}})
-		if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-			b.Fatal(st.Err)
-		}
 		h, _ := newServer(Deps{Store: store})
 		srv := httptest.NewServer(h)
 		client := srv.Client()

@@ -21,6 +21,7 @@ import (
 	"github.com/celine-eu/governanced/api"
 	"github.com/celine-eu/governanced/client"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
@@ -44,10 +45,7 @@ type request struct {
 
 func serve(t *testing.T, in snapshot.Inputs, tokens ...string) *served {
 	t.Helper()
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: in})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: in})
 	streams, cancel := context.WithCancel(context.Background())
 	h := api.NewServer(api.Deps{Store: store, Streams: streams, Tokens: api.NewTokens(tokens)})
 	s := &served{store: store, streams: cancel}

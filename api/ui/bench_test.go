@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
 
@@ -32,7 +33,7 @@ func generatedStore(b *testing.B) (*snapshot.Store, *treegen.Tree) {
 			return
 		}
 		generated.tree = tree
-		generated.store = loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
+		generated.store = snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
 			Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy",
 		}})
 	})

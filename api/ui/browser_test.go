@@ -23,6 +23,7 @@ import (
 	"github.com/celine-eu/governanced/api"
 	"github.com/celine-eu/governanced/internal/demo"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 )
 
@@ -207,10 +208,7 @@ func setScheme(t *testing.T, tab context.Context, scheme string) {
 
 func demoServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()})
 	srv := httptest.NewServer(api.NewServer(api.Deps{Store: store, Version: "demo"}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -425,10 +423,7 @@ func TestBrowserRejectedReload(t *testing.T) {
 	if err := os.CopyFS(dir, demo.FS()); err != nil {
 		t.Fatal(err)
 	}
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Dir: dir, Owners: []string{demo.OwnersFile}}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Dir: dir, Owners: []string{demo.OwnersFile}}})
 	srv := httptest.NewServer(api.NewServer(api.Deps{Store: store}))
 	t.Cleanup(srv.Close)
 	tab, errs := browser(t)
@@ -479,14 +474,11 @@ func mustHave(t *testing.T, got string, want ...string) {
 // owners registry, as governanced serve would.
 func celineServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	store := snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{"."},
 		Dir:    testcorpus.Path(t, "reference/celine-pipelines"),
 		Owners: []string{testcorpus.Path(t, "reference/dataset-api/owners.yaml")},
 	}})
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatal(st.Err)
-	}
 	srv := httptest.NewServer(api.NewServer(api.Deps{Store: store, Version: "real"}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/demo"
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/treegen"
 )
@@ -22,27 +22,18 @@ import (
 // demoStore serves the demo tree `governanced serve` serves by default.
 func demoStore(t testing.TB) *snapshot.Store {
 	t.Helper()
-	return loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()})
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Owners: []string{demo.OwnersFile}}, FS: demo.FS()})
 }
 
 // celineStore serves the 17 real CELINE pipelines with dataset-api's
 // owners registry, display paths relative to the pipelines' repository.
 func celineStore(t testing.TB) *snapshot.Store {
 	t.Helper()
-	return loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:  []string{"."},
 		Dir:    testcorpus.Path(t, "reference/celine-pipelines"),
 		Owners: []string{testcorpus.Path(t, "reference/dataset-api/owners.yaml")},
 	}})
-}
-
-func loaded(t testing.TB, l *snapshot.Loader) *snapshot.Store {
-	t.Helper()
-	store := snapshot.NewStore(l)
-	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
-		t.Fatalf("loading the tree: %v", st.Err)
-	}
-	return store
 }
 
 // handler mounts the pages as api/routes.go does, with the snapshot's
@@ -239,7 +230,7 @@ func pipelinesStore(t testing.TB, apps int) *snapshot.Store {
 	if err := tree.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	return loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{
 		Trees:       []string{dir},
 		Owners:      []string{filepath.Join(dir, "owners.yaml")},
 		OverlayName: tree.Options.OverlayName,

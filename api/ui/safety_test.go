@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -57,7 +58,7 @@ func pagesOf(snap *snapshot.Snapshot) []string {
 // event handler (the CSP would refuse them, and they would be a way in),
 // and shows every value as text.
 func TestPagesAreSafe(t *testing.T) {
-	hostile := loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testfs.Tree(t, hostileTree)}}})
+	hostile := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testfs.Tree(t, hostileTree)}}})
 	for name, store := range map[string]*snapshot.Store{"demo": demoStore(t), "hostile": hostile} {
 		h := handler(store)
 		targets := pagesOf(store.Current())
@@ -256,7 +257,7 @@ func TestCaching(t *testing.T) {
 // carries the banner.
 func TestRejectedReload(t *testing.T) {
 	dir := testfs.Tree(t, map[string]string{"apps/a/governance.yaml": "defaults: {row_filters: []}\nsources:\n  ds.x: {expose: true}\n"})
-	store := loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Dir: dir}})
+	store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{"."}, Dir: dir}})
 	served := store.Current().Revision
 	h := handler(store)
 	if p := get(t, h, "/ui/"); strings.Contains(p.text(), "rejected") || len(p.all("div")) == 0 {

@@ -12,6 +12,17 @@ import (
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
+// Loaded returns a store of l's inputs whose first reload has activated a
+// snapshot; anything else fails the test at once.
+func Loaded(t testing.TB, l *snapshot.Loader) *snapshot.Store {
+	t.Helper()
+	store := snapshot.NewStore(l)
+	if st := store.Reload(context.Background(), true); st.Outcome != snapshot.Activated {
+		t.Fatalf("loading %v: %s: %v", l.Inputs.Trees, st.Outcome, st.Err)
+	}
+	return store
+}
+
 // Restored returns a store serving a state directory's revision: its tree
 // on disk, one app a whose apps/a/governance.yaml no longer parses (line 1),
 // is rejected, and the store serves instead good, the revision of the
