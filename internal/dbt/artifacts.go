@@ -46,22 +46,21 @@ type Manifest struct {
 // Node is a manifest node: a model, snapshot, seed, test or any other
 // resource under `nodes`.
 type Node struct {
-	UniqueID         string                     `json:"unique_id"`
-	ResourceType     string                     `json:"resource_type"`
-	Name             string                     `json:"name"`
-	PackageName      string                     `json:"package_name"`
-	OriginalFilePath string                     `json:"original_file_path"`
-	Language         string                     `json:"language"`
-	Version          any                        `json:"version"`
-	LatestVersion    any                        `json:"latest_version"`
-	Database         *string                    `json:"database"`
-	Schema           *string                    `json:"schema"`
-	Alias            *string                    `json:"alias"`
-	RelationName     *string                    `json:"relation_name"`
-	Meta             map[string]any             `json:"meta"`
-	Config           metaConfig                 `json:"config"`
-	Columns          map[string]*ManifestColumn `json:"columns"`
-	Checksum         struct {
+	UniqueID         string `json:"unique_id"`
+	ResourceType     string `json:"resource_type"`
+	Name             string `json:"name"`
+	PackageName      string `json:"package_name"`
+	OriginalFilePath string `json:"original_file_path"`
+	Language         string `json:"language"`
+	Version          any    `json:"version"`
+	LatestVersion    any    `json:"latest_version"`
+	// database, schema and relation_name.
+	location
+	Alias    *string                    `json:"alias"`
+	Meta     map[string]any             `json:"meta"`
+	Config   metaConfig                 `json:"config"`
+	Columns  map[string]*ManifestColumn `json:"columns"`
+	Checksum struct {
 		Checksum string `json:"checksum"`
 	} `json:"checksum"`
 	CompiledCode string    `json:"compiled_code"`
@@ -103,12 +102,53 @@ type metaConfig struct {
 
 // SourceNode is a manifest source: a relation dbt reads but does not build.
 type SourceNode struct {
-	UniqueID     string  `json:"unique_id"`
-	Name         string  `json:"name"`
-	Identifier   string  `json:"identifier"`
+	UniqueID   string `json:"unique_id"`
+	Name       string `json:"name"`
+	Identifier string `json:"identifier"`
+	// database, schema and relation_name.
+	location
+}
+
+// location is where a node or a source is in the warehouse, as the
+// manifest states it: a database and a schema, and the relation name dbt
+// quotes (nil when the manifest has none, as for an ephemeral model).
+type location struct {
 	Database     *string `json:"database"`
 	Schema       *string `json:"schema"`
 	RelationName *string `json:"relation_name"`
+}
+
+// dotted is database.schema.name, of the database and schema the parts
+// stated, as written.
+func (l *location) dotted(name string) string {
+	var parts []string
+	for _, p := range []*string{l.Database, l.Schema} {
+		if p != nil && *p != "" {
+			parts = append(parts, *p)
+		}
+	}
+	return strings.Join(append(parts, name), ".")
+}
+
+// lowerParts are database, schema and name in lower case, the ones stated:
+// how compiled SQL names the relation when the manifest gives no relation
+// name.
+func (l *location) lowerParts(name string) []string {
+	var parts []string
+	for _, p := range []string{deref(l.Database), deref(l.Schema), name} {
+		if p != "" {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	return parts
+}
+
+// identifier is the relation a source names: its identifier, else its name.
+func (s *SourceNode) identifier() string {
+	if s.Identifier == "" {
+		return s.Name
+	}
+	return s.Identifier
 }
 
 type dependsOn struct {
@@ -165,18 +205,14 @@ func overlay(base, over map[string]any) map[string]any {
 
 // Relation is the warehouse relation the node writes: database.schema.alias
 // (the parts dbt knows; the alias defaults to the name).
-func (n *Node) Relation() string {
-	var parts []string
-	for _, p := range []*string{n.Database, n.Schema} {
-		if p != nil && *p != "" {
-			parts = append(parts, *p)
-		}
-	}
-	alias := n.Name
+func (n *Node) Relation() string { return n.dotted(n.alias()) }
+
+// alias is the relation a node writes: its alias, else its name.
+func (n *Node) alias() string {
 	if n.Alias != nil && *n.Alias != "" {
-		alias = *n.Alias
+		return *n.Alias
 	}
-	return strings.Join(append(parts, alias), ".")
+	return n.Name
 }
 
 var schemaVersion = regexp.MustCompile(`/(manifest|catalog)/v(\d+)\.json$`)

@@ -123,34 +123,14 @@ func nodeRelation(n *Node) []string {
 	if n.Config.Materialized == "ephemeral" {
 		return nil // inlined as a CTE, never named
 	}
-	alias := n.Name
-	if n.Alias != nil && *n.Alias != "" {
-		alias = *n.Alias
-	}
-	var parts []string
-	for _, p := range []string{deref(n.Database), deref(n.Schema), alias} {
-		if p != "" {
-			parts = append(parts, strings.ToLower(p))
-		}
-	}
-	return parts
+	return n.lowerParts(n.alias())
 }
 
 func sourceRelation(s *SourceNode) []string {
 	if s.RelationName != nil {
 		return relationParts(*s.RelationName)
 	}
-	ident := s.Identifier
-	if ident == "" {
-		ident = s.Name
-	}
-	var parts []string
-	for _, p := range []string{deref(s.Database), deref(s.Schema), ident} {
-		if p != "" {
-			parts = append(parts, strings.ToLower(p))
-		}
-	}
-	return parts
+	return s.lowerParts(s.identifier())
 }
 
 func newLineageSide(s *side) *lineageSide {

@@ -139,19 +139,7 @@ func sourceName(uid string) string {
 
 // sourceDataset is a source's dataset id: database.schema.identifier as dbt
 // writes them.
-func sourceDataset(s *SourceNode) string {
-	ident := s.Identifier
-	if ident == "" {
-		ident = s.Name
-	}
-	var parts []string
-	for _, p := range []*string{s.Database, s.Schema} {
-		if p != nil && *p != "" {
-			parts = append(parts, *p)
-		}
-	}
-	return strings.Join(append(parts, ident), ".")
-}
+func sourceDataset(s *SourceNode) string { return s.dotted(s.identifier()) }
 
 // inferTargets are the columns of one side the changeset names, to carry
 // their inferred governance.
