@@ -62,13 +62,23 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 	if cfg == merged {
 		return cfg, nil
 	}
-	var rewritten []WrittenOwnership
+	// A list of its size: a unit keeps it for as long as it is served.
+	n := 0
 	if cfg.Defaults != merged.Defaults {
-		rewritten = append(rewritten, WrittenOwnership{Source: -1, Ownership: merged.Defaults.Ownership()})
+		n++
 	}
 	for i := range merged.Sources {
 		if cfg.Sources[i].Rule != merged.Sources[i].Rule {
-			rewritten = append(rewritten, WrittenOwnership{Source: i, Ownership: merged.Sources[i].Rule.Ownership()})
+			n++
+		}
+	}
+	rewritten := make([]WrittenOwnership, 0, n)
+	if cfg.Defaults != merged.Defaults {
+		rewritten = append(rewritten, WrittenOwnership{Source: -1, Ownership: merged.Defaults.OwnershipList()})
+	}
+	for i := range merged.Sources {
+		if cfg.Sources[i].Rule != merged.Sources[i].Rule {
+			rewritten = append(rewritten, WrittenOwnership{Source: int32(i), Ownership: merged.Sources[i].Rule.OwnershipList()})
 		}
 	}
 	return cfg, rewritten
@@ -81,16 +91,16 @@ func (r *UnitResult) written() *governance.Config {
 	if len(r.Rewritten) == 0 {
 		return r.Config
 	}
-	ownershipAt := make(map[int][]governance.Owner, len(r.Rewritten))
+	ownershipAt := make(map[int]*[]governance.Owner, len(r.Rewritten))
 	for _, rw := range r.Rewritten {
-		ownershipAt[rw.Source] = rw.Ownership
+		ownershipAt[int(rw.Source)] = rw.Ownership
 	}
 	unresolve := func(i int, rule *governance.Rule) *governance.Rule {
 		ownership, ok := ownershipAt[i]
 		if !ok {
 			return rule
 		}
-		return rule.WithOwnership(&ownership)
+		return rule.WithOwnership(ownership)
 	}
 	// WithRules: the copy must not share the resolved configuration's
 	// cache of merged rules.

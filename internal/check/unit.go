@@ -60,9 +60,11 @@ type UnitResult struct {
 
 // WrittenOwnership is the ownership list of a rule of a configuration as
 // its files say it, before its names were resolved.
+// A unit keeps one for every rule whose owner names are aliases: the
+// list is held by the pointer the rules share it by (Rule.OwnershipList).
 type WrittenOwnership struct {
-	Source    int // the position in Config.Sources; -1 for the defaults
-	Ownership []governance.Owner
+	Source    int32 // the position in Config.Sources; -1 for the defaults
+	Ownership *[]governance.Owner
 }
 
 // ServedRule is what a served rule says of its exposure and levels: the

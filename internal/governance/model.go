@@ -266,6 +266,10 @@ func (r *Rule) Ownership() []Owner {
 	return *r.ownership
 }
 
+// OwnershipList is the pointer r holds its ownership list by, shared with
+// the rules stating the same list (nil for none): what WithOwnership takes.
+func (r *Rule) OwnershipList() *[]Owner { return r.ownership }
+
 // WithOwnership is a copy of r whose ownership list is the one l points
 // to (nil for none): what resolving r's owner names makes of it. l is
 // held, not copied, and must not be written once given.
