@@ -16,9 +16,9 @@
 // (ADR-0004): a search visits every app's index, in time that grows with
 // the datasets of the apps holding the query's words. The values an app's
 // defaults give its datasets (ownership, source system, tags, …) are indexed
-// once for the app, not once per dataset. Words are interned (package
-// unique): an app's index holds a pointer per distinct word, and the bytes
-// of a word every app uses are held once in the process.
+// once for the app, not once per dataset. An app's distinct words are held
+// back to back in one string, each placed by where it ends: no pointer per
+// word for the garbage collector to follow.
 //
 // Indexes are immutable once built and safe for concurrent use.
 package search

@@ -3,8 +3,8 @@ package search
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
-	"unique"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/owners"
@@ -13,7 +13,7 @@ import (
 // Index is one app's datasets — its sources keys, in sources order — as a
 // search reads them.
 //
-// Each distinct word of the app is in vocab once, sorted, with the
+// Each distinct word of the app is in words once, sorted, with the
 // datasets whose own values hold it (postings: a dataset's position and the
 // fields, packed in a uint16 when the app has at most 512 datasets, as
 // nearly every app has, else in a uint32) and the fields of the app's
@@ -25,12 +25,13 @@ import (
 // dataset. The defaults' words are so held once for the app, however many
 // datasets share them.
 type Index struct {
-	vocab    []unique.Handle[string] // sorted by value
-	start    []uint32                // vocab[i]'s postings are narrow or post [start[i]:start[i+1]]
-	narrow   []uint16                // position<<7 | Field, by position within a word; nil beyond maxNarrow datasets
-	post     []uint32                // position<<8 | Field, for an app of more than maxNarrow datasets
-	defaults []Field                 // vocab[i]'s fields in the defaults and the app's name
-	inherit  []Field                 // by position: the fields the dataset takes from the defaults
+	words    string   // the distinct words, sorted, back to back
+	ends     []uint32 // word i is words[ends[i-1]:ends[i]] (from 0 for the first)
+	start    []uint32 // word i's postings are narrow or post [start[i]:start[i+1]]
+	narrow   []uint16 // position<<7 | Field, by position within a word; nil beyond maxNarrow datasets
+	post     []uint32 // position<<8 | Field, for an app of more than maxNarrow datasets
+	defaults []Field  // word i's fields in the defaults and the app's name
+	inherit  []Field  // by position: the fields the dataset takes from the defaults
 }
 
 // maxDatasets is how many datasets of one app an index can place: a
@@ -191,25 +192,33 @@ func (b *builder) add(text string, pos int, f Field) {
 	})
 }
 
-// finish lays the words out sorted, each interned, with their postings: a
+// finish lays the words out sorted, back to back, with their postings: a
 // dataset once per word, its fields joined. The entries are in position
 // order already; placing them by word (a counting pass) keeps that order
 // within each word, and a dataset's entries for one word side by side.
 func (b *builder) finish(ix *Index, datasets int) {
 	n := len(b.words)
-	b.order = grow(b.order, n) // place in vocab → word id
+	b.order = grow(b.order, n) // place in words → word id
 	for i := range b.order {
 		b.order[i] = uint32(i)
 	}
 	slices.SortFunc(b.order, func(x, y uint32) int { return cmp.Compare(b.words[x], b.words[y]) })
-	b.rank = grow(b.rank, n) // word id → place in vocab
-	ix.vocab = make([]unique.Handle[string], n)
+	b.rank = grow(b.rank, n) // word id → place in words
+	size := 0
+	for _, w := range b.words {
+		size += len(w)
+	}
+	var words strings.Builder
+	words.Grow(size)
+	ix.ends = make([]uint32, n)
 	ix.defaults = make([]Field, n)
 	for i, id := range b.order {
 		b.rank[id] = uint32(i)
-		ix.vocab[i] = unique.Make(b.words[id])
+		words.WriteString(b.words[id])
+		ix.ends[i] = uint32(words.Len())
 		ix.defaults[i] = b.defaults[id]
 	}
+	ix.words = words.String()
 	// Where each word's entries go, then each entry in its place.
 	b.at = grow(b.at, n+1)
 	clear(b.at)
@@ -264,19 +273,26 @@ func grow(s []uint32, n int) []uint32 {
 func (ix *Index) Len() int { return len(ix.inherit) }
 
 // Words is the number of distinct words the index holds.
-func (ix *Index) Words() int { return len(ix.vocab) }
+func (ix *Index) Words() int { return len(ix.ends) }
 
-// Bytes are the bytes the index holds of its own: its lists, not the
-// interned words' bytes, which every index holding a word shares (Vocabulary
-// sums those).
+// Bytes are the bytes the index holds: its words and its lists.
 func (ix *Index) Bytes() int {
 	const header = 24 // a slice
-	return 6*header + 8*len(ix.vocab) + 4*len(ix.start) + 2*len(ix.narrow) + 4*len(ix.post) + len(ix.defaults) + len(ix.inherit)
+	return 16 + len(ix.words) + 6*header + 4*len(ix.ends) + 4*len(ix.start) + 2*len(ix.narrow) + 4*len(ix.post) + len(ix.defaults) + len(ix.inherit)
+}
+
+// word is the index's i-th word.
+func (ix *Index) word(i int) string {
+	from := uint32(0)
+	if i > 0 {
+		from = ix.ends[i-1]
+	}
+	return ix.words[from:ix.ends[i]]
 }
 
 // EachWord calls fn with every distinct word the index holds, sorted.
 func (ix *Index) EachWord(fn func(word string)) {
-	for _, h := range ix.vocab {
-		fn(h.Value())
+	for i := range ix.ends {
+		fn(ix.word(i))
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
-	"unique"
 )
 
 // The bounds of a query: what a person types into a search box fits well
@@ -132,7 +132,7 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 		for i := ranges[k][0]; i < ranges[k][1]; i++ {
 			// Sorted, the word itself comes first among the words it
 			// begins.
-			whole := i == ranges[k][0] && ix.vocab[i].Value() == w
+			whole := i == ranges[k][0] && ix.word(i) == w
 			fromDefaults |= ix.defaults[i]
 			if whole {
 				exactDefaults = ix.defaults[i]
@@ -180,11 +180,12 @@ func scatter[P uint16 | uint32](post []P, shift uint, s *Scratch, whole bool) {
 	}
 }
 
-// prefixRange is the range of vocab whose words begin with w.
+// prefixRange is the range of the index's words that begin with w.
 func (ix *Index) prefixRange(w string) (lo, hi int) {
-	lo, _ = slices.BinarySearchFunc(ix.vocab, w, func(h unique.Handle[string], w string) int { return strings.Compare(h.Value(), w) })
+	n := len(ix.ends)
+	lo = sort.Search(n, func(i int) bool { return ix.word(i) >= w })
 	hi = lo
-	for hi < len(ix.vocab) && strings.HasPrefix(ix.vocab[hi].Value(), w) {
+	for hi < n && strings.HasPrefix(ix.word(hi), w) {
 		hi++
 	}
 	return lo, hi

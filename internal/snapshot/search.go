@@ -125,18 +125,11 @@ func (r *found) window(s *Snapshot, offset, limit int) []Hit {
 	return out
 }
 
-// SearchBytes are the bytes the search indexes of the served apps hold:
-// their lists, and once each the bytes of the distinct words they share.
-func (s *Snapshot) SearchBytes() (lists, words int) {
-	seen := map[string]bool{}
+// SearchBytes are the bytes the search indexes of the served apps hold.
+func (s *Snapshot) SearchBytes() int {
+	n := 0
 	for _, a := range s.apps {
-		lists += a.search.Bytes()
-		a.search.EachWord(func(w string) {
-			if !seen[w] {
-				seen[w] = true
-				words += len(w)
-			}
-		})
+		n += a.search.Bytes()
 	}
-	return lists, words
+	return n
 }
