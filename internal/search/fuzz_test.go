@@ -8,8 +8,9 @@ import (
 )
 
 // FuzzQuery reads any text as a search: ParseQuery refuses it or reads its
-// words, Match answers what the slow reading answers on the real
-// pipelines, and the spans of a text put together are the text.
+// words, Match answers what the slow reading answers (the fields and the
+// score) on the real pipelines, and the spans of a text put together are
+// the text.
 func FuzzQuery(f *testing.F) {
 	for _, s := range []string{"Wind Gust", "icon-d2", "Spindox", "rec", "ΣΊΣΥΦΟΣ", "a\xffb", "*?[", "datasets.ds_dev_gold.*", strings.Repeat("x ", 20)} {
 		f.Add(s, "ICON-D2 Wind Gust Indicators")
@@ -31,12 +32,12 @@ func FuzzQuery(f *testing.F) {
 		}
 		var s Scratch
 		for app, ix := range indexes {
-			got := map[int]Field{}
+			got := map[int]Match{}
 			ix.Match(q, &s, func(pos int, m Match) {
 				if m.Score > MaxScore {
 					t.Fatalf("score %d above %d", m.Score, MaxScore)
 				}
-				got[pos] = m.Fields
+				got[pos] = m
 			})
 			if diff := cmp.Diff(reference(docs[app], q), got); diff != "" {
 				t.Fatalf("%q in %s (-reference +Match):\n%s", text, app, diff)

@@ -230,27 +230,37 @@ func documents(app string, cfg *governance.Config, reg owners.Lookup) []document
 }
 
 // reference is what Match answers for the documents: a word of the query
-// matches a field when it begins one of its words.
-func reference(docs []document, q *Query) map[int]Field {
-	out := map[int]Field{}
+// matches a field when it begins one of its words, and adds to the score
+// the weight of the best field it begins a word of, or twice that of the
+// best field holding it whole, and rankStep when the key or the title
+// holds it.
+func reference(docs []document, q *Query) map[int]Match {
+	out := map[int]Match{}
 	for pos, fields := range docs {
-		var all Field
+		var m Match
 		matched := true
 		for _, w := range q.Words() {
-			var in Field
+			var in, whole Field
 			for f, ws := range fields {
 				if slices.ContainsFunc(ws, func(x string) bool { return strings.HasPrefix(x, w) }) {
 					in |= f
+				}
+				if slices.Contains(ws, w) {
+					whole |= f
 				}
 			}
 			if in == 0 {
 				matched = false
 				break
 			}
-			all |= in
+			m.Fields |= in
+			m.Score += max(weight(in), 2*weight(whole))
+			if in&(Key|Title) != 0 {
+				m.Score += rankStep
+			}
 		}
 		if matched {
-			out[pos] = all
+			out[pos] = m
 		}
 	}
 	return out
@@ -306,8 +316,8 @@ func TestMatchAgreesWithReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		for app := range apps {
-			got := map[int]Field{}
-			indexes[app].Match(q, &s, func(pos int, m Match) { got[pos] = m.Fields })
+			got := map[int]Match{}
+			indexes[app].Match(q, &s, func(pos int, m Match) { got[pos] = m })
 			if diff := cmp.Diff(reference(docs[app], q), got); diff != "" {
 				t.Fatalf("%q in %s (-reference +Match):\n%s", text, app, diff)
 			}
@@ -375,8 +385,8 @@ func TestMatchPastNarrowPostings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[int]Field{}
-		ix.Match(q, &s, func(pos int, m Match) { got[pos] = m.Fields })
+		got := map[int]Match{}
+		ix.Match(q, &s, func(pos int, m Match) { got[pos] = m })
 		if diff := cmp.Diff(reference(docs, q), got); diff != "" {
 			t.Fatalf("%q (-reference +Match):\n%s", text, diff)
 		}
