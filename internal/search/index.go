@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -14,47 +15,36 @@ import (
 // search reads them.
 //
 // Each distinct word of the app is in words once, sorted, with the
-// datasets whose own values hold it (postings: a dataset's position and the
-// fields, packed in a uint16 when the app has at most 512 datasets, as
-// nearly every app has, else in a uint32) and the fields of the app's
-// defaults (and
-// its name) that hold it. A dataset takes from the defaults what its
-// served rule does (governance.MergeRules): the title, description and
-// source system it does not state, the ownership when it lists none, the
-// defaults' tags always (they are a union); inherit says which, per
-// dataset. The defaults' words are so held once for the app, however many
-// datasets share them.
+// datasets whose own values hold it (its postings) and the fields of the
+// app's defaults (and its name) that hold it. A word's postings are bytes:
+// the fields the most of its datasets hold it in (its usual fields), then
+// per dataset, in position order, a uvarint of the gap from the previous
+// one's position (from -1) shifted left once, its low bit set when the
+// fields are other than the usual ones and then follow in a byte. A dataset
+// a word's next one is seldom more than 63 datasets on, so most postings
+// are a byte. A dataset takes from the defaults what its served rule does
+// (governance.MergeRules): the title, description and source system it
+// does not state, the ownership when it lists none, the defaults' tags
+// always (they are a union); inherit says which, per dataset. The
+// defaults' words are so held once for the app, however many datasets
+// share them.
 type Index struct {
 	words    string   // the distinct words, sorted, back to back
 	ends     []uint32 // word i is words[ends[i-1]:ends[i]] (from 0 for the first)
-	start    []uint32 // word i's postings are narrow or post [start[i]:start[i+1]]
-	narrow   []uint16 // position<<7 | Field, by position within a word; nil beyond maxNarrow datasets
-	post     []uint32 // position<<8 | Field, for an app of more than maxNarrow datasets
+	start    []uint32 // word i's postings are post[start[i]:start[i+1]]
+	post     []byte   // by word: its usual fields, then a uvarint gap<<1 | other each dataset, [fields]
 	defaults []Field  // word i's fields in the defaults and the app's name
 	inherit  []Field  // by position: the fields the dataset takes from the defaults
 }
 
-// maxDatasets is how many datasets of one app an index can place: a
-// posting holds a position in 24 bits. The check's budgets keep an app far
+// maxDatasets is how many datasets of one app an index can place: the
+// builder holds a position in 24 bits. The check's budgets keep an app far
 // below it; the datasets past it are not found.
 const maxDatasets = 1 << 24
 
-// maxNarrow is how many datasets an app may have for its postings to be
-// uint16s: 9 bits of position above the 7 of the fields. Half the bytes
-// of the largest part of an index, for the apps a tree is mostly made of.
-const maxNarrow = 1 << (16 - narrowFieldBits)
-
-// A posting holds its position above its fields: narrowFieldBits of them
-// in a narrow one, wideFieldBits in a wide one (and in the builder's
-// entries).
-const (
-	narrowFieldBits = 7
-	wideFieldBits   = 8
-)
-
-// A narrow posting has room for every Field: a field added past it stops
-// the build here rather than losing its bit.
-var _ = [1]struct{}{}[len(fieldNames)-narrowFieldBits]
+// fieldBits are the bits of the fields in the builder's entries, below
+// the position; a posting holds its fields in a byte.
+const fieldBits = 8
 
 // NewIndex indexes the sources of cfg, the served configuration of app
 // (ownership resolved, overlay merged), in sources order. reg gives the
@@ -92,7 +82,7 @@ func NewIndex(app string, cfg *governance.Config, reg owners.Lookup) *Index {
 		b.add(src.Key, i, Key)
 		b.rule(r, i, own)
 	}
-	b.finish(ix, n)
+	b.finish(ix)
 	return ix
 }
 
@@ -108,6 +98,8 @@ type builder struct {
 	reg      owners.Lookup
 	asked    map[string]*owners.Entry
 	buf      []byte // the word being read, lower-cased
+	post     []byte // the postings being written
+	count    [1 << fieldBits]uint32
 	// finish's working lists.
 	order, rank, at, placed []uint32
 }
@@ -188,7 +180,7 @@ func (b *builder) add(text string, pos int, f Field) {
 			b.defaults[id] |= f
 			return
 		}
-		b.entries = append(b.entries, uint64(id)<<32|uint64(pos)<<wideFieldBits|uint64(f))
+		b.entries = append(b.entries, uint64(id)<<32|uint64(pos)<<fieldBits|uint64(f))
 	})
 }
 
@@ -196,7 +188,7 @@ func (b *builder) add(text string, pos int, f Field) {
 // dataset once per word, its fields joined. The entries are in position
 // order already; placing them by word (a counting pass) keeps that order
 // within each word, and a dataset's entries for one word side by side.
-func (b *builder) finish(ix *Index, datasets int) {
+func (b *builder) finish(ix *Index) {
 	n := len(b.words)
 	b.order = grow(b.order, n) // place in words → word id
 	for i := range b.order {
@@ -235,30 +227,58 @@ func (b *builder) finish(ix *Index, datasets int) {
 		b.at[w]++
 	}
 	// b.at[w] is now where word w's entries end. A dataset's entries for
-	// one word are side by side: join their fields.
+	// one word are side by side: join their fields, then write the word's
+	// postings.
 	ix.start = make([]uint32, n+1)
-	post := b.placed[:0] // written behind the reading
+	b.post = b.post[:0]
 	from := uint32(0)
 	for w := range n {
-		for k := from; k < b.at[w]; k++ {
-			p := b.placed[k]
-			if m := len(post); m > int(ix.start[w]) && post[m-1]>>wideFieldBits == p>>wideFieldBits {
-				post[m-1] |= p & (1<<wideFieldBits - 1)
+		joined := b.placed[from:from] // written behind the reading
+		for _, p := range b.placed[from:b.at[w]] {
+			if m := len(joined); m > 0 && joined[m-1]>>fieldBits == p>>fieldBits {
+				joined[m-1] |= p & (1<<fieldBits - 1)
 				continue
 			}
-			post = append(post, p)
+			joined = append(joined, p)
 		}
 		from = b.at[w]
-		ix.start[w+1] = uint32(len(post))
+		b.post = appendPostings(b.post, joined, &b.count)
+		ix.start[w+1] = uint32(len(b.post))
 	}
-	if datasets > maxNarrow {
-		ix.post = slices.Clone(post)
-		return
+	ix.post = slices.Clone(b.post)
+}
+
+// appendPostings appends a word's postings, each a position<<fieldBits |
+// fields in position order, as Index.post holds them. count is working
+// memory, all zero, left so.
+func appendPostings(dst []byte, joined []uint32, count *[1 << fieldBits]uint32) []byte {
+	if len(joined) == 0 {
+		return dst
 	}
-	ix.narrow = make([]uint16, len(post))
-	for k, p := range post {
-		ix.narrow[k] = uint16(p>>wideFieldBits<<narrowFieldBits | p&(1<<narrowFieldBits-1))
+	usual := byte(joined[0])
+	for _, p := range joined {
+		f := byte(p)
+		count[f]++
+		if count[f] > count[usual] {
+			usual = f
+		}
 	}
+	dst = append(dst, usual)
+	prev := -1
+	for _, p := range joined {
+		pos, f := int(p>>fieldBits), byte(p)
+		count[f] = 0
+		v := uint64(pos-prev) << 1
+		if f != usual {
+			v |= 1
+		}
+		dst = binary.AppendUvarint(dst, v)
+		if f != usual {
+			dst = append(dst, f)
+		}
+		prev = pos
+	}
+	return dst
 }
 
 // grow is s with length n, reallocated only when too short.
@@ -278,7 +298,7 @@ func (ix *Index) Words() int { return len(ix.ends) }
 // Bytes are the bytes the index holds: its words and its lists.
 func (ix *Index) Bytes() int {
 	const header = 24 // a slice
-	return 16 + len(ix.words) + 6*header + 4*len(ix.ends) + 4*len(ix.start) + 2*len(ix.narrow) + 4*len(ix.post) + len(ix.defaults) + len(ix.inherit)
+	return 16 + len(ix.words) + 5*header + 4*len(ix.ends) + 4*len(ix.start) + len(ix.post) + len(ix.defaults) + len(ix.inherit)
 }
 
 // word is the index's i-th word.

@@ -137,11 +137,7 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 			if whole {
 				exactDefaults = ix.defaults[i]
 			}
-			if ix.narrow != nil {
-				scatter(ix.narrow[ix.start[i]:ix.start[i+1]], narrowFieldBits, s, whole)
-			} else {
-				scatter(ix.post[ix.start[i]:ix.start[i+1]], wideFieldBits, s, whole)
-			}
+			scatter(ix.post[ix.start[i]:ix.start[i+1]], s, whole)
 		}
 		for d := range n {
 			if s.miss[d] {
@@ -168,11 +164,29 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 }
 
 // scatter marks in s.hit (and, for the whole word, s.exact) the fields of
-// each posting: a position above shift bits of fields.
-func scatter[P uint16 | uint32](post []P, shift uint, s *Scratch, whole bool) {
-	fields := P(1)<<shift - 1
-	for _, p := range post {
-		pos, f := p>>shift, Field(p&fields)
+// each of a word's postings (Index.post).
+func scatter(post []byte, s *Scratch, whole bool) {
+	if len(post) == 0 {
+		return
+	}
+	usual := Field(post[0])
+	pos := -1
+	for i := 1; i < len(post); {
+		var v uint
+		for shift := 0; ; shift += 7 {
+			c := post[i]
+			i++
+			v |= uint(c&0x7f) << shift
+			if c < 0x80 {
+				break
+			}
+		}
+		pos += int(v >> 1)
+		f := usual
+		if v&1 != 0 {
+			f = Field(post[i])
+			i++
+		}
 		s.hit[pos] |= f
 		if whole {
 			s.exact[pos] |= f
