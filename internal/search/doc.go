@@ -17,8 +17,9 @@
 // the datasets of the apps holding the query's words. The values an app's
 // defaults give its datasets (ownership, source system, tags, …) are indexed
 // once for the app, not once per dataset. An app's distinct words are held
-// back to back in one string, each placed by where it ends: no pointer per
-// word for the garbage collector to follow.
+// back to back in one string, each placed by where it starts: no pointer per
+// word for the garbage collector to follow, and a word's postings are
+// bytes, most of them one a dataset (ADR-0018).
 //
 // Indexes are immutable once built and safe for concurrent use.
 package search

@@ -30,7 +30,7 @@ import (
 // share them.
 type Index struct {
 	words    string   // the distinct words, sorted, back to back
-	ends     []uint32 // word i is words[ends[i-1]:ends[i]] (from 0 for the first)
+	at       []uint32 // word i is words[at[i]:at[i+1]]
 	start    []uint32 // word i's postings are post[start[i]:start[i+1]]
 	post     []byte   // by word: its usual fields, then a uvarint gap<<1 | other each dataset, [fields]
 	defaults []Field  // word i's fields in the defaults and the app's name
@@ -202,12 +202,12 @@ func (b *builder) finish(ix *Index) {
 	}
 	var words strings.Builder
 	words.Grow(size)
-	ix.ends = make([]uint32, n)
+	ix.at = make([]uint32, n+1)
 	ix.defaults = make([]Field, n)
 	for i, id := range b.order {
 		b.rank[id] = uint32(i)
 		words.WriteString(b.words[id])
-		ix.ends[i] = uint32(words.Len())
+		ix.at[i+1] = uint32(words.Len())
 		ix.defaults[i] = b.defaults[id]
 	}
 	ix.words = words.String()
@@ -293,26 +293,20 @@ func grow(s []uint32, n int) []uint32 {
 func (ix *Index) Len() int { return len(ix.inherit) }
 
 // Words is the number of distinct words the index holds.
-func (ix *Index) Words() int { return len(ix.ends) }
+func (ix *Index) Words() int { return len(ix.defaults) }
 
 // Bytes are the bytes the index holds: its words and its lists.
 func (ix *Index) Bytes() int {
 	const header = 24 // a slice
-	return 16 + len(ix.words) + 5*header + 4*len(ix.ends) + 4*len(ix.start) + len(ix.post) + len(ix.defaults) + len(ix.inherit)
+	return 16 + len(ix.words) + 5*header + 4*len(ix.at) + 4*len(ix.start) + len(ix.post) + len(ix.defaults) + len(ix.inherit)
 }
 
 // word is the index's i-th word.
-func (ix *Index) word(i int) string {
-	from := uint32(0)
-	if i > 0 {
-		from = ix.ends[i-1]
-	}
-	return ix.words[from:ix.ends[i]]
-}
+func (ix *Index) word(i int) string { return ix.words[ix.at[i]:ix.at[i+1]] }
 
 // EachWord calls fn with every distinct word the index holds, sorted.
 func (ix *Index) EachWord(fn func(word string)) {
-	for i := range ix.ends {
+	for i := range ix.defaults {
 		fn(ix.word(i))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -196,8 +195,16 @@ func scatter(post []byte, s *Scratch, whole bool) {
 
 // prefixRange is the range of the index's words that begin with w.
 func (ix *Index) prefixRange(w string) (lo, hi int) {
-	n := len(ix.ends)
-	lo = sort.Search(n, func(i int) bool { return ix.word(i) >= w })
+	n := len(ix.defaults)
+	lo, hi = 0, n // the first word not below w is in [lo, hi]
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if ix.word(mid) < w {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
 	hi = lo
 	for hi < n && strings.HasPrefix(ix.word(hi), w) {
 		hi++
