@@ -1,6 +1,10 @@
 package governance
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/celine-eu/governanced/internal/uvarint"
+)
 
 // A rule's places are where its stated fields (positions) and the paths
 // below them (provenance entries, see provenance.go) were written, encoded
@@ -98,9 +102,9 @@ func (p *placesReader) next() (e pathPosition, f Field, isField bool) {
 	if layer == layerOwn {
 		layer, s = s[0], s[1:]
 	}
-	delta, n := uvarint(s)
+	delta, n := uvarint.Decode(s)
 	s = s[n:]
-	column, n := uvarint(s)
+	column, n := uvarint.Decode(s)
 	s = s[n:]
 	p.line += int32(int64(delta>>1) ^ -int64(delta&1)) // zig-zag, as binary.AppendVarint writes it
 	e = pathPosition{Line: p.line, Column: int32(uint32(column)), layer: layer}
@@ -109,7 +113,7 @@ func (p *placesReader) next() (e pathPosition, f Field, isField bool) {
 	} else {
 		e.code = pathCode(tag - pathTag)
 		if e.code == pathExtra {
-			index, n := uvarint(s)
+			index, n := uvarint.Decode(s)
 			s = s[n:]
 			e.index = uint32(index)
 		}
@@ -147,18 +151,4 @@ func (r *Rule) countPaths() int {
 		}
 	}
 	return n
-}
-
-// uvarint decodes an unsigned varint at the start of s (as
-// binary.Uvarint, for a string) and its length; s holds one, being places
-// written by appendPlaces.
-func uvarint(s places) (uint64, int) {
-	var x uint64
-	for i, shift := 0, uint(0); ; i, shift = i+1, shift+7 {
-		c := s[i]
-		if c < 0x80 {
-			return x | uint64(c)<<shift, i + 1
-		}
-		x |= uint64(c&0x7f) << shift
-	}
 }

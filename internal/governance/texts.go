@@ -1,9 +1,11 @@
 package governance
 
 import (
+	"encoding/binary"
 	"math"
 	"sync"
 
+	"github.com/celine-eu/governanced/internal/uvarint"
 	"github.com/celine-eu/governanced/internal/yaml11"
 )
 
@@ -39,16 +41,9 @@ func textAt(s string, ref textRef) (text string, ok bool) {
 		return "", false
 	}
 	i := int(ref - 1)
-	n := 0
-	for shift := 0; ; shift += 7 {
-		b := s[i]
-		i++
-		n |= int(b&0x7f) << shift
-		if b < 0x80 {
-			break
-		}
-	}
-	return s[i : i+n], true
+	n, w := uvarint.Decode(s[i:])
+	i += w
+	return s[i : i+int(n)], true
 }
 
 // Title is the title; ok is false for none.
@@ -129,18 +124,10 @@ func (vs *values) docText(r *Rule, v *yaml11.Node, path string) (textRef, error)
 		return 0, errAt(ClassValidation, v, path, "the document's titles and descriptions take more than 4 GiB")
 	}
 	ref := textRef(len(t.buf) + 1)
-	t.buf = appendUvarint(t.buf, len(v.Str))
+	t.buf = binary.AppendUvarint(t.buf, uint64(len(v.Str)))
 	t.buf = append(t.buf, v.Str...)
 	t.seen[v] = ref
 	return ref, nil
-}
-
-// appendUvarint appends n as textAt reads it.
-func appendUvarint(b []byte, n int) []byte {
-	for ; n >= 0x80; n >>= 7 {
-		b = append(b, byte(n)|0x80)
-	}
-	return append(b, byte(n))
 }
 
 // place fills the document's block with a copy of its texts, completing

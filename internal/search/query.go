@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/celine-eu/governanced/internal/uvarint"
 )
 
 // The bounds of a query: what a person types into a search box fits well
@@ -171,15 +173,8 @@ func scatter(post []byte, s *Scratch, whole bool) {
 	usual := Field(post[0])
 	pos := -1
 	for i := 1; i < len(post); {
-		var v uint
-		for shift := 0; ; shift += 7 {
-			c := post[i]
-			i++
-			v |= uint(c&0x7f) << shift
-			if c < 0x80 {
-				break
-			}
-		}
+		v, w := uvarint.Decode(post[i:])
+		i += w
 		pos += int(v >> 1)
 		f := usual
 		if v&1 != 0 {

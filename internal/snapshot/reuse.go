@@ -17,6 +17,7 @@ import (
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/graph"
 	"github.com/celine-eu/governanced/internal/owners"
+	"github.com/celine-eu/governanced/internal/uvarint"
 )
 
 // A reload reads every input but checks and builds only the units whose
@@ -421,17 +422,7 @@ func newIDList(parts ...[]string) idList {
 func (l idList) all() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for rest := string(l); rest != ""; {
-			var n, shift uint
-			w := 0
-			for {
-				c := rest[w]
-				w++
-				n |= uint(c&0x7f) << shift
-				if c < 0x80 {
-					break
-				}
-				shift += 7
-			}
+			n, w := uvarint.Decode(rest)
 			id := rest[w : w+int(n)]
 			rest = rest[w+int(n):]
 			if !yield(id) {
