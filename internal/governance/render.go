@@ -57,13 +57,16 @@ func writeOptText(buf *bytes.Buffer, s string, ok bool) {
 	}
 }
 
-func writeStrings(buf *bytes.Buffer, ss []string) {
+func writeStrings(buf *bytes.Buffer, ss []string) { writeArray(buf, ss, writeString) }
+
+// writeArray writes items as a JSON array, each by write.
+func writeArray[T any](buf *bytes.Buffer, items []T, write func(*bytes.Buffer, T)) {
 	buf.WriteByte('[')
-	for i, s := range ss {
+	for i, it := range items {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeString(buf, s)
+		write(buf, it)
 	}
 	buf.WriteByte(']')
 }
@@ -71,14 +74,7 @@ func writeStrings(buf *bytes.Buffer, ss []string) {
 // writeRowFilters writes row filters as the JSON array of their own
 // encodings.
 func writeRowFilters(buf *bytes.Buffer, rfs []RowFilter) {
-	buf.WriteByte('[')
-	for i, rf := range rfs {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(rf.JSON)
-	}
-	buf.WriteByte(']')
+	writeArray(buf, rfs, func(buf *bytes.Buffer, rf RowFilter) { buf.WriteString(rf.JSON) })
 }
 
 // MarshalJSON renders the set-field view (governance-format.md §13): only the
