@@ -117,14 +117,8 @@ type resolver struct {
 	// by the list resolved: the rules of a configuration share their
 	// ownership lists (governance.Values), so one resolution, and one
 	// resolved list, serves every rule stating the same list.
-	resolved map[ownerList]*[]governance.Owner
+	resolved map[*[]governance.Owner]*[]governance.Owner
 	scratch  []governance.Owner // ownership's, reused from list to list
-}
-
-// ownerList names a list by where it is: equal for lists shared.
-type ownerList struct {
-	first *governance.Owner
-	n     int
 }
 
 // place is where a rule is, as an unresolved name's warning says it: name
@@ -138,7 +132,7 @@ func (rs *resolver) rule(r *governance.Rule, where place) *governance.Rule {
 		return nil
 	}
 	if len(r.Ownership()) == 0 {
-		return r.WithOwnership(nil)
+		return r.WithOwnership(r.OwnershipList()) // a copy, its list (stated empty, or none) as r's
 	}
 	// The copy's list is its own, as it was before ownership shared r's
 	// when nothing changed: clipped, an append to it cannot write into r's.
@@ -190,23 +184,24 @@ func (rs *resolver) shared(r *governance.Rule, where place) *governance.Rule {
 	if r == nil || len(r.Ownership()) == 0 {
 		return r
 	}
-	written := r.Ownership()
-	key := ownerList{&written[0], len(written)}
-	owners, known := rs.resolved[key]
+	written := r.OwnershipList()
+	owners, known := rs.resolved[written]
 	if !known {
 		noted := rs.noted
-		l := rs.ownership(r, where) // r's own list when nothing changed
-		owners = &l
+		owners = written
+		if l := rs.ownership(r, where); &l[0] != &(*written)[0] || len(l) != len(*written) {
+			owners = &l // changed by resolution; else r's own list is returned
+		}
 		// A list with a name unresolved is resolved again at each place,
 		// so that each place is noted.
 		if rs.noted == noted {
 			if rs.resolved == nil {
-				rs.resolved = map[ownerList]*[]governance.Owner{}
+				rs.resolved = map[*[]governance.Owner]*[]governance.Owner{}
 			}
-			rs.resolved[key] = owners
+			rs.resolved[written] = owners
 		}
 	}
-	if l := *owners; len(l) > 0 && &l[0] == &written[0] && len(l) == len(written) {
+	if owners == written {
 		return r
 	}
 	return r.WithOwnership(owners)
