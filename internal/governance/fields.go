@@ -22,7 +22,7 @@ type fieldOf[B any] struct {
 	text      func(*B) *string    // a string
 	flag      func(*B) *bool      // a lax boolean (CoerceBool)
 	list      func(*B) *[]string  // a list of strings
-	listRef   func(*B) **[]string // a list of strings, held by the pointer the values share it by
+	listRef   func(*B) **[]string // a list of strings, held by the pointer the values share it by (a rule's tags: parsed and written here, unioned by MergeRules)
 
 	// combined: every stating layer contributes to the merged value (a
 	// boolean OR-ed, a list's sorted union) rather than the last one's
@@ -113,8 +113,6 @@ func (s *fieldOf[B]) take(dst, src *B) {
 		*s.flag(dst) = *s.flag(src)
 	case s.list != nil:
 		*s.list(dst) = *s.list(src)
-	case s.listRef != nil:
-		*s.listRef(dst) = *s.listRef(src)
 	}
 }
 
@@ -126,9 +124,6 @@ func (s *fieldOf[B]) combine(dst, a, b *B) {
 		*s.flag(dst) = *s.flag(a) || *s.flag(b)
 	case s.list != nil:
 		*s.list(dst) = sortedUnion(*s.list(a), *s.list(b))
-	case s.listRef != nil:
-		u := sortedUnion(listOf(*s.listRef(a)), listOf(*s.listRef(b)))
-		*s.listRef(dst) = &u
 	}
 }
 
@@ -145,8 +140,6 @@ func (s *fieldOf[B]) key(vs *values, b *B) {
 		vs.keyBool(*s.flag(b))
 	case s.list != nil:
 		vs.keyList(*s.list(b))
-	case s.listRef != nil:
-		vs.keyList(listOf(*s.listRef(b)))
 	}
 }
 
