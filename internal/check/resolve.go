@@ -62,17 +62,7 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 	if cfg == merged {
 		return cfg, nil
 	}
-	// A list of its size: a unit keeps it for as long as it is served.
-	n := 0
-	if cfg.Defaults != merged.Defaults {
-		n++
-	}
-	for i := range merged.Sources {
-		if cfg.Sources[i].Rule != merged.Sources[i].Rule {
-			n++
-		}
-	}
-	rewritten := make([]WrittenOwnership, 0, n)
+	var rewritten []WrittenOwnership
 	if cfg.Defaults != merged.Defaults {
 		rewritten = append(rewritten, WrittenOwnership{Source: -1, Ownership: merged.Defaults.OwnershipList()})
 	}
@@ -81,7 +71,8 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 			rewritten = append(rewritten, WrittenOwnership{Source: int32(i), Ownership: merged.Sources[i].Rule.OwnershipList()})
 		}
 	}
-	return cfg, rewritten
+	// A copy of its size: a unit keeps it for as long as it is served.
+	return cfg, slices.Clone(rewritten)
 }
 
 // written is the unit's configuration as its files say it: Config with the

@@ -73,7 +73,7 @@ func appendPlaces(dst []byte, ps []position, es []pathPosition) []byte {
 	return dst
 }
 
-// newPlaces is the places of ps and es in an allocation of their own; nil
+// newPlaces is the places of ps and es in an allocation of their own; ""
 // when both are empty.
 func newPlaces(ps []position, es []pathPosition) places {
 	if len(ps)+len(es) == 0 {
