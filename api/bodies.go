@@ -45,8 +45,8 @@ func openEnvelope(buf *bytes.Buffer, snap *snapshot.Snapshot) {
 
 // appendRuleBody writes the body of GET /datasets/{id}/rule for a name that
 // resolved to d in snap: revision, dataset, app, match, rule, exposure,
-// is_empty and, when explain, provenance.
-func appendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *snapshot.Dataset, explain bool) {
+// is_empty and, when explain, provenance. The rule part is parts'.
+func appendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *snapshot.Dataset, explain bool, parts *ruleParts) {
 	openEnvelope(buf, snap)
 	buf.WriteString(`,"dataset":`)
 	nameJSON := jsonstring.Append(buf.AvailableBuffer(), name)
@@ -62,7 +62,7 @@ func appendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *
 		appendMatch(buf, m)
 	}
 	buf.WriteByte(',')
-	buf.Write(d.Memo(ruleAndExposure))
+	buf.Write(parts.of(d))
 	if explain {
 		buf.WriteString(`,"provenance":`)
 		buf.Write(d.Rule().AppendProvenanceJSON(buf.AvailableBuffer()))
@@ -74,7 +74,7 @@ func appendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *
 // name that resolved to d in snap (explain adds the provenance of every
 // field): what `governanced resolve` prints.
 func AppendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *snapshot.Dataset, explain bool) {
-	appendRuleBody(buf, snap, name, d, explain)
+	appendRuleBody(buf, snap, name, d, explain, nil)
 }
 
 // AppendEmptyRuleBody writes the rule body of a name in the library's
@@ -89,7 +89,7 @@ func AppendEmptyRuleBody(buf *bytes.Buffer, name string) {
 }
 
 // ruleAndExposure is the part of d's rule body that does not name the
-// request: `"rule":…,"exposure":…,"is_empty":…`, kept with d (Memo). It is
+// request: `"rule":…,"exposure":…,"is_empty":…`, kept with d (ruleParts). It is
 // encoded into a pooled buffer and kept as a copy of its own size: a
 // buffer grown to hold it doubles as it goes, and would keep up to twice
 // the bytes for as long as the dataset is served.
@@ -179,6 +179,9 @@ func appendListBody(buf *bytes.Buffer, snap *snapshot.Snapshot, p snapshot.Page,
 // appendListItem writes one item of GET /datasets. withRule adds "rule":
 // the body GET /datasets/{id}/rule?app={app} answers for the item's key, so
 // that a client can mirror every resolved rule of the tree from the listing.
+// Its rule parts are encoded afresh and not kept: a listing reads each
+// dataset once, and would push out of the kept parts (ruleParts) those of
+// the datasets services read again and again.
 // A dataset a search by words found says how: "search", its score and the
 // fields its words were found in.
 func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, h snapshot.Hit, withRule bool) {
@@ -204,7 +207,7 @@ func appendListItem(buf *bytes.Buffer, snap *snapshot.Snapshot, h snapshot.Hit, 
 	}
 	if withRule {
 		buf.WriteString(`,"rule":`)
-		appendRuleBody(buf, snap, d.ID(), d, false)
+		appendRuleBody(buf, snap, d.ID(), d, false, nil)
 	}
 	buf.WriteByte('}')
 }

@@ -204,7 +204,7 @@ func (s *server) rule(r *http.Request, app string) (result, error) {
 		return result{snap: snap}, err
 	}
 	buf := getBuffer()
-	appendRuleBody(buf, snap, id, d, explain)
+	appendRuleBody(buf, snap, id, d, explain, s.ruleParts)
 	return result{snap: snap, tree: true, body: buf.Bytes(), pooled: buf}, nil
 }
 

@@ -75,7 +75,7 @@ func assertIntact(t testing.TB, snap *snapshot.Snapshot) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	appendRuleBody(&buf, snap, "ds.a.one", d, false)
+	appendRuleBody(&buf, snap, "ds.a.one", d, false, nil)
 	if !bytes.Contains(buf.Bytes(), []byte(`"access_level":"restricted"`)) {
 		t.Fatalf("revision %s lost the overlay: %s", snap.Revision, buf.Bytes())
 	}
@@ -430,7 +430,7 @@ func servesItsVersion(snap *snapshot.Snapshot, revs map[string]int) error {
 		return err
 	}
 	var buf bytes.Buffer
-	appendRuleBody(&buf, snap, "ds.a.one", d, false)
+	appendRuleBody(&buf, snap, "ds.a.one", d, false, nil)
 	if want := fmt.Sprintf(`"marker-%d"`, v); !bytes.Contains(buf.Bytes(), []byte(want)) {
 		return fmt.Errorf("revision %s (version %d) serves %s", snap.Revision, v, buf.Bytes())
 	}

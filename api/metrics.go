@@ -28,7 +28,7 @@ type metrics struct {
 	streamsEnded   *prometheus.CounterVec
 }
 
-func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string, conns *ConnLimit, memory *workMemory) *metrics {
+func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string, conns *ConnLimit, memory *workMemory, parts *ruleParts) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "governanced_http_requests_total",
@@ -77,7 +77,7 @@ func newMetrics(reg *prometheus.Registry, store *snapshot.Store, version string,
 		collectors.NewBuildInfoCollector(),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(&memoryCollector{memory})
+	reg.MustRegister(&memoryCollector{memory}, &rulePartsCollector{parts})
 	if conns != nil {
 		reg.MustRegister(&connCollector{conns})
 	}
@@ -111,6 +111,30 @@ func (c *memoryCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descMemoryLimit, prometheus.GaugeValue, float64(c.m.limit))
 	ch <- prometheus.MustNewConstMetric(descMemoryRefused, prometheus.CounterValue, float64(alone), "alone")
 	ch <- prometheus.MustNewConstMetric(descMemoryRefused, prometheus.CounterValue, float64(busy), "busy")
+}
+
+var (
+	descPartsHeld = prometheus.NewDesc("governanced_kept_rule_bytes",
+		"Bytes of the encoded rule parts kept for the datasets read, as counted (at most what the last sweep counted plus every part kept since).", nil, nil)
+	descPartsLimit = prometheus.NewDesc("governanced_kept_rule_limit_bytes",
+		"The bytes of rule parts kept before the least read are forgotten (--max-kept-rule-bytes).", nil, nil)
+	descPartsForgotten = prometheus.NewDesc("governanced_kept_rule_forgotten_bytes_total",
+		"Bytes of rule parts forgotten to stay within --max-kept-rule-bytes; their datasets are encoded again when next read.", nil, nil)
+)
+
+// rulePartsCollector reports the kept rule parts at scrape time.
+type rulePartsCollector struct{ k *ruleParts }
+
+func (c *rulePartsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descPartsHeld, descPartsLimit, descPartsForgotten} {
+		ch <- d
+	}
+}
+
+func (c *rulePartsCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(descPartsHeld, prometheus.GaugeValue, float64(c.k.held.Load()))
+	ch <- prometheus.MustNewConstMetric(descPartsLimit, prometheus.GaugeValue, float64(c.k.budget))
+	ch <- prometheus.MustNewConstMetric(descPartsForgotten, prometheus.CounterValue, float64(c.k.forgotten.Load()))
 }
 
 var (

@@ -90,6 +90,10 @@ type Limits struct {
 	// MaxGraphBytes bounds an answer of GET /graph: a larger rendering is
 	// refused with 413, and read page by page (?limit, ?offset).
 	MaxGraphBytes int
+	// MaxKeptRuleBytes bounds the encoded rule parts kept for the datasets
+	// read (ruleParts): a dataset read again within it is copied, not
+	// encoded again; past it, the parts least read are forgotten.
+	MaxKeptRuleBytes int64
 }
 
 // DefaultLimits are the limits of a zero Limits.
@@ -109,6 +113,7 @@ var DefaultLimits = Limits{
 	MaxWait:                  5 * time.Minute,
 	MaxWorkMemory:            1 << 30,
 	MaxGraphBytes:            16 << 20,
+	MaxKeptRuleBytes:         32 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -160,6 +165,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxGraphBytes <= 0 {
 		l.MaxGraphBytes = DefaultLimits.MaxGraphBytes
 	}
+	if l.MaxKeptRuleBytes <= 0 {
+		l.MaxKeptRuleBytes = DefaultLimits.MaxKeptRuleBytes
+	}
 	return l
 }
 
@@ -176,6 +184,7 @@ type server struct {
 	// streamWriteTimeout is streamWriteTimeout; a test shortens it.
 	streamWriteTimeout time.Duration
 	memory             *workMemory // what the expensive requests hold (workmem.go)
+	ruleParts          *ruleParts  // the rule parts kept for the datasets read (ruleparts.go)
 	streams            context.Context
 	conns              *ConnLimit  // nil: no connection cap
 	auth               *Tokens     // nil: authentication is off
@@ -208,11 +217,12 @@ func newServer(d Deps) (http.Handler, *server) {
 	s.waiters = newWaiterSlots(s.limits.MaxWaiters, s.limits.MaxWaitersPerClient)
 	s.streamWriteTimeout = streamWriteTimeout
 	s.memory = newWorkMemory(s.limits.MaxWorkMemory)
+	s.ruleParts = newRuleParts(d.Store, s.limits.MaxKeptRuleBytes)
 	s.streams = d.Streams
 	if s.streams == nil {
 		s.streams = context.Background()
 	}
-	s.metrics = newMetrics(reg, d.Store, d.Version, d.Conns, s.memory)
+	s.metrics = newMetrics(reg, d.Store, d.Version, d.Conns, s.memory, s.ruleParts)
 	s.pages = ui.New(ui.Options{Store: d.Store, Version: d.Version, Graph: (*snapshot.Snapshot).GraphOf, OnError: func(r *http.Request, err error) {
 		logAt(r.Context(), zerolog.ErrorLevel).Err(err).Msg("page failed to render")
 	}})

@@ -667,9 +667,11 @@ sources:
 	memos := func() map[string]string {
 		out := map[string]string{}
 		for _, d := range store.Current().Datasets() {
-			out[d.ID()] = string(d.Memo(encode))
+			body, _ := d.Memo(encode)
+			out[d.ID()] = string(body)
 		}
-		out[""] = string(store.Current().App("a").Defaults().Memo(encode))
+		body, _ := store.Current().App("a").Defaults().Memo(encode)
+		out[""] = string(body)
 		return out
 	}
 	before := memos()
@@ -722,8 +724,8 @@ func TestMemoConcurrent(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if got, want := string(d.Memo(encode)), "<"+d.ID()+">"; got != want {
-						t.Errorf("reader %d of %q: %s, want %s", i, d.ID(), got, want)
+					if got, _ := d.Memo(encode); string(got) != "<"+d.ID()+">" {
+						t.Errorf("reader %d of %q: %s, want <%s>", i, d.ID(), got, d.ID())
 					}
 				}()
 			}

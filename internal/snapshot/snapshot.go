@@ -84,10 +84,10 @@ type App struct {
 	// app's defaults (what a name matching no key resolves to): one array,
 	// so that a dataset costs no pointer of its own.
 	datasets []Dataset
-	// memos are the datasets' encodings (Dataset.Memo), by position in
-	// datasets: made when the first of them is asked for, so an app none
-	// of whose datasets is read holds none.
-	memos  atomic.Pointer[[]atomic.Pointer[[]byte]]
+	// memos are the datasets' kept encodings (Dataset.Memo), by position
+	// in datasets: made when the first of them is asked for, so an app
+	// none of whose datasets is read holds none.
+	memos  atomic.Pointer[[]atomic.Pointer[memo]]
 	search *search.Index
 }
 
@@ -292,25 +292,84 @@ func (d *Dataset) Rule() *governance.Rule {
 	return governance.MergeRules(c.Defaults, c.Sources[d.pos].Rule)
 }
 
-// Memo is an encoding of d that encode makes the first time it is asked
-// for, kept with d's app from then on: the HTTP layer keeps the part of a
-// rule answer that does not name the request here, so that a dataset asked
-// for is encoded once and one never asked for (most of a large tree) costs
-// a pointer in its app's table, and nothing in an app none of whose
-// datasets is asked for, as at a cold start. One encoding a dataset: every caller
-// passes the same encode, which reads nothing of d but its rule (Rule), so
-// that a dataset of a later revision whose rule is made of the same parsed
-// blocks takes the encoding over (carryMemos). Two calls at once may both
-// encode; either copy is kept.
-func (d *Dataset) Memo(encode func(*Dataset) []byte) []byte {
-	memo := d.App.memo(d.at())
-	if b := memo.Load(); b != nil {
-		return *b
+// Memo is an encoding of d that encode makes when asked for and none is
+// kept, then kept with d's app: the HTTP layer keeps the part of a rule
+// answer that does not name the request here, so that a dataset read
+// again is not encoded again, one never read (most of a large tree) costs
+// a pointer in its app's table, and an app none of whose datasets is read
+// nothing. made reports that encode ran and its result is now kept, so
+// that the caller, which bounds what is kept (SweepMemos), can count it.
+// One encoding a dataset: every caller passes the same encode, which reads
+// nothing of d but its rule (Rule), so that a dataset of a later revision
+// whose rule is made of the same parsed blocks takes the encoding over
+// (carryMemos). Two calls at once may both encode; either copy is kept.
+func (d *Dataset) Memo(encode func(*Dataset) []byte) (body []byte, made bool) {
+	slot := d.App.memo(d.at())
+	if m := slot.Load(); m != nil {
+		if !m.read.Load() { // most reads find it marked: no write, no shared line dirtied
+			m.read.Store(true)
+		}
+		return m.body, false
 	}
-	b := encode(d)
-	memo.Store(&b)
-	return b
+	m := &memo{body: encode(d)}
+	m.read.Store(true)
+	slot.Store(m)
+	return m.body, true
 }
+
+// memo is a dataset's kept encoding, and whether it was read since the
+// hand of SweepMemos last passed it.
+type memo struct {
+	body []byte
+	read atomic.Bool
+}
+
+// MemoBytes is how many bytes the encodings kept with a's datasets hold.
+func (a *App) MemoBytes() int64 {
+	memos := a.memos.Load()
+	if memos == nil {
+		return 0
+	}
+	var n int64
+	for i := range *memos {
+		if m := (*memos)[i].Load(); m != nil {
+			n += int64(len(m.body))
+		}
+	}
+	return n
+}
+
+// SweepMemos moves the hand of a clock over the encodings kept with a's
+// datasets, from the dataset at position from (Dataset.Memo's order: the
+// sources keys, then the defaults): one read since the hand last passed is
+// marked unread and kept, one not read is forgotten, and its dataset
+// encoded again when next asked for. It stops once it has forgotten at
+// least free bytes or passed the last dataset, and returns the position
+// after the last it looked at (len of a's datasets when it passed them all)
+// and the bytes it forgot. A dataset read often is thus kept, and what is
+// kept is bounded by whoever moves the hand.
+func (a *App) SweepMemos(from int, free int64) (next int, forgot int64) {
+	memos := a.memos.Load()
+	if memos == nil {
+		return len(a.datasets), 0
+	}
+	for next = from; next < len(*memos) && forgot < free; next++ {
+		slot := &(*memos)[next]
+		m := slot.Load()
+		switch {
+		case m == nil:
+		case m.read.Load():
+			m.read.Store(false)
+		case slot.CompareAndSwap(m, nil): // a reader that kept a new one meanwhile keeps it
+			forgot += int64(len(m.body))
+		}
+	}
+	return next, forgot
+}
+
+// MemoSlots is how many positions SweepMemos walks in a: its datasets and
+// its defaults.
+func (a *App) MemoSlots() int { return len(a.datasets) }
 
 // at is d's position in its app's datasets.
 func (d *Dataset) at() int {
@@ -321,10 +380,10 @@ func (d *Dataset) at() int {
 }
 
 // memo is where the encoding of a's i-th dataset is kept.
-func (a *App) memo(i int) *atomic.Pointer[[]byte] {
+func (a *App) memo(i int) *atomic.Pointer[memo] {
 	memos := a.memos.Load()
 	if memos == nil {
-		made := make([]atomic.Pointer[[]byte], len(a.datasets))
+		made := make([]atomic.Pointer[memo], len(a.datasets))
 		if a.memos.CompareAndSwap(nil, &made) {
 			memos = &made
 		} else {

@@ -1,0 +1,156 @@
+package api
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/celine-eu/governanced/internal/snapshot"
+	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
+	"github.com/celine-eu/governanced/internal/testfs"
+)
+
+// partsTree is a tree of apps×n datasets, each with a title of its own, so
+// that no two rule parts are alike.
+func partsTree(t *testing.T, apps, n int) *snapshot.Store {
+	t.Helper()
+	files := map[string]string{}
+	for a := range apps {
+		var b strings.Builder
+		b.WriteString("defaults: {classification: green, tags: [kept]}\nsources:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  datasets.a%d.t%03d: {title: \"table %d of app %d\", access_level: internal}\n", a, i, i, a)
+		}
+		fmt.Fprintf(&b, "  'datasets.a%d.g_*': {title: \"the globbed tables of app %d\"}\n", a, a)
+		files[fmt.Sprintf("apps/a%d/governance.yaml", a)] = b.String()
+	}
+	dir := t.TempDir()
+	testfs.Write(t, dir, files)
+	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
+}
+
+// keptBytes is what the served snapshot's datasets keep, counted anew.
+func keptBytes(store *snapshot.Store) int64 {
+	var n int64
+	for _, a := range store.Current().Apps() {
+		n += a.MemoBytes()
+	}
+	return n
+}
+
+// TestRulePartsStayWithinBudget: however the datasets are read, the rule
+// parts kept never hold more than --max-kept-rule-bytes once a read has
+// returned, and every answer is the one encoded afresh, whether its part
+// was kept, forgotten or never kept. A budget smaller than one part keeps
+// at most that part.
+func TestRulePartsStayWithinBudget(t *testing.T) {
+	store := partsTree(t, 4, 60)
+	snap := store.Current()
+	var names []string
+	for _, a := range snap.Apps() {
+		for _, d := range a.Datasets() {
+			if !d.Pattern {
+				names = append(names, d.ID())
+			}
+		}
+		names = append(names, "datasets."+a.Name+".g_x") // a glob's dataset
+		names = append(names, "datasets."+a.Name+".none") // no key: the app has none, so the tree's 404
+	}
+	fresh := func(name string) []byte {
+		d, err := snap.Resolve(name)
+		if err != nil {
+			return nil
+		}
+		var buf bytes.Buffer
+		appendRuleBody(&buf, snap, name, d, false, nil)
+		return buf.Bytes()
+	}
+	one := len(ruleAndExposure(snap.Apps()[0].Dataset(0)))
+	for _, tc := range []struct {
+		name   string
+		budget int64
+	}{
+		{"one byte", 1},
+		{"a part and a half", int64(one * 3 / 2)},
+		{"a tenth of the parts", int64(one * len(names) / 10)},
+		{"every part", 1 << 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, s := newServer(Deps{Store: store, Limits: Limits{MaxKeptRuleBytes: tc.budget}})
+			// Parts kept by an earlier subtest's server stay with the
+			// datasets; this one's budget counts from none.
+			for _, a := range snap.Apps() {
+				a.SweepMemos(0, 1<<62)
+				a.SweepMemos(0, 1<<62)
+			}
+			rng := rand.New(rand.NewPCG(1, uint64(tc.budget)))
+			for round := range 3 {
+				for _, i := range rng.Perm(len(names)) {
+					name := names[i]
+					got := do(t, h, "GET", "/datasets/"+name+"/rule", nil)
+					want := fresh(name)
+					if want == nil {
+						if got.status != http.StatusNotFound {
+							t.Fatalf("round %d, %s: %d, want 404", round, name, got.status)
+						}
+						continue
+					}
+					if got.status != http.StatusOK || !bytes.Equal(got.body, want) {
+						t.Fatalf("round %d, %s: %d %s\nwant %s", round, name, got.status, got.body, want)
+					}
+					if held := keptBytes(store); held > max(tc.budget, int64(one)+64) {
+						t.Fatalf("round %d, after %s: %d bytes kept, budget %d", round, name, held, tc.budget)
+					}
+				}
+			}
+			forgotten := s.ruleParts.forgotten.Load()
+			if tc.budget < 1<<30 && forgotten == 0 {
+				t.Error("nothing forgotten over a budget smaller than the parts")
+			}
+			if tc.budget == 1<<30 && (forgotten != 0 || keptBytes(store) == 0) {
+				t.Errorf("a budget larger than every part forgot %d bytes and keeps %d", forgotten, keptBytes(store))
+			}
+		})
+	}
+}
+
+// TestRulePartsKeepWhatIsReadAgain: a dataset read between every two others
+// keeps its part while the others, read once each, pass through a budget
+// of a tenth of them: the clock forgets what was not read since it last
+// passed.
+func TestRulePartsKeepWhatIsReadAgain(t *testing.T) {
+	store := partsTree(t, 2, 100)
+	snap := store.Current()
+	hot := snap.Apps()[1].Dataset(50)
+	one := int64(len(ruleAndExposure(hot)))
+	h, s := newServer(Deps{Store: store, Limits: Limits{MaxKeptRuleBytes: 20 * one}})
+	read := func(name string) {
+		t.Helper()
+		if got := do(t, h, "GET", "/datasets/"+name+"/rule", nil); got.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", name, got.status, got.body)
+		}
+	}
+	read(hot.ID())
+	forgotHot := 0
+	for _, a := range snap.Apps() {
+		for _, d := range a.Datasets() {
+			if d.Pattern || d == hot {
+				continue
+			}
+			read(d.ID()) // may pass the budget and sweep
+			if _, made := hot.Memo(ruleAndExposure); made {
+				forgotHot++
+			}
+			read(hot.ID())
+		}
+	}
+	if s.ruleParts.forgotten.Load() == 0 {
+		t.Fatal("nothing forgotten: the budget did not bind")
+	}
+	if forgotHot > 0 {
+		t.Errorf("the dataset read between every two others was forgotten %d times", forgotHot)
+	}
+}
