@@ -96,7 +96,7 @@ func AppendEmptyRuleBody(buf *bytes.Buffer, name string) {
 func ruleAndExposure(d *snapshot.Dataset) []byte {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	appendRuleAndExposure(buf, d.Rule())
+	appendRuleAndExposure(buf, d.Values())
 	return bytes.Clone(buf.Bytes())
 }
 

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
+	"github.com/celine-eu/governanced/internal/testcorpus"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -56,7 +58,7 @@ func TestRulePartsStayWithinBudget(t *testing.T) {
 				names = append(names, d.ID())
 			}
 		}
-		names = append(names, "datasets."+a.Name+".g_x") // a glob's dataset
+		names = append(names, "datasets."+a.Name+".g_x")  // a glob's dataset
 		names = append(names, "datasets."+a.Name+".none") // no key: the app has none, so the tree's 404
 	}
 	fresh := func(name string) []byte {
@@ -152,5 +154,37 @@ func TestRulePartsKeepWhatIsReadAgain(t *testing.T) {
 	}
 	if forgotHot > 0 {
 		t.Errorf("the dataset read between every two others was forgotten %d times", forgotHot)
+	}
+}
+
+// BenchmarkRulePart is the rule part of a dataset of the reference tree
+// kept (copied from its dataset) and encoded afresh (merged and written):
+// what a read whose part was forgotten costs more.
+func BenchmarkRulePart(b *testing.B) {
+	ref := testcorpus.Path(b, "reference")
+	store := snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
+		Trees:  []string{filepath.Join(ref, "celine-pipelines")},
+		Owners: []string{filepath.Join(ref, "dataset-api", "owners.yaml")},
+	}})
+	d, err := store.Current().Resolve("datasets.ds_dev_gold.meters_data_15m")
+	if err != nil {
+		b.Fatal(err)
+	}
+	parts := newRuleParts(store, 1<<20)
+	for _, bc := range []struct {
+		name string
+		part func(*snapshot.Dataset) []byte
+	}{
+		{"kept", parts.of},
+		{"encoded", (*ruleParts)(nil).of},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			b.ReportAllocs()
+			for b.Loop() {
+				buf.Reset()
+				buf.Write(bc.part(d))
+			}
+		})
 	}
 }

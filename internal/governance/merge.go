@@ -103,6 +103,18 @@ func MergeRules(base, override *Rule) *Rule {
 	return r
 }
 
+// MergeValues is MergeRules for a reader that writes the merged values and
+// never asks where they were written: the operands' places are left out,
+// so that the merge reads and records none (the rule bodies, which a
+// server writes for every dataset read). The result's Origin and
+// AppendProvenanceJSON say nothing useful; everything else is MergeRules'
+// (TestMergeValues).
+func MergeValues(base, override *Rule) *Rule {
+	b, o := *base, *override
+	b.places, o.places = "", ""
+	return MergeRules(&b, &o)
+}
+
 // takeScalars takes each single-valued field the override stated, with its
 // origin, in pos: the override wins even when its value is false, null or
 // empty.

@@ -393,6 +393,17 @@ func (a *App) memo(i int) *atomic.Pointer[memo] {
 	return &(*memos)[i]
 }
 
+// Values is d's rule (Rule) for a reader that writes its values and never
+// asks where they were written: merged without the places
+// (governance.MergeValues), as a rule body is.
+func (d *Dataset) Values() *governance.Rule {
+	c := d.App.Config
+	if d.pos < 0 {
+		return c.Defaults
+	}
+	return governance.MergeValues(c.Defaults, c.Sources[d.pos].Rule)
+}
+
 // hasTag reports whether the merged rule's tags (the union of the defaults'
 // and the entry's) hold t.
 func (d *Dataset) hasTag(t string) bool {
