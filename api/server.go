@@ -113,7 +113,7 @@ var DefaultLimits = Limits{
 	MaxWait:                  5 * time.Minute,
 	MaxWorkMemory:            1 << 30,
 	MaxGraphBytes:            16 << 20,
-	MaxKeptRuleBytes:         32 << 20,
+	MaxKeptRuleBytes:         128 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
