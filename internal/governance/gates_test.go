@@ -1,10 +1,13 @@
 package governance
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/celine-eu/governanced/internal/jsonstring"
 )
 
 // TestMergeGates checks MergeGates against the merged rule it stands for,
@@ -62,5 +65,73 @@ sources:
 	}
 	if n := testing.AllocsPerRun(100, func() { MergeGates(rules["dsboth"], rules["dsconsent"]) }); n != 0 {
 		t.Errorf("MergeGates allocates %v times, want 0", n)
+	}
+}
+
+// TestMergeValues holds the values MergeValues merges equal to MergeRules',
+// written as a rule body writes them, over every ordered pair of a set of
+// blocks stating each kind of field, and over merges of merges (an
+// overlaid source over its app's defaults).
+func TestMergeValues(t *testing.T) {
+	cfg := parseWith(t, NewValues(), "governance.yaml", `
+defaults:
+  title: Defaults
+  expose: true
+  license: CC-BY-4.0
+  classification: internal
+  tags: [b, a]
+  ownership: [{name: team-a}]
+  dcat: {themes: [ENER], temporal: {start: "2020-01-01"}}
+  dataspace: {purpose: [Research], consent_required: true}
+sources:
+  none: {}
+  texts: {title: "A \"quoted\" title", description: "two\nlines"}
+  tags: {tags: [c, a]}
+  owners: {ownership: [{name: b}, {name: c, type: DATA_OWNER}]}
+  noowners: {ownership: []}
+  filters: {row_filters: [{handler: direct_user_match, args: {column: u}}]}
+  rare: {retention_days: 30, documentation_url: "https://x", source_system: s, attribution: A}
+  ontology: {ontology: {spec: m}}
+  dcatnull: {dcat: null}
+  dcat: {dcat: {spatial_uris: [ITA], temporal: {end: "2021-01-01"}}}
+  temporalnull: {dcat: {temporal: null}}
+  ds: {dataspace: {expose: true, medallion: gold, purpose: [Billing]}}
+  dsnull: {dataspace: null}
+  extra: {x-team: {a: 1}, x-other: [1, 2]}
+  nulls: {license: null, access_level: null, expose: null}
+`)
+	rules := map[string]*Rule{"defaults": cfg.Defaults, "zero": {}}
+	for _, s := range cfg.Sources {
+		rules[s.Key] = s.Rule
+	}
+	write := func(r *Rule) string {
+		var buf bytes.Buffer
+		r.AppendJSON(&buf)
+		return buf.String()
+	}
+	for bn, base := range rules {
+		for on, override := range rules {
+			if got, want := write(MergeValues(base, override)), write(MergeRules(base, override)); got != want {
+				t.Errorf("%s over %s:\n values %s\n rules  %s", on, bn, got, want)
+			}
+			merged := MergeRules(base, override)
+			for tn, top := range rules {
+				if got, want := write(MergeValues(merged, top)), write(MergeRules(merged, top)); got != want {
+					t.Errorf("%s over (%s over %s):\n values %s\n rules  %s", tn, on, bn, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestFieldNamesNeedNoEscape: the field names rule bodies write without
+// escaping (jsonWriter.field) are ones JSON writes as they are.
+func TestFieldNamesNeedNoEscape(t *testing.T) {
+	for _, keys := range [][]string{fieldKeys[:], dcatKeys[:], dataspaceKeys[:]} {
+		for _, k := range keys {
+			if got := string(jsonstring.Append(nil, k)); got != `"`+k+`"` {
+				t.Errorf("field %q is written %s", k, got)
+			}
+		}
 	}
 }
