@@ -46,6 +46,7 @@ func (l *Loader) check(ctx context.Context, known units, workers int) (*Checked,
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	built, next, rep, err := checkUnits(ctx, r, workers)
 	if err != nil {
 		return nil, err

@@ -70,6 +70,7 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	g, err := l.build(ctx, r, nil, runtime.GOMAXPROCS(0), false)
 	if err != nil {
 		return nil, err
@@ -84,11 +85,14 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 // identity is the one prev recorded (prev: the digests of the last
 // reading) is not read, nor hashed again, unless a unit holding it must be
 // checked again: a one-app edit in a tree of 10 000 apps reads one file.
-// Each file's bytes are let go once its unit is built (checkUnits). The
+// A file read to be hashed lets go of its bytes when its identity can vouch
+// for them, and is read again when its unit is checked (release,
+// checkUnits), so the reading keeps the files open until r.close. The
 // owners files and the placeholder map are parsed only when their bytes
 // are not those reg (nil for none) was made from.
-func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check.RegistryBuild) (*reading, error) {
+func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check.RegistryBuild) (r *reading, _ error) {
 	fsys, rooted := l.FS, l.Rooted
+	closeReading := func() {}
 	var v view
 	var sources []Source
 	if l.FS == nil {
@@ -98,7 +102,14 @@ func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check
 			}
 		}
 		files, closeFiles := l.Inputs.openFiles() // contain.go: nothing outside the trees
-		defer closeFiles()
+		// The units' files are read again when they are checked
+		// (checkUnits): the files stay open until the reading is closed.
+		defer func() {
+			if r == nil {
+				closeFiles()
+			}
+		}()
+		closeReading = closeFiles
 		var err error
 		if v, err = l.Inputs.view(files, true); err != nil {
 			return nil, err
@@ -131,23 +142,23 @@ func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check
 	if err := l.unchanged(plan.Inputs); err != nil {
 		return nil, err
 	}
-	r := &reading{plan: plan, opts: opts, digests: make(digests, len(plan.Inputs)), budget: l.Budget, sources: sources, view: v,
-		answers: newOwnerAnswers(plan.Registry), served: l.Inputs.servedAs(v), source: inputSource{fsys: l.FS}}
-	r.source.names = make(map[string]string, len(plan.Inputs))
+	rd := &reading{plan: plan, opts: opts, digests: make(digests, len(plan.Inputs)), budget: l.Budget, sources: sources, view: v,
+		answers: newOwnerAnswers(plan.Registry), served: l.Inputs.servedAs(v), source: inputSource{fsys: l.FS}, close: closeReading}
+	rd.source.names = make(map[string]string, len(plan.Inputs))
 	for k := range plan.Inputs {
 		in := &plan.Inputs[k]
-		r.digests[in.Name] = prev.digest(*in)
+		rd.digests[in.Name] = prev.digest(*in)
 		in.Data = nil // hashed: the units hold the bytes they need
 		if in.Name != "" {
-			r.source.names[in.Display] = in.Name
+			rd.source.names[in.Display] = in.Name
 		}
 	}
-	r.files = inputFiles(plan.Inputs, r.digests)
-	r.revision = revisionOf(opts, r.files)
-	if err := r.sortUnits(known); err != nil {
+	rd.files = inputFiles(plan.Inputs, rd.digests)
+	rd.revision = revisionOf(opts, rd.files)
+	if err := rd.sortUnits(known); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return rd, nil
 }
 
 // sortUnits keys every unit and takes the build of those known holds; the
@@ -172,13 +183,36 @@ func (r *reading) sortUnits(known units) error {
 			}
 			continue
 		}
-		if err := r.readDeferred(&u.Base); err != nil {
-			return err
-		}
+		r.release(&u.Base)
 		for k := range u.Overlays {
-			if err := r.readDeferred(&u.Overlays[k]); err != nil {
-				return err
-			}
+			r.release(&u.Overlays[k])
+		}
+	}
+	return nil
+}
+
+// release lets go of the bytes of a file the plan read and hashed, when
+// its identity can vouch for them: checkUnits reads it again when its
+// unit is checked (readDeferred). A tree's files are read at once to make
+// its revision, and its units are checked a few at a time: held until
+// then, the bytes of the files not checked yet would be live through most
+// of a cold build, and every collection during it would count them.
+func (r *reading) release(f *check.File) {
+	if f.Deferred || f.Data == nil || !r.digests[f.Name].id.known {
+		return
+	}
+	f.Data, f.Deferred = nil, true
+}
+
+// readUnit reads the files of u the plan did not read, or whose bytes
+// were released, as u is about to be checked.
+func (r *reading) readUnit(u *check.Unit) error {
+	if err := r.readDeferred(&u.Base); err != nil {
+		return err
+	}
+	for k := range u.Overlays {
+		if err := r.readDeferred(&u.Overlays[k]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -191,7 +225,12 @@ func (r *reading) readDeferred(f *check.File) error {
 		return nil
 	}
 	info, err := r.plan.ReadDeferred(f)
-	if err != nil || identityOf(info) != r.digests[f.Name].id {
+	d := r.digests[f.Name]
+	// The identity alone would let through a rewrite of the same size
+	// within the file system's timestamp granularity (a few milliseconds
+	// on Linux), which the bytes' hash does not: what is checked is what
+	// the revision names.
+	if err != nil || identityOf(info) != d.id || !d.ok || sha256.Sum256(f.Data) != d.sum {
 		return fmt.Errorf("%s: %w", f.Display, ErrInputsChanged)
 	}
 	return nil
@@ -257,6 +296,9 @@ type reading struct {
 	// resolve: each unit's known build from the same files whose registry
 	// answers changed, nil for a unit reused or to check
 	resolve []*builtUnit
+	// close lets go of the files the reading keeps open for checkUnits to
+	// read the units' files again; its caller calls it once built.
+	close func()
 }
 
 // generation is a built snapshot with what the next build may reuse: the
@@ -369,6 +411,7 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 	if w := r.budget.Workers; w > 0 && w < workers {
 		workers = w
 	}
+	readErrs := make([]error, len(plan.Units))
 	err := check.Parallel(ctx, workers, len(plan.Units), func(i int) {
 		u := &plan.Units[i]
 		if b := r.reuse[i]; b != nil {
@@ -380,6 +423,10 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 			built[i] = resolveUnit(b, u, r.answers)
 			return
 		}
+		if readErrs[i] = r.readUnit(u); readErrs[i] != nil {
+			cancel()
+			return
+		}
 		built[i] = buildUnit(r.keys[i], r.filesKeys[i], u, r.digests, r.answers)
 		meter.Add(built[i].result.Sources, built[i].result.Values)
 		u.Base.Data = nil
@@ -387,6 +434,9 @@ func checkUnits(ctx context.Context, r *reading, workers int) ([]*builtUnit, uni
 			u.Overlays[k].Data = nil
 		}
 	})
+	if err := errors.Join(readErrs...); err != nil {
+		return nil, nil, nil, err // an input changed since it was hashed
+	}
 	if err := meter.Err(); err != nil {
 		return nil, nil, nil, err
 	}

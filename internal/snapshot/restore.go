@@ -34,6 +34,7 @@ func (s *Store) Restore(ctx context.Context, from *Loader, p Persisted) (*Reload
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	g, err := from.build(ctx, r, nil, runtime.GOMAXPROCS(0), false)
 	if err != nil {
 		return nil, err

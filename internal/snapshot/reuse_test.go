@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -525,15 +526,26 @@ func TestReadDefersKnownFiles(t *testing.T) {
 	if r.plan.RegistryBuild == nil || r.plan.RegistryBuild != store.registry {
 		t.Error("the owners file did not change, and was parsed again")
 	}
+	// Whether the plan read a file: its input says (a unit's own copy lets
+	// go of the bytes once hashed, to read them again when checked).
+	read := func(name string) bool {
+		for _, in := range r.plan.Inputs {
+			if in.Name == name {
+				return !in.Deferred
+			}
+		}
+		t.Fatalf("%s is no input", name)
+		return false
+	}
 	for i, u := range r.plan.Units {
 		changed := u.App == "app_001"
 		if got := r.reuse[i] == nil; got != changed {
 			t.Errorf("%s: to be checked %v, want %v", u.App, got, changed)
 		}
-		if changed && (u.Base.Deferred || u.Base.Data == nil) {
+		if changed && !read(u.Base.Name) {
 			t.Errorf("%s: the changed file was not read", u.App)
 		}
-		if !changed && (!u.Base.Deferred || u.Base.Data != nil) {
+		if !changed && (read(u.Base.Name) || !u.Base.Deferred || u.Base.Data != nil) {
 			t.Errorf("%s: an unchanged file was read", u.App)
 		}
 	}
@@ -550,8 +562,8 @@ func TestReadDefersKnownFiles(t *testing.T) {
 	}
 	for i, u := range r.plan.Units {
 		changed := u.App == "app_001"
-		if r.reuse[i] != nil || (r.resolve[i] == nil) != changed || u.Base.Deferred == changed {
-			t.Errorf("%s: reused %v, resolved %v, deferred %v after its owner changed", u.App, r.reuse[i] != nil, r.resolve[i] != nil, u.Base.Deferred)
+		if r.reuse[i] != nil || (r.resolve[i] == nil) != changed || read(u.Base.Name) != changed {
+			t.Errorf("%s: reused %v, resolved %v, read %v after its owner changed", u.App, r.reuse[i] != nil, r.resolve[i] != nil, read(u.Base.Name))
 		}
 	}
 	reloadAndCompare(t, store, loader, false, "owners renamed")
@@ -755,6 +767,66 @@ func TestIDList(t *testing.T) {
 		got := slices.Collect(newIDList(parts...).all())
 		if !slices.Equal(got, want) {
 			t.Errorf("newIDList(%q).all() = %q, want %q", parts, got, want)
+		}
+	}
+}
+
+// TestReadReleasesHashedFiles: a cold reading hashes every file and keeps
+// none of their bytes; each unit reads its files again when it is
+// checked, and a file changed since it was hashed fails the build with
+// ErrInputsChanged rather than build a tree whose revision names other
+// bytes. A file system whose identities cannot vouch for the bytes (an
+// upload) keeps them.
+func TestReadReleasesHashedFiles(t *testing.T) {
+	tree := treegen.Generate(treegen.Options{Apps: 3, Sources: 20, Seed: 7, OverlayShare: -1})
+	dir := t.TempDir()
+	if err := tree.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	loader := &Loader{Inputs: Inputs{Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}}}
+	ctx := context.Background()
+	r, err := loader.read(ctx, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range r.plan.Units {
+		if !u.Base.Deferred || u.Base.Data != nil {
+			t.Errorf("%s: its bytes were kept after hashing", u.App)
+		}
+	}
+	g, err := loader.build(ctx, r, nil, 2, false)
+	r.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.snap.Apps()); n != 3 {
+		t.Fatalf("%d apps built, want 3", n)
+	}
+
+	r, err = loader.read(ctx, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testfs.Replace(t, dir, "apps/app_001/governance.yaml", "expose: true", "expose: false")
+	_, err = loader.build(ctx, r, nil, 2, false)
+	r.close()
+	if !errors.Is(err, ErrInputsChanged) {
+		t.Errorf("a file changed after it was hashed: %v, want ErrInputsChanged", err)
+	}
+
+	upload := fstest.MapFS{}
+	for name, data := range tree.Files {
+		upload[name] = &fstest.MapFile{Data: data}
+	}
+	up := &Loader{Inputs: Inputs{Trees: []string{"."}}, FS: upload}
+	r, err = up.read(ctx, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	for _, u := range r.plan.Units {
+		if u.Base.Deferred || u.Base.Data == nil {
+			t.Errorf("%s: an upload's bytes were let go", u.App)
 		}
 	}
 }

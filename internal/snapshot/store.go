@@ -18,6 +18,7 @@ func (l *Loader) Revision(ctx context.Context) (string, []InputFile, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	r.close()
 	return r.revision, r.files, nil
 }
 
@@ -175,6 +176,7 @@ func (s *Store) Reload(ctx context.Context, force bool) *ReloadStatus {
 		s.fail(st, err)
 		return st
 	}
+	defer r.close()
 	s.digests, s.registry = r.digests, r.plan.RegistryBuild
 	if !force && r.revision == s.lastTried {
 		st.Outcome, st.Revision = Unchanged, r.revision
