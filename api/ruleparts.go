@@ -73,11 +73,11 @@ func (k *ruleParts) sweep() {
 		if k.handApp >= len(apps) {
 			k.handApp, k.handAt = 0, 0
 		}
-		a := apps[k.handApp]
-		next, forgot := a.SweepMemos(k.handAt, held-target)
+		want := held - target
+		next, forgot := apps[k.handApp].SweepMemos(k.handAt, want)
 		held -= forgot
 		k.forgotten.Add(uint64(forgot))
-		if next >= a.MemoSlots() {
+		if forgot < want { // it passed the app's last dataset
 			k.handApp, k.handAt = k.handApp+1, 0
 		} else {
 			k.handAt = next

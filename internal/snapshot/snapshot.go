@@ -345,8 +345,8 @@ func (a *App) MemoBytes() int64 {
 // marked unread and kept, one not read is forgotten, and its dataset
 // encoded again when next asked for. It stops once it has forgotten at
 // least free bytes or passed the last dataset, and returns the position
-// after the last it looked at (len of a's datasets when it passed them all)
-// and the bytes it forgot. A dataset read often is thus kept, and what is
+// after the last it looked at and the bytes it forgot: fewer than free
+// when it passed them all. A dataset read often is thus kept, and what is
 // kept is bounded by whoever moves the hand.
 func (a *App) SweepMemos(from int, free int64) (next int, forgot int64) {
 	memos := a.memos.Load()
@@ -366,10 +366,6 @@ func (a *App) SweepMemos(from int, free int64) (next int, forgot int64) {
 	}
 	return next, forgot
 }
-
-// MemoSlots is how many positions SweepMemos walks in a: its datasets and
-// its defaults.
-func (a *App) MemoSlots() int { return len(a.datasets) }
 
 // at is d's position in its app's datasets.
 func (d *Dataset) at() int {
