@@ -28,10 +28,7 @@ func (w *jsonWriter) open()  { w.buf.WriteByte('{'); w.first = true }
 func (w *jsonWriter) close() { w.buf.WriteByte('}') }
 
 func (w *jsonWriter) key(k string) {
-	if !w.first {
-		w.buf.WriteByte(',')
-	}
-	w.first = false
+	w.next()
 	writeString(w.buf, k)
 	w.buf.WriteByte(':')
 }
@@ -40,13 +37,18 @@ func (w *jsonWriter) key(k string) {
 // ASCII that JSON writes as it is (TestFieldNamesNeedNoEscape): written
 // without looking for what to escape, as every rule body writes a dozen.
 func (w *jsonWriter) field(k string) {
+	w.next()
+	w.buf.WriteByte('"')
+	w.buf.WriteString(k)
+	w.buf.WriteString(`":`)
+}
+
+// next separates a member from the one before it.
+func (w *jsonWriter) next() {
 	if !w.first {
 		w.buf.WriteByte(',')
 	}
 	w.first = false
-	w.buf.WriteByte('"')
-	w.buf.WriteString(k)
-	w.buf.WriteString(`":`)
 }
 
 func writeString(buf *bytes.Buffer, s string) {

@@ -284,12 +284,16 @@ func (a *App) Defaults() *Dataset { return &a.datasets[len(a.datasets)-1] }
 // Rule is the rule d resolves to: its sources entry merged over the app's
 // defaults, or the defaults alone. Each call merges afresh; treat the result
 // as read-only, as it may share parts with the app's configuration.
-func (d *Dataset) Rule() *governance.Rule {
+func (d *Dataset) Rule() *governance.Rule { return d.merged(governance.MergeRules) }
+
+// merged is d's sources entry merged over the app's defaults by merge, or
+// the defaults alone.
+func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance.Rule) *governance.Rule {
 	c := d.App.Config
 	if d.pos < 0 {
 		return c.Defaults
 	}
-	return governance.MergeRules(c.Defaults, c.Sources[d.pos].Rule)
+	return merge(c.Defaults, c.Sources[d.pos].Rule)
 }
 
 // Memo is an encoding of d that encode makes when asked for and none is
@@ -392,13 +396,7 @@ func (a *App) memo(i int) *atomic.Pointer[memo] {
 // Values is d's rule (Rule) for a reader that writes its values and never
 // asks where they were written: merged without the places
 // (governance.MergeValues), as a rule body is.
-func (d *Dataset) Values() *governance.Rule {
-	c := d.App.Config
-	if d.pos < 0 {
-		return c.Defaults
-	}
-	return governance.MergeValues(c.Defaults, c.Sources[d.pos].Rule)
-}
+func (d *Dataset) Values() *governance.Rule { return d.merged(governance.MergeValues) }
 
 // hasTag reports whether the merged rule's tags (the union of the defaults'
 // and the entry's) hold t.
