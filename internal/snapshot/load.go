@@ -92,7 +92,14 @@ func (l *Loader) Build(ctx context.Context) (*Snapshot, error) {
 // are not those reg (nil for none) was made from.
 func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check.RegistryBuild) (r *reading, _ error) {
 	fsys, rooted := l.FS, l.Rooted
+	// The files stay open for checkUnits to read the units' files again,
+	// until the reading is closed; a reading that fails closes them here.
 	closeReading := func() {}
+	defer func() {
+		if r == nil {
+			closeReading()
+		}
+	}()
 	var v view
 	var sources []Source
 	if l.FS == nil {
@@ -102,13 +109,6 @@ func (l *Loader) read(ctx context.Context, prev digests, known units, reg *check
 			}
 		}
 		files, closeFiles := l.Inputs.openFiles() // contain.go: nothing outside the trees
-		// The units' files are read again when they are checked
-		// (checkUnits): the files stay open until the reading is closed.
-		defer func() {
-			if r == nil {
-				closeFiles()
-			}
-		}()
 		closeReading = closeFiles
 		var err error
 		if v, err = l.Inputs.view(files, true); err != nil {
@@ -225,13 +225,19 @@ func (r *reading) readDeferred(f *check.File) error {
 		return nil
 	}
 	info, err := r.plan.ReadDeferred(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", f.Display, ErrInputsChanged, err)
+	}
 	d := r.digests[f.Name]
 	// The identity alone would let through a rewrite of the same size
 	// within the file system's timestamp granularity (a few milliseconds
 	// on Linux), which the bytes' hash does not: what is checked is what
 	// the revision names.
-	if err != nil || identityOf(info) != d.id || !d.ok || sha256.Sum256(f.Data) != d.sum {
-		return fmt.Errorf("%s: %w", f.Display, ErrInputsChanged)
+	switch {
+	case identityOf(info) != d.id:
+		return fmt.Errorf("%s: %w: it was replaced or modified after it was first read", f.Display, ErrInputsChanged)
+	case !d.ok || sha256.Sum256(f.Data) != d.sum:
+		return fmt.Errorf("%s: %w: its bytes are not those first read", f.Display, ErrInputsChanged)
 	}
 	return nil
 }

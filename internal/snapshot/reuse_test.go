@@ -810,8 +810,8 @@ func TestReadReleasesHashedFiles(t *testing.T) {
 	testfs.Replace(t, dir, "apps/app_001/governance.yaml", "expose: true", "expose: false")
 	_, err = loader.build(ctx, r, nil, 2, false)
 	r.close()
-	if !errors.Is(err, ErrInputsChanged) {
-		t.Errorf("a file changed after it was hashed: %v, want ErrInputsChanged", err)
+	if !errors.Is(err, ErrInputsChanged) || !strings.Contains(fmt.Sprint(err), "app_001/governance.yaml") {
+		t.Errorf("a file changed after it was hashed: %v, want ErrInputsChanged naming the file", err)
 	}
 
 	upload := fstest.MapFS{}
