@@ -62,7 +62,7 @@ func appendRuleBody(buf *bytes.Buffer, snap *snapshot.Snapshot, name string, d *
 		appendMatch(buf, m)
 	}
 	buf.WriteByte(',')
-	buf.Write(parts.of(d))
+	parts.write(buf, d)
 	if explain {
 		buf.WriteString(`,"provenance":`)
 		buf.Write(d.Rule().AppendProvenanceJSON(buf.AvailableBuffer()))
@@ -96,9 +96,22 @@ func AppendEmptyRuleBody(buf *bytes.Buffer, name string) {
 func ruleAndExposure(d *snapshot.Dataset) []byte {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	appendRuleAndExposure(buf, d.Values())
+	appendRulePart(buf, d)
 	return bytes.Clone(buf.Bytes())
 }
+
+// appendRulePart writes d's rule part (ruleAndExposure) to buf, its rule
+// merged in a pooled merger's room: a server writes a rule part for every
+// dataset read whose part is not kept, and the merge is then made and let
+// go of at once. A pooled merger holds the last rule it merged until its
+// next merge, or until the pool lets it go.
+func appendRulePart(buf *bytes.Buffer, d *snapshot.Dataset) {
+	m := mergers.Get().(*governance.ValueMerger)
+	defer mergers.Put(m)
+	appendRuleAndExposure(buf, d.ValuesIn(m))
+}
+
+var mergers = sync.Pool{New: func() any { return new(governance.ValueMerger) }}
 
 // appendRuleAndExposure writes `"rule":…,"exposure":…,"is_empty":…`: the
 // rule, its two gates, and whether it carries nothing worth a facet (the

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"sync/atomic"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
@@ -38,11 +39,18 @@ func newRuleParts(store *snapshot.Store, budget int64) *ruleParts {
 	return &ruleParts{store: store, budget: budget}
 }
 
-// of is d's rule part: kept, or encoded (and kept, within the budget).
-func (k *ruleParts) of(d *snapshot.Dataset) []byte {
+// write writes d's rule part to buf: kept, or encoded (and kept, within
+// the budget).
+func (k *ruleParts) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 	if k == nil {
-		return ruleAndExposure(d)
+		appendRulePart(buf, d)
+		return
 	}
+	buf.Write(k.of(d))
+}
+
+// of is d's rule part: kept, or encoded and kept, within the budget.
+func (k *ruleParts) of(d *snapshot.Dataset) []byte {
 	part, made := d.Memo(ruleAndExposure)
 	if made && k.held.Add(int64(len(part))) > k.budget && k.sweeping.CompareAndSwap(false, true) {
 		// The reader that passed the budget sweeps (a walk of the served

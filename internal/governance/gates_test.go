@@ -68,7 +68,7 @@ sources:
 	}
 }
 
-// TestMergeValues holds the values MergeValues merges equal to MergeRules',
+// TestMergeValues holds the values a ValueMerger merges equal to MergeRules',
 // written as a rule body writes them, over every ordered pair of a set of
 // blocks stating each kind of field, and over merges of merges (an
 // overlaid source over its app's defaults).
@@ -100,7 +100,13 @@ sources:
   extra: {x-team: {a: 1}, x-other: [1, 2]}
   nulls: {license: null, access_level: null, expose: null}
 `)
-	rules := map[string]*Rule{"defaults": cfg.Defaults, "zero": {}}
+	// A block of another document: a merge taking its description and
+	// the title of a block above needs a text block of its own.
+	other := parseWith(t, NewValues(), "governance.prod.yaml", `
+sources:
+  otherdoc: {description: "from another document", dcat: {temporal: {start: "2022-01-01"}}}
+`)
+	rules := map[string]*Rule{"defaults": cfg.Defaults, "zero": {}, "otherdoc": other.Sources[0].Rule}
 	for _, s := range cfg.Sources {
 		rules[s.Key] = s.Rule
 	}
@@ -109,18 +115,50 @@ sources:
 		r.AppendJSON(&buf)
 		return buf.String()
 	}
+	// One merger for every merge, as a server's pooled one is: nothing of
+	// a merge may remain in the next (the order of the pairs is the map's,
+	// so each run reuses it in another order).
+	var reused ValueMerger
+	check := func(what string, base, override *Rule) {
+		t.Helper()
+		want := write(MergeRules(base, override))
+		if got := write(new(ValueMerger).Merge(base, override)); got != want {
+			t.Errorf("%s:\n values %s\n rules  %s", what, got, want)
+		}
+		if got := write(reused.Merge(base, override)); got != want {
+			t.Errorf("%s, merger reused:\n values %s\n rules  %s", what, got, want)
+		}
+	}
 	for bn, base := range rules {
 		for on, override := range rules {
-			if got, want := write(MergeValues(base, override)), write(MergeRules(base, override)); got != want {
-				t.Errorf("%s over %s:\n values %s\n rules  %s", on, bn, got, want)
-			}
+			check(on+" over "+bn, base, override)
 			merged := MergeRules(base, override)
 			for tn, top := range rules {
-				if got, want := write(MergeValues(merged, top)), write(MergeRules(merged, top)); got != want {
-					t.Errorf("%s over (%s over %s):\n values %s\n rules  %s", tn, on, bn, got, want)
-				}
+				check(tn+" over ("+on+" over "+bn+")", merged, top)
 			}
 		}
+	}
+}
+
+// TestValueMergerAllocatesNothing: a merge of blocks that each state a
+// dcat and a dataspace block, and texts from two documents, reuses its
+// merger's room.
+func TestValueMergerAllocatesNothing(t *testing.T) {
+	base := parseWith(t, NewValues(), "governance.yaml", `
+defaults:
+  title: Defaults
+  dcat: {themes: [ENER], temporal: {start: "2020-01-01"}}
+  dataspace: {purpose: [Research], consent_required: true}
+`).Defaults
+	override := parseWith(t, NewValues(), "governance.prod.yaml", `
+defaults:
+  description: from another document
+  dcat: {spatial_uris: [ITA], temporal: {end: "2021-01-01"}}
+  dataspace: {expose: true, medallion: gold}
+`).Defaults
+	var m ValueMerger
+	if n := testing.AllocsPerRun(100, func() { m.Merge(base, override) }); n != 0 {
+		t.Errorf("a merge allocates %v times", n)
 	}
 }
 

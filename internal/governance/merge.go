@@ -15,10 +15,19 @@ import (
 // (AppendProvenanceJSON) come from the side whose value the merge takes, and
 // the combined fields list every stating layer.
 func MergeRules(base, override *Rule) *Rule {
+	return new(mergedRule).merge(base, override, nil)
+}
+
+// merge is MergeRules into m, which it empties first. room is a
+// ValueMerger's: what the merge makes beside m's own (a block merged from
+// two, a title and a description from two documents) is room's, and the
+// merge records no places. With room nil, it is allocated, and the places
+// recorded.
+func (m *mergedRule) merge(base, override *Rule, room *mergeRoom) *Rule {
 	// The result owns its layer list, in one allocation with it; its
 	// places are its base's, or a string of their own when the merge
 	// changed them.
-	m := &mergedRule{}
+	*m = mergedRule{}
 	r := &m.rule
 	*r = *base
 	if base.layers != nil && len(*base.layers) < len(m.layerArray) {
@@ -43,7 +52,7 @@ func MergeRules(base, override *Rule) *Rule {
 	rare := &m.rare
 	pos = p.takeScalars(r, rare, override, oRare, pos)
 	t, d := textSide(base, override, FieldTitle), textSide(base, override, FieldDescription)
-	r.title, r.description, r.texts = t.title, d.description, mergedTexts(t, d)
+	r.title, r.description, r.texts = t.title, d.description, mergedTexts(t, d, room)
 
 	// Tags are every layer's: the entry is the last statement's, and
 	// merged_from lists them all.
@@ -71,7 +80,7 @@ func MergeRules(base, override *Rule) *Rule {
 	// A null dcat, dataspace or ontology inherits the other side's block;
 	// the block's place is the last mapping's, or with none, the last
 	// statement's.
-	r.Dcat, out = mergeDcat(base.Dcat, override.Dcat, p, out)
+	r.Dcat, out = mergeDcat(base.Dcat, override.Dcat, p, out, room)
 	if override.Set.Has(FieldDcat) && (override.Dcat != nil || base.Dcat == nil) {
 		pos = p.takeOrigin(pos, FieldDcat)
 	}
@@ -82,7 +91,7 @@ func MergeRules(base, override *Rule) *Rule {
 	} else if rare.ontology == nil && override.Set.Has(FieldOntology) {
 		pos = p.takeOrigin(pos, FieldOntology)
 	}
-	r.Dataspace, out = mergeDataspace(base.Dataspace, override.Dataspace, p, out)
+	r.Dataspace, out = mergeDataspace(base.Dataspace, override.Dataspace, p, out, room)
 	if override.Set.Has(FieldDataspace) && (override.Dataspace != nil || base.Dataspace == nil) {
 		pos = p.takeOrigin(pos, FieldDataspace)
 	}
@@ -98,21 +107,75 @@ func MergeRules(base, override *Rule) *Rule {
 	default:
 		r.rare = rare
 	}
-	var placesBuf [128]byte // room for the places of most rules
-	r.places = p.finish(placesBuf[:0], pos, out)
+	if room == nil { // a values merge (ValueMerger) writes no places
+		var placesBuf [128]byte // room for the places of most rules
+		r.places = p.finish(placesBuf[:0], pos, out)
+	}
 	return r
 }
 
-// MergeValues is MergeRules for a reader that writes the merged values and
-// never asks where they were written: the operands' places are left out,
-// so that the merge reads and records none (the rule bodies, which a
-// server writes for every dataset read). The result's Origin and
-// AppendProvenanceJSON say nothing useful; everything else is MergeRules'
-// (TestMergeValues).
-func MergeValues(base, override *Rule) *Rule {
-	b, o := *base, *override
-	b.places, o.places = "", ""
-	return MergeRules(&b, &o)
+// A ValueMerger merges as MergeRules does, for a reader that writes the
+// merged values, never asks where they were written, and lets go of the
+// result before the next merge: a server writing rule bodies, thousands a
+// second. The operands' places are left out, so that the merge reads and
+// records none, and what it makes is held in the merger's room, which
+// every merge reuses: a merge allocates nothing in the common case. The
+// result's Origin and AppendProvenanceJSON say nothing useful; everything
+// else is MergeRules' (TestMergeValues). It is valid until the merger's
+// next merge; a ValueMerger is for one goroutine at a time.
+type ValueMerger struct {
+	base, override Rule // the operands, without their places
+	merged         mergedRule
+	room           mergeRoom
+}
+
+// Merge merges override over base, as MergeRules does, in m's room.
+func (m *ValueMerger) Merge(base, override *Rule) *Rule {
+	m.base, m.override = *base, *override
+	m.base.places, m.override.places = "", ""
+	m.room = mergeRoom{}
+	return m.merged.merge(&m.base, &m.override, &m.room)
+}
+
+// mergeRoom holds what a values merge makes beside its result's own room
+// (mergedRule), for a merger that reuses it (ValueMerger). A rule a tree
+// keeps has none: those merges allocate only what they make, and most make
+// none of it.
+type mergeRoom struct {
+	textBlock textBlock
+	dcat      Dcat
+	temporal  Temporal
+	dataspace Dataspace
+}
+
+// newTextBlock, newDcat, newTemporal and newDataspace are room for a
+// merged block: room's, or a new one.
+func (room *mergeRoom) newTextBlock() *textBlock {
+	if room == nil {
+		return new(textBlock)
+	}
+	return &room.textBlock
+}
+
+func (room *mergeRoom) newDcat() *Dcat {
+	if room == nil {
+		return new(Dcat)
+	}
+	return &room.dcat
+}
+
+func (room *mergeRoom) newTemporal() *Temporal {
+	if room == nil {
+		return new(Temporal)
+	}
+	return &room.temporal
+}
+
+func (room *mergeRoom) newDataspace() *Dataspace {
+	if room == nil {
+		return new(Dataspace)
+	}
+	return &room.dataspace
 }
 
 // takeScalars takes each single-valued field the override stated, with its
@@ -221,7 +284,7 @@ func sortedSet(l []string) bool {
 
 // mergeDcat merges two dcat blocks, p deciding the provenance of their
 // paths with each value.
-func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, []pathPosition) {
+func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition, room *mergeRoom) (*Dcat, []pathPosition) {
 	if base == nil || override == nil {
 		out, _ = p.pick(out, pathDcatPublisherURI, pathDcatTemporalEnd, override != nil)
 		if base == nil {
@@ -229,14 +292,15 @@ func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, [
 		}
 		return base, out
 	}
-	d := *base
+	d := room.newDcat()
+	*d = *base
 	d.Set = base.Set | override.Set
 	o := override
 	var take bool
 	for f := range dcatFields[:DcatTemporal] {
 		c := dcatPaths[f]
 		if out, take = p.pick(out, c, c, o.Set.Has(DcatField(f))); take {
-			dcatFields[f].take(&d, o)
+			dcatFields[f].take(d, o)
 		}
 	}
 	if out, take = p.pick(out, pathDcatTemporal, pathDcatTemporal, o.Set.Has(DcatTemporal)); take {
@@ -246,18 +310,19 @@ func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, [
 		case base.Temporal == nil:
 			d.Temporal = o.Temporal
 		default:
-			t := *base.Temporal
+			t := room.newTemporal()
+			*t = *base.Temporal
 			if o.Temporal.StartSet {
 				t.Start, t.StartSet = o.Temporal.Start, true
 			}
 			if o.Temporal.EndSet {
 				t.End, t.EndSet = o.Temporal.End, true
 			}
-			d.Temporal = &t
+			d.Temporal = t
 		}
 	}
 	out = p.temporalBounds(out)
-	return &d, out
+	return d, out
 }
 
 // mergeDataspace combines two dataspace blocks, p deciding the provenance
@@ -265,7 +330,7 @@ func mergeDcat(base, override *Dcat, p *provMerge, out []pathPosition) (*Dcat, [
 // and contract_required are OR-ed (an overlay cannot loosen them) and take
 // every layer's statement, expose, medallion and odrl_action follow the
 // override when stated. A nil (none) side yields the other side as is.
-func mergeDataspace(base, override *Dataspace, p *provMerge, out []pathPosition) (*Dataspace, []pathPosition) {
+func mergeDataspace(base, override *Dataspace, p *provMerge, out []pathPosition, room *mergeRoom) (*Dataspace, []pathPosition) {
 	if base == nil || override == nil {
 		out, _ = p.pick(out, pathDSMedallion, pathDSExpose, override != nil)
 		if base == nil {
@@ -273,21 +338,22 @@ func mergeDataspace(base, override *Dataspace, p *provMerge, out []pathPosition)
 		}
 		return base, out
 	}
-	d := *base
+	d := room.newDataspace()
+	*d = *base
 	d.Set = base.Set | override.Set
 	for f := range dataspaceFields {
 		s, c := &dataspaceFields[f], dataspacePaths[f]
 		if s.combined {
-			s.combine(&d, base, override)
+			s.combine(d, base, override)
 			out = p.dataspaceFlag(out, c)
 			continue
 		}
 		var take bool
 		if out, take = p.pick(out, c, c, override.Set.Has(DataspaceField(f))); take {
-			s.take(&d, override)
+			s.take(d, override)
 		}
 	}
-	return &d, out
+	return d, out
 }
 
 // mergeExtra merges the extra keys: the base's in place, the override's

@@ -64,15 +64,17 @@ func (r *Rule) Description() (description string, ok bool) {
 
 // mergedTexts is the block of a merge taking its title from t and its
 // description from d: one of theirs when it holds both, else a block of
-// its own.
-func mergedTexts(t, d *Rule) *textBlock {
+// its own, in room.
+func mergedTexts(t, d *Rule, room *mergeRoom) *textBlock {
 	switch {
 	case d.description == 0 || t.texts == d.texts:
 		return t.texts
 	case t.title == 0:
 		return d.texts
 	}
-	return &textBlock{title: t.texts.title, description: d.texts.description}
+	b := room.newTextBlock()
+	*b = textBlock{title: t.texts.title, description: d.texts.description}
+	return b
 }
 
 // docTexts are the texts of the document being parsed, until placed.

@@ -393,10 +393,10 @@ func (a *App) memo(i int) *atomic.Pointer[memo] {
 	return &(*memos)[i]
 }
 
-// Values is d's rule (Rule) for a reader that writes its values and never
-// asks where they were written: merged without the places
-// (governance.MergeValues), as a rule body is.
-func (d *Dataset) Values() *governance.Rule { return d.merged(governance.MergeValues) }
+// ValuesIn is d's rule (Rule) for a reader that writes its values and
+// never asks where they were written, as a rule body is: merged by m
+// (governance.ValueMerger), and valid until m's next merge.
+func (d *Dataset) ValuesIn(m *governance.ValueMerger) *governance.Rule { return d.merged(m.Merge) }
 
 // hasTag reports whether the merged rule's tags (the union of the defaults'
 // and the entry's) hold t.
