@@ -3,6 +3,7 @@ package jsonstring
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -33,6 +34,37 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 		if got, want := Append(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
 			t.Errorf("byte %#x: got %s, want %s", b, got, want)
 		}
+	}
+}
+
+// TestAppendEveryByteInWords puts every byte at every place of a string
+// long enough to be read eight bytes at a time, so that the word test meets
+// it in each of a word's lanes, with plain bytes around it.
+func TestAppendEveryByteInWords(t *testing.T) {
+	const plain = "abcdefghijklmnopqrstuvwx"
+	for b := 0; b < 256; b++ {
+		for at := range len(plain) {
+			s := plain[:at] + string([]byte{byte(b)}) + plain[at:]
+			if got, want := Append(nil, s), encodingJSON(s); !bytes.Equal(got, want) {
+				t.Errorf("byte %#x at %d: got %s, want %s", b, at, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkAppend(b *testing.B) {
+	for _, bc := range []struct{ name, s string }{
+		{"key", "datasets.ds_app_000_silver.pv_00100_15m"},
+		{"prose", strings.Repeat("under energy the normalised values consent partners ", 5)},
+		{"escapes", strings.Repeat("a \"quoted\" line\n", 10)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			buf := make([]byte, 0, 1024)
+			b.SetBytes(int64(len(bc.s)))
+			for b.Loop() {
+				buf = Append(buf[:0], bc.s)
+			}
+		})
 	}
 }
 
