@@ -25,6 +25,8 @@
 # around the full ones (every owner entry edited: 90), PORT (28480),
 # LOG_LEVEL of governanced (info, as deployed: the reads measured here log at
 # debug; debug writes a line for every one of them to the log file),
+# SERVE_FLAGS added to governanced serve's (none: for example
+# '--max-kept-rule-bytes 128MiB'),
 # WORK directory (a new temporary one, removed at the end unless KEEP=1),
 # PROFILE directory (unset: none) for CPU profiles of governanced under steady
 # load and during the reloads, taken through --debug-addr:
@@ -104,7 +106,7 @@ wait_ready() {
   done
 }
 
-say "== cold load: governanced serve --tree (check, index, pre-encode)"
+say "== cold load: governanced serve --tree (check, index, pre-encode) ${SERVE_FLAGS:-}"
 GOV=http://$HOST:$PORT
 start=$(date +%s.%N)
 debug=()
@@ -120,7 +122,7 @@ profile() {
   fi
 }
 "$WORK/bin/governanced" serve --tree "$TREE" --owners "$TREE/owners.yaml" --overlay-name deploy \
-  --addr "$HOST:$PORT" --log-level "$LOG_LEVEL" --rescan-interval 0 "${debug[@]}" >"$WORK/governanced.log" 2>&1 &
+  --addr "$HOST:$PORT" --log-level "$LOG_LEVEL" --rescan-interval 0 "${debug[@]}" ${SERVE_FLAGS:-} >"$WORK/governanced.log" 2>&1 &
 gov=$!
 pids+=("$gov")
 wait_ready "$GOV/readyz" 300 || die "governanced was not ready within 300 s (log: $WORK/governanced.log)"
