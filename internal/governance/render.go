@@ -97,21 +97,39 @@ func writeRowFilters(buf *bytes.Buffer, rfs []RowFilter) {
 // canonical key order.
 func (r *Rule) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
-	r.writeJSON(&buf)
+	r.writeJSON(&buf, nil)
 	return buf.Bytes(), nil
 }
 
 // AppendJSON appends the set-field view to buf; the server encodes rule bodies
 // with it.
-func (r *Rule) AppendJSON(buf *bytes.Buffer) { r.writeJSON(buf) }
+func (r *Rule) AppendJSON(buf *bytes.Buffer) { r.writeJSON(buf, nil) }
 
-func (r *Rule) writeJSON(buf *bytes.Buffer) {
+// A Member is one member of the object AppendJSONMembers wrote: its field,
+// and where it ends in the buffer.
+type Member struct {
+	Field Field
+	End   int
+}
+
+// AppendJSONMembers is AppendJSON appending to members, for each member of
+// the rule's object in the order written, its field and the buffer's
+// length after it: for a writer that keeps a rule's members apart, as the
+// server's kept rule parts share the members many rules write alike.
+func (r *Rule) AppendJSONMembers(buf *bytes.Buffer, members []Member) []Member {
+	r.writeJSON(buf, func(f int) { members = append(members, Member{Field(f), buf.Len()}) })
+	return members
+}
+
+// writeJSON writes the set-field view; ended, when not nil, is called after
+// each member.
+func (r *Rule) writeJSON(buf *bytes.Buffer, ended func(f int)) {
 	rare := r.rareBlock()
 	set := uint32(r.Set)
 	if len(rare.extra) == 0 {
 		set &^= 1 << FieldExtra
 	}
-	writeFields(buf, r, set, fieldKeys[:], ruleFields[:], func(f int) {
+	writeFields(buf, r, set, fieldKeys[:], ruleFields[:], ended, func(f int) {
 		if s := &rareFieldTable[f]; s.tabled() {
 			s.write(buf, rare)
 			return
@@ -158,7 +176,8 @@ func (r *Rule) writeJSON(buf *bytes.Buffer) {
 
 // writeFields writes block b's fields in set as a JSON object, in table
 // order under their keys: the table writes its kinds, other the rest.
-func writeFields[B any](buf *bytes.Buffer, b *B, set uint32, keys []string, table []fieldOf[B], other func(f int)) {
+// ended, when not nil, is called after each member.
+func writeFields[B any](buf *bytes.Buffer, b *B, set uint32, keys []string, table []fieldOf[B], ended, other func(f int)) {
 	w := jsonWriter{buf: buf}
 	w.open()
 	for f := range table {
@@ -171,6 +190,9 @@ func writeFields[B any](buf *bytes.Buffer, b *B, set uint32, keys []string, tabl
 		} else {
 			other(f)
 		}
+		if ended != nil {
+			ended(f)
+		}
 	}
 	w.close()
 }
@@ -180,7 +202,7 @@ func (d *Dcat) writeJSON(buf *bytes.Buffer) {
 		buf.WriteString("null")
 		return
 	}
-	writeFields(buf, d, uint32(d.Set), dcatKeys[:], dcatFields[:], func(int) {
+	writeFields(buf, d, uint32(d.Set), dcatKeys[:], dcatFields[:], nil, func(int) {
 		// dcat.temporal, the one field of a kind of its own
 		if d.Temporal == nil {
 			buf.WriteString("null")
@@ -223,7 +245,7 @@ func (d *Dataspace) writeJSON(buf *bytes.Buffer) {
 		buf.WriteString("null")
 		return
 	}
-	writeFields(buf, d, uint32(d.Set), dataspaceKeys[:], dataspaceFields[:], nil)
+	writeFields(buf, d, uint32(d.Set), dataspaceKeys[:], dataspaceFields[:], nil, nil)
 }
 
 // MarshalJSON renders a whole document: active, depends_on (null when not
@@ -249,13 +271,13 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 		buf.Write(b)
 	}
 	w.key("defaults")
-	c.Defaults.writeJSON(&buf)
+	c.Defaults.writeJSON(&buf, nil)
 	w.key("sources")
 	sw := jsonWriter{buf: &buf}
 	sw.open()
 	for _, s := range c.Sources {
 		sw.key(s.Key)
-		s.Rule.writeJSON(&buf)
+		s.Rule.writeJSON(&buf, nil)
 	}
 	sw.close()
 	w.key("source_order")
