@@ -88,19 +88,8 @@ func AppendEmptyRuleBody(buf *bytes.Buffer, name string) {
 	buf.WriteByte('}')
 }
 
-// ruleAndExposure is the part of d's rule body that does not name the
-// request: `"rule":…,"exposure":…,"is_empty":…`, kept with d (ruleParts). It is
-// encoded into a pooled buffer and kept as a copy of its own size: a
-// buffer grown to hold it doubles as it goes, and would keep up to twice
-// the bytes for as long as the dataset is served.
-func ruleAndExposure(d *snapshot.Dataset) []byte {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	appendRulePart(buf, d)
-	return bytes.Clone(buf.Bytes())
-}
-
-// appendRulePart writes d's rule part (ruleAndExposure) to buf, its rule
+// appendRulePart writes the part of d's rule body that does not name the
+// request, `"rule":…,"exposure":…,"is_empty":…`, to buf, its rule
 // merged in a pooled merger's room: a server writes a rule part for every
 // dataset read whose part is not kept, and the merge is then made and let
 // go of at once. A pooled merger holds the last rule it merged until its
@@ -119,6 +108,12 @@ var mergers = sync.Pool{New: func() any { return new(governance.ValueMerger) }}
 func appendRuleAndExposure(buf *bytes.Buffer, rule *governance.Rule) {
 	buf.WriteString(`"rule":`)
 	rule.AppendJSON(buf)
+	appendExposureTail(buf, rule)
+}
+
+// appendExposureTail writes `,"exposure":…,"is_empty":…`, what follows the
+// rule in a rule part.
+func appendExposureTail(buf *bytes.Buffer, rule *governance.Rule) {
 	buf.WriteString(`,"exposure":`)
 	appendExposure(buf, rule)
 	buf.WriteString(`,"is_empty":`)

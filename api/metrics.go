@@ -115,11 +115,11 @@ func (c *memoryCollector) Collect(ch chan<- prometheus.Metric) {
 
 var (
 	descPartsHeld = prometheus.NewDesc("governanced_kept_rule_bytes",
-		"Bytes of the encoded rule parts kept for the datasets read, as counted (at most what the last sweep counted plus every part kept since).", nil, nil)
+		"Bytes the rule parts kept for the datasets read hold of their own (their shared members apart), as counted: at most what the last sweep counted plus every part kept since.", nil, nil)
 	descPartsLimit = prometheus.NewDesc("governanced_kept_rule_limit_bytes",
 		"The bytes of rule parts kept before the least read are forgotten (--max-kept-rule-bytes).", nil, nil)
 	descPartsForgotten = prometheus.NewDesc("governanced_kept_rule_forgotten_bytes_total",
-		"Bytes of rule parts forgotten to stay within --max-kept-rule-bytes; their datasets are encoded again when next read.", nil, nil)
+		"Bytes of rule parts forgotten to stay within --max-kept-rule-bytes; their datasets' parts are made again when next read.", nil, nil)
 )
 
 // rulePartsCollector reports the kept rule parts at scrape time.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -33,6 +34,67 @@ func partsTree(t *testing.T, apps, n int) *snapshot.Store {
 	dir := t.TempDir()
 	testfs.Write(t, dir, files)
 	return snapshottest.Loaded(t, &snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{dir}}})
+}
+
+// partSize is the bytes d's kept part counts.
+func partSize(d *snapshot.Dataset) int64 {
+	_, n := makeRulePart(d)
+	return n
+}
+
+// TestRulePartWritesTheEncoding: a kept part writes what encoding the rule
+// afresh writes, for every dataset of the reference tree and of a tree
+// stating every kind of field: texts with what JSON escapes, a title
+// stated null, a description alone, texts from a base and an overlay,
+// nested blocks and extra keys.
+func TestRulePartWritesTheEncoding(t *testing.T) {
+	ref := testcorpus.Path(t, "reference")
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{
+		"apps/a/governance.yaml": `defaults:
+  title: "Defaults \"quoted\" \u2028 ✓"
+  license: CC-BY-4.0
+  tags: [b, a]
+  ownership: [{name: team-a, type: DATA_OWNER}]
+  dcat: {themes: [ENER], temporal: {start: "2020-01-01"}}
+  dataspace: {purpose: [Research], consent_required: true}
+sources:
+  datasets.a.none: {}
+  datasets.a.texts: {title: "two\nlines", description: "tab\there"}
+  datasets.a.nulltitle: {title: null, description: "after a null title"}
+  datasets.a.description: {description: "a description alone"}
+  datasets.a.overlaid: {title: base title}
+  datasets.a.rare: {retention_days: 30, row_filters: [{handler: direct_user_match, args: {column: u}}], x-team: {a: 1}}
+  datasets.a.nulls: {license: null, dcat: null, dataspace: {medallion: gold}}
+  'datasets.a.g_*': {title: a glob}
+`,
+		"apps/a/governance.prod.yaml": `sources:
+  datasets.a.overlaid: {description: "the overlay's description"}
+`,
+	})
+	for _, in := range []snapshot.Inputs{
+		{Trees: []string{filepath.Join(ref, "celine-pipelines")}, Owners: []string{filepath.Join(ref, "dataset-api", "owners.yaml")}},
+		{Trees: []string{dir}, OverlayName: "prod"},
+	} {
+		store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: in})
+		parts := newRuleParts(store, 1<<30)
+		for _, d := range store.Current().Datasets() {
+			var fresh, kept bytes.Buffer
+			appendRulePart(&fresh, d)
+			parts.write(&kept, d) // made and kept
+			if kept.String() != fresh.String() {
+				t.Errorf("%s: the part made writes\n%s\nwant\n%s", d.ID(), kept.String(), fresh.String())
+			}
+			kept.Reset()
+			parts.write(&kept, d) // written from the kept part
+			if kept.String() != fresh.String() {
+				t.Errorf("%s: the part kept writes\n%s\nwant\n%s", d.ID(), kept.String(), fresh.String())
+			}
+			if !json.Valid([]byte("{" + fresh.String() + "}")) {
+				t.Errorf("%s: not JSON: %s", d.ID(), fresh.String())
+			}
+		}
+	}
 }
 
 // keptBytes is what the served snapshot's datasets keep, counted anew.
@@ -71,14 +133,14 @@ func TestRulePartsStayWithinBudget(t *testing.T) {
 		appendRuleBody(&buf, snap, name, d, false, nil)
 		return buf.Bytes()
 	}
-	one := len(ruleAndExposure(snap.Apps()[0].Dataset(0)))
+	one := partSize(snap.Apps()[0].Dataset(0))
 	for _, tc := range []struct {
 		name   string
 		budget int64
 	}{
 		{"one byte", 1},
-		{"a part and a half", int64(one * 3 / 2)},
-		{"a tenth of the parts", int64(one * len(names) / 10)},
+		{"a part and a half", one * 3 / 2},
+		{"a tenth of the parts", one * int64(len(names)) / 10},
 		{"every part", 1 << 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,7 +166,7 @@ func TestRulePartsStayWithinBudget(t *testing.T) {
 					if got.status != http.StatusOK || !bytes.Equal(got.body, want) {
 						t.Fatalf("round %d, %s: %d %s\nwant %s", round, name, got.status, got.body, want)
 					}
-					if held := keptBytes(store); held > max(tc.budget, int64(one)+64) {
+					if held := keptBytes(store); held > max(tc.budget, one+64) {
 						t.Fatalf("round %d, after %s: %d bytes kept, budget %d", round, name, held, tc.budget)
 					}
 				}
@@ -128,7 +190,7 @@ func TestRulePartsKeepWhatIsReadAgain(t *testing.T) {
 	store := partsTree(t, 2, 100)
 	snap := store.Current()
 	hot := snap.Apps()[1].Dataset(50)
-	one := int64(len(ruleAndExposure(hot)))
+	one := partSize(hot)
 	h, s := newServer(Deps{Store: store, Limits: Limits{MaxKeptRuleBytes: 20 * one}})
 	read := func(name string) {
 		t.Helper()
@@ -144,7 +206,7 @@ func TestRulePartsKeepWhatIsReadAgain(t *testing.T) {
 				continue
 			}
 			read(d.ID()) // may pass the budget and sweep
-			if _, made := hot.Memo(ruleAndExposure); made {
+			if _, made := hot.Memo(makeRulePart); made {
 				forgotHot++
 			}
 			read(hot.ID())
@@ -198,7 +260,7 @@ func TestRulePartsConcurrentReads(t *testing.T) {
 	store := partsTree(t, 3, 40)
 	snap := store.Current()
 	ds := snap.Datasets()
-	one := int64(len(ruleAndExposure(ds[0])))
+	one := partSize(ds[0])
 	h, s := newServer(Deps{Store: store, Limits: Limits{MaxKeptRuleBytes: 5 * one}})
 	want := map[string][]byte{}
 	for _, d := range ds {

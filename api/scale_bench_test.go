@@ -17,15 +17,17 @@ import (
 // BenchmarkRuleHandlerGenerated is GET /datasets/{id}/rule through the whole
 // stack over a generated tree of 100 000 sources, cycling through the load
 // script's mix of names (nine literal keys to one name only a glob matches)
-// in each order of treegen.Order.
+// in each order of treegen.Order, with the rule parts kept within a budget
+// or not at all.
 func BenchmarkRuleHandlerGenerated(b *testing.B) {
 	const n = 100_000
 	tree := treegen.Generate(treegen.Scale(n))
 	dir := testfs.Generated(b, tree)
-	store := snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
-		Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy",
-	}})
-	h, _ := newServer(Deps{Store: store})
+	load := func() *snapshot.Store {
+		return snapshottest.Loaded(b, &snapshot.Loader{Inputs: snapshot.Inputs{
+			Trees: []string{dir}, Owners: []string{filepath.Join(dir, "owners.yaml")}, OverlayName: "deploy",
+		}})
+	}
 	var names []string
 	for i, name := range tree.ExactNames {
 		if i%9 == 0 {
@@ -54,20 +56,42 @@ func BenchmarkRuleHandlerGenerated(b *testing.B) {
 			reqs[i] = httptest.NewRequest("GET", "/", nil)
 		}
 		w := &discard{h: http.Header{}}
-		b.Run(fmt.Sprintf("%d%s", n, suffix), func(b *testing.B) {
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				k := i % len(names)
-				r := reqs[i%len(reqs)]
+		// The kept rule parts (ADR-0023, ADR-0025): the default budget,
+		// which keeps every part of this tree; one that keeps a sixth of
+		// them, so that most random reads make theirs again; and none, each
+		// part written afresh as a listing writes it. The parts are kept
+		// with the snapshot's datasets, so each has a store of its own.
+		for _, kept := range []struct {
+			name   string
+			budget int64 // 0: keep none
+		}{{"kept-128MiB", DefaultLimits.MaxKeptRuleBytes}, {"kept-16MiB", 16 << 20}, {"kept-none", 0}} {
+			h, srv := newServer(Deps{Store: load(), Limits: Limits{MaxKeptRuleBytes: kept.budget}})
+			if kept.budget == 0 {
+				srv.ruleParts = nil
+			}
+			// Every name read once first: what is measured is the steady
+			// state, not the making of the parts.
+			for k := range names {
+				r := reqs[0]
 				r.URL.Path = paths[at[k]:at[k+1]]
 				w.h, w.status = http.Header{}, 0
 				h.ServeHTTP(w, r)
-				if w.status != http.StatusOK {
-					b.Fatalf("%s: %d", r.URL.Path, w.status)
-				}
-				i++
 			}
-		})
+			b.Run(fmt.Sprintf("%d%s/%s", n, suffix, kept.name), func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					k := i % len(names)
+					r := reqs[i%len(reqs)]
+					r.URL.Path = paths[at[k]:at[k+1]]
+					w.h, w.status = http.Header{}, 0
+					h.ServeHTTP(w, r)
+					if w.status != http.StatusOK {
+						b.Fatalf("%s: %d", r.URL.Path, w.status)
+					}
+					i++
+				}
+			})
+		}
 	})
 }

@@ -90,9 +90,10 @@ type Limits struct {
 	// MaxGraphBytes bounds an answer of GET /graph: a larger rendering is
 	// refused with 413, and read page by page (?limit, ?offset).
 	MaxGraphBytes int
-	// MaxKeptRuleBytes bounds the encoded rule parts kept for the datasets
-	// read (ruleParts): a dataset read again within it is copied, not
-	// encoded again; past it, the parts least read are forgotten.
+	// MaxKeptRuleBytes bounds the rule parts kept for the datasets read
+	// (ruleParts), by what each holds of its own: a dataset read again
+	// within it is written from its part, not merged and encoded again;
+	// past it, the parts least read are forgotten.
 	MaxKeptRuleBytes int64
 }
 

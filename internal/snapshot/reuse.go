@@ -180,11 +180,11 @@ func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUn
 	return b
 }
 
-// carryMemos gives each dataset of a the encoding (Dataset.Memo) its
+// carryMemos gives each dataset of a the part (Dataset.Memo) its
 // counterpart in prev, an earlier build of the same files, made: when its
 // rule is merged from the same parsed blocks, it is the same rule. An
 // owners edit that resolves a dataset's names as before then costs its
-// readers no new encoding.
+// readers no new part.
 func carryMemos(prev, a *App) {
 	memos := prev.memos.Load()
 	if memos == nil || prev.Config.Defaults != a.Config.Defaults || prev.DatasetCount() != a.DatasetCount() {

@@ -670,20 +670,20 @@ sources:
 	store := NewStore(loader)
 	reloadAndCompare(t, store, loader, true, "first load")
 	encodings := 0
-	encode := func(d *Dataset) []byte {
+	encode := func(d *Dataset) (any, int64) {
 		encodings++
 		var buf bytes.Buffer
 		d.Rule().AppendJSON(&buf)
-		return buf.Bytes()
+		return buf.String(), int64(buf.Len())
 	}
 	memos := func() map[string]string {
 		out := map[string]string{}
 		for _, d := range store.Current().Datasets() {
 			body, _ := d.Memo(encode)
-			out[d.ID()] = string(body)
+			out[d.ID()] = body.(string)
 		}
 		body, _ := store.Current().App("a").Defaults().Memo(encode)
-		out[""] = string(body)
+		out[""] = body.(string)
 		return out
 	}
 	before := memos()
@@ -723,9 +723,9 @@ func TestMemoConcurrent(t *testing.T) {
 		t.Fatalf("first load: %v %v", rs.Outcome, rs.Rejected)
 	}
 	var encodings atomic.Int32
-	encode := func(d *Dataset) []byte {
+	encode := func(d *Dataset) (any, int64) {
 		encodings.Add(1)
-		return []byte("<" + d.ID() + ">")
+		return "<" + d.ID() + ">", 1
 	}
 	app := store.Current().App("a")
 	ds := append(app.Datasets(), app.Defaults())
@@ -736,7 +736,7 @@ func TestMemoConcurrent(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if got, _ := d.Memo(encode); string(got) != "<"+d.ID()+">" {
+					if got, _ := d.Memo(encode); got != "<"+d.ID()+">" {
 						t.Errorf("reader %d of %q: %s, want <%s>", i, d.ID(), got, d.ID())
 					}
 				}()

@@ -84,7 +84,7 @@ type App struct {
 	// app's defaults (what a name matching no key resolves to): one array,
 	// so that a dataset costs no pointer of its own.
 	datasets []Dataset
-	// memos are the datasets' kept encodings (Dataset.Memo), by position
+	// memos are the datasets' kept parts (Dataset.Memo), by position
 	// in datasets: made when the first of them is asked for, so an app
 	// none of whose datasets is read holds none.
 	memos  atomic.Pointer[[]atomic.Pointer[memo]]
@@ -111,7 +111,7 @@ func (a *App) Dataset(i int) *Dataset { return &a.datasets[:len(a.datasets)-1][i
 // response about it needs worked out once. A tree holds one per sources
 // key, so it keeps nothing its app's configuration holds already (its key
 // is the configuration's, ID) and nothing most datasets never have (its
-// encoding is in its app's table, Memo).
+// kept part is in its app's table, Memo).
 type Dataset struct {
 	App *App
 
@@ -296,39 +296,44 @@ func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance
 	return merge(c.Defaults, c.Sources[d.pos].Rule)
 }
 
-// Memo is an encoding of d that encode makes when asked for and none is
-// kept, then kept with d's app: the HTTP layer keeps the part of a rule
+// Memo is what make makes of d when asked for and none is kept, then kept
+// with d's app: the HTTP layer keeps how to write the part of a rule
 // answer that does not name the request here, so that a dataset read
-// again is not encoded again, one never read (most of a large tree) costs
-// a pointer in its app's table, and an app none of whose datasets is read
-// nothing. made reports that encode ran and its result is now kept, so
-// that the caller, which bounds what is kept (SweepMemos), can count it.
-// One encoding a dataset: every caller passes the same encode, which reads
-// nothing of d but its rule (Rule), so that a dataset of a later revision
-// whose rule is made of the same parsed blocks takes the encoding over
-// (carryMemos). Two calls at once may both encode; either copy is kept.
-func (d *Dataset) Memo(encode func(*Dataset) []byte) (body []byte, made bool) {
+// again is not merged and encoded again, one never read (most of a large
+// tree) costs a pointer in its app's table, and an app none of whose
+// datasets is read nothing. make also says how many bytes its part holds
+// of its own, which SweepMemos and MemoBytes count; made reports that make
+// ran and its part is now kept, so that the caller, which bounds what is
+// kept (SweepMemos), can count it. One part a dataset: every caller passes
+// the same make, which reads nothing of d but its rule (Rule), so that a
+// dataset of a later revision whose rule is made of the same parsed blocks
+// takes the part over (carryMemos). Two calls at once may both make one;
+// either is kept.
+func (d *Dataset) Memo(make func(*Dataset) (part any, size int64)) (part any, made bool) {
 	slot := d.App.memo(d.at())
 	if m := slot.Load(); m != nil {
 		if !m.read.Load() { // most reads find it marked: no write, no shared line dirtied
 			m.read.Store(true)
 		}
-		return m.body, false
+		return m.part, false
 	}
-	m := &memo{body: encode(d)}
+	m := &memo{}
+	m.part, m.size = make(d)
 	m.read.Store(true)
 	slot.Store(m)
-	return m.body, true
+	return m.part, true
 }
 
-// memo is a dataset's kept encoding, and whether it was read since the
-// hand of SweepMemos last passed it.
+// memo is a dataset's kept part, the bytes it holds of its own, and
+// whether it was read since the hand of SweepMemos last passed it.
 type memo struct {
-	body []byte
+	part any
+	size int64
 	read atomic.Bool
 }
 
-// MemoBytes is how many bytes the encodings kept with a's datasets hold.
+// MemoBytes is how many bytes the parts kept with a's datasets hold of
+// their own (Memo).
 func (a *App) MemoBytes() int64 {
 	memos := a.memos.Load()
 	if memos == nil {
@@ -337,17 +342,17 @@ func (a *App) MemoBytes() int64 {
 	var n int64
 	for i := range *memos {
 		if m := (*memos)[i].Load(); m != nil {
-			n += int64(len(m.body))
+			n += m.size
 		}
 	}
 	return n
 }
 
-// SweepMemos moves the hand of a clock over the encodings kept with a's
+// SweepMemos moves the hand of a clock over the parts kept with a's
 // datasets, from the dataset at position from (Dataset.Memo's order: the
 // sources keys, then the defaults): one read since the hand last passed is
-// marked unread and kept, one not read is forgotten, and its dataset
-// encoded again when next asked for. It stops once it has forgotten at
+// marked unread and kept, one not read is forgotten, and its part made
+// again when next asked for. It stops once it has forgotten at
 // least free bytes or passed the last dataset, and returns the position
 // after the last it looked at and the bytes it forgot: fewer than free
 // when it passed them all. A dataset read often is thus kept, and what is
@@ -365,7 +370,7 @@ func (a *App) SweepMemos(from int, free int64) (next int, forgot int64) {
 		case m.read.Load():
 			m.read.Store(false)
 		case slot.CompareAndSwap(m, nil): // a reader that kept a new one meanwhile keeps it
-			forgot += int64(len(m.body))
+			forgot += m.size
 		}
 	}
 	return next, forgot
@@ -379,7 +384,7 @@ func (d *Dataset) at() int {
 	return int(d.pos)
 }
 
-// memo is where the encoding of a's i-th dataset is kept.
+// memo is where the part of a's i-th dataset is kept.
 func (a *App) memo(i int) *atomic.Pointer[memo] {
 	memos := a.memos.Load()
 	if memos == nil {
