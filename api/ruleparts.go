@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"sync/atomic"
-	"unique"
 
 	"github.com/celine-eu/governanced/internal/governance"
 	"github.com/celine-eu/governanced/internal/snapshot"
@@ -34,10 +33,13 @@ type ruleParts struct {
 	// The hand: the app (in the served snapshot's order) and the position
 	// in it where the next sweep starts.
 	handApp, handAt int
+	members         memberTable // the members the parts write, by number
 }
 
 func newRuleParts(store *snapshot.Store, budget int64) *ruleParts {
-	return &ruleParts{store: store, budget: budget}
+	k := &ruleParts{store: store, budget: budget}
+	k.members.limit = maxMemberBytes
+	return k
 }
 
 // write writes d's rule part to buf: from its kept part, or encoded (and
@@ -47,13 +49,21 @@ func (k *ruleParts) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		appendRulePart(buf, d)
 		return
 	}
-	k.of(d).write(buf)
+	if p := k.of(d); p != nil {
+		p.write(buf, &k.members)
+		return
+	}
+	appendRulePart(buf, d) // the table of members is full
 }
 
-// of is d's kept part, made and kept (within the budget) when none is.
+// of is d's kept part, made and kept (within the budget) when none is;
+// nil when the table of members has no room for its members.
 func (k *ruleParts) of(d *snapshot.Dataset) *rulePart {
-	part, made := d.Memo(makeRulePart)
+	part, made := d.Memo(k.makePart)
 	p := part.(*rulePart)
+	if p == nil {
+		return nil
+	}
 	if made && k.held.Add(p.size()) > k.budget && k.sweeping.CompareAndSwap(false, true) {
 		// The reader that passed the budget sweeps (a walk of the served
 		// snapshot's tables of kept parts, once every quarter budget of
@@ -98,38 +108,40 @@ func (k *ruleParts) sweep() {
 }
 
 // A rulePart is how a dataset's rule part is written again: the members of
-// its rule's object as they were written, each interned (unique), and the
-// exposure and is_empty after it, interned too; its title and description,
-// which name it alone, are the texts its rule holds, written again when
-// read. Most members are written alike by many rules (a licence, an owner,
-// the dcat block an app's defaults state), so a part holds a pointer for
-// each and a string for each text, not the kilobyte of its encoding: the
-// parts of every dataset of a 100 000-source tree fit in a fraction of its
-// YAML, where their encodings took twice its size.
+// its rule's object as they were written, and the exposure and is_empty
+// after it, each by its number in the server's table of members
+// (memberTable); its title and description, which name it alone, are the
+// texts its rule holds, written again when read. Most members are written
+// alike by many rules (a licence, an owner, the dcat block an app's
+// defaults state), so a part holds four bytes for each and a string for
+// each text, not the kilobyte of its encoding, and the collector finds
+// three pointers in it, not one a member.
 type rulePart struct {
-	members []unique.Handle[string]
+	members []uint32 // the last is the tail, `,"exposure":…,"is_empty":…`
 	// titleAt and descriptionAt are the members (a key, `"title":`)
 	// after which title and description are written; -1 for none.
 	titleAt, descriptionAt int8
 	title, description     string
-	tail                   unique.Handle[string] // `,"exposure":…,"is_empty":…`
 }
 
-// rulePartSize is what a part holds of its own beside its members: the
-// part, its memo and their headers, as the budget counts them.
-const rulePartSize = 128
+// rulePartSize is what a part holds of its own beside its members'
+// numbers: the part, its memo and their headers, as the budget counts
+// them.
+const rulePartSize = 112
 
-// size is the bytes p holds of its own: its members are shared.
-func (p *rulePart) size() int64 { return rulePartSize + 8*int64(len(p.members)) }
+// size is the bytes p holds of its own: its members are the table's.
+func (p *rulePart) size() int64 { return rulePartSize + 4*int64(len(p.members)) }
 
-// write writes the part: `"rule":{…},"exposure":…,"is_empty":…`.
-func (p *rulePart) write(buf *bytes.Buffer) {
+// write writes the part, `"rule":{…},"exposure":…,"is_empty":…`, its
+// members from t.
+func (p *rulePart) write(buf *bytes.Buffer, t *memberTable) {
 	buf.WriteString(`"rule":{`)
-	for i, m := range p.members {
+	last := len(p.members) - 1
+	for i, id := range p.members[:last] {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.WriteString(m.Value())
+		buf.WriteString(t.member(id))
 		switch int8(i) {
 		case p.titleAt:
 			appendString(buf, p.title)
@@ -138,12 +150,13 @@ func (p *rulePart) write(buf *bytes.Buffer) {
 		}
 	}
 	buf.WriteByte('}')
-	buf.WriteString(p.tail.Value())
+	buf.WriteString(t.member(p.members[last]))
 }
 
-// makeRulePart makes d's part (Dataset.Memo): its rule part written, then
-// cut into its members.
-func makeRulePart(d *snapshot.Dataset) (any, int64) {
+// makePart makes d's part (Dataset.Memo): its rule part written, then cut
+// into its members, each numbered in k's table. A part whose members the
+// table has no room for is nil, and d's part is written afresh when read.
+func (k *ruleParts) makePart(d *snapshot.Dataset) (any, int64) {
 	m := mergers.Get().(*governance.ValueMerger)
 	defer mergers.Put(m)
 	buf := getBuffer()
@@ -151,7 +164,9 @@ func makeRulePart(d *snapshot.Dataset) (any, int64) {
 	var endsArray [24]governance.Member
 	rule := d.ValuesIn(m)
 	ends := rule.AppendJSONMembers(buf, endsArray[:0])
-	p := &rulePart{members: make([]unique.Handle[string], len(ends)), titleAt: -1, descriptionAt: -1}
+	objectEnd := buf.Len()
+	appendExposureTail(buf, rule)
+	p := &rulePart{members: make([]uint32, len(ends)+1), titleAt: -1, descriptionAt: -1}
 	start := 1 // after the object's '{'
 	for i, e := range ends {
 		member := buf.Bytes()[start:e.End]
@@ -171,10 +186,13 @@ func makeRulePart(d *snapshot.Dataset) (any, int64) {
 		if ok { // the key alone: the text is written from the rule's
 			member = member[:len(e.Field.Key())+3]
 		}
-		p.members[i] = unique.Make(string(member))
+		if p.members[i], ok = k.members.id(member); !ok {
+			return (*rulePart)(nil), 0
+		}
 	}
-	objectEnd := buf.Len()
-	appendExposureTail(buf, rule)
-	p.tail = unique.Make(string(buf.Bytes()[objectEnd:]))
+	var ok bool
+	if p.members[len(ends)], ok = k.members.id(buf.Bytes()[objectEnd:]); !ok {
+		return (*rulePart)(nil), 0
+	}
 	return p, p.size()
 }

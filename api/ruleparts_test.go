@@ -38,7 +38,7 @@ func partsTree(t *testing.T, apps, n int) *snapshot.Store {
 
 // partSize is the bytes d's kept part counts.
 func partSize(d *snapshot.Dataset) int64 {
-	_, n := makeRulePart(d)
+	_, n := newRuleParts(nil, 1<<30).makePart(d)
 	return n
 }
 
@@ -206,7 +206,7 @@ func TestRulePartsKeepWhatIsReadAgain(t *testing.T) {
 				continue
 			}
 			read(d.ID()) // may pass the budget and sweep
-			if _, made := hot.Memo(makeRulePart); made {
+			if _, made := hot.Memo(s.ruleParts.makePart); made {
 				forgotHot++
 			}
 			read(hot.ID())
@@ -290,5 +290,29 @@ func TestRulePartsConcurrentReads(t *testing.T) {
 	}
 	if s.ruleParts.forgotten.Load() == 0 {
 		t.Error("nothing forgotten")
+	}
+}
+
+// TestRulePartsWithTheMembersTableFull: a part whose members the table has
+// no room for is not kept, and its dataset's answer is encoded afresh.
+func TestRulePartsWithTheMembersTableFull(t *testing.T) {
+	store := partsTree(t, 1, 5)
+	h, s := newServer(Deps{Store: store})
+	s.ruleParts.members.limit = 10 // fewer bytes than any part's members
+	snap := store.Current()
+	for range 2 {
+		for _, d := range snap.Datasets() {
+			var want bytes.Buffer
+			appendRuleBody(&want, snap, d.ID(), d, false, nil)
+			if got := do(t, h, "GET", "/datasets/"+d.ID()+"/rule", nil); got.status != http.StatusOK || !bytes.Equal(got.body, want.Bytes()) {
+				t.Fatalf("%s: %d %s\nwant %s", d.ID(), got.status, got.body, want.Bytes())
+			}
+		}
+	}
+	if n := keptBytes(store); n != 0 {
+		t.Errorf("%d bytes kept with no room for members", n)
+	}
+	if n := s.ruleParts.members.held; n > 10 {
+		t.Errorf("the table holds %d bytes of members, limit 10", n)
 	}
 }
