@@ -50,7 +50,7 @@ func (k *ruleParts) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		return
 	}
 	if p := k.of(d); p != nil {
-		p.write(buf, &k.members)
+		p.write(buf)
 		return
 	}
 	appendRulePart(buf, d) // the table of members is full
@@ -115,8 +115,12 @@ func (k *ruleParts) sweep() {
 // alike by many rules (a licence, an owner, the dcat block an app's
 // defaults state), so a part holds four bytes for each and a string for
 // each text, not the kilobyte of its encoding, and the collector finds
-// three pointers in it, not one a member.
+// four pointers in it, not one a member.
 type rulePart struct {
+	// table numbers the members: its maker's, as the parts are kept with
+	// the snapshot's datasets, which another server over the same store
+	// may read.
+	table   *memberTable
 	members []uint32 // the last is the tail, `,"exposure":…,"is_empty":…`
 	// titleAt and descriptionAt are the members (a key, `"title":`)
 	// after which title and description are written; -1 for none.
@@ -127,14 +131,14 @@ type rulePart struct {
 // rulePartSize is what a part holds of its own beside its members'
 // numbers: the part, its memo and their headers, as the budget counts
 // them.
-const rulePartSize = 112
+const rulePartSize = 120
 
 // size is the bytes p holds of its own: its members are the table's.
 func (p *rulePart) size() int64 { return rulePartSize + 4*int64(len(p.members)) }
 
-// write writes the part, `"rule":{…},"exposure":…,"is_empty":…`, its
-// members from t.
-func (p *rulePart) write(buf *bytes.Buffer, t *memberTable) {
+// write writes the part, `"rule":{…},"exposure":…,"is_empty":…`.
+func (p *rulePart) write(buf *bytes.Buffer) {
+	t := p.table
 	buf.WriteString(`"rule":{`)
 	last := len(p.members) - 1
 	for i, id := range p.members[:last] {
@@ -166,7 +170,7 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (any, int64) {
 	ends := rule.AppendJSONMembers(buf, endsArray[:0])
 	objectEnd := buf.Len()
 	appendExposureTail(buf, rule)
-	p := &rulePart{members: make([]uint32, len(ends)+1), titleAt: -1, descriptionAt: -1}
+	p := &rulePart{table: &k.members, members: make([]uint32, len(ends)+1), titleAt: -1, descriptionAt: -1}
 	start := 1 // after the object's '{'
 	for i, e := range ends {
 		member := buf.Bytes()[start:e.End]

@@ -316,3 +316,22 @@ func TestRulePartsWithTheMembersTableFull(t *testing.T) {
 		t.Errorf("the table holds %d bytes of members, limit 10", n)
 	}
 }
+
+// TestRulePartsOfTwoServers: the parts are kept with the store's datasets,
+// so a server over a store another server made parts in writes those parts
+// with their maker's members.
+func TestRulePartsOfTwoServers(t *testing.T) {
+	store := partsTree(t, 2, 20)
+	first, _ := newServer(Deps{Store: store})
+	second, _ := newServer(Deps{Store: store})
+	snap := store.Current()
+	for _, h := range []http.Handler{first, second, first} {
+		for _, d := range snap.Datasets() {
+			var want bytes.Buffer
+			appendRuleBody(&want, snap, d.ID(), d, false, nil)
+			if got := do(t, h, "GET", "/datasets/"+d.ID()+"/rule", nil); got.status != http.StatusOK || !bytes.Equal(got.body, want.Bytes()) {
+				t.Fatalf("%s: %d %s\nwant %s", d.ID(), got.status, got.body, want.Bytes())
+			}
+		}
+	}
+}
