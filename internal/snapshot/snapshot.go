@@ -296,20 +296,20 @@ func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance
 	return merge(c.Defaults, c.Sources[d.pos].Rule)
 }
 
-// Memo is what make makes of d when asked for and none is kept, then kept
+// Memo is the part newPart makes of d when asked for and none is kept, then kept
 // with d's app: the HTTP layer keeps how to write the part of a rule
 // answer that does not name the request here, so that a dataset read
 // again is not merged and encoded again, one never read (most of a large
 // tree) costs a pointer in its app's table, and an app none of whose
-// datasets is read nothing. make also says how many bytes its part holds
-// of its own, which SweepMemos and MemoBytes count; made reports that make
+// datasets is read nothing. newPart also says how many bytes its part holds
+// of its own, which SweepMemos and MemoBytes count; made reports that newPart
 // ran and its part is now kept, so that the caller, which bounds what is
 // kept (SweepMemos), can count it. One part a dataset: every caller passes
-// the same make, which reads nothing of d but its rule (Rule), so that a
+// the same newPart, which reads nothing of d but its rule (Rule), so that a
 // dataset of a later revision whose rule is made of the same parsed blocks
 // takes the part over (carryMemos). Two calls at once may both make one;
 // either is kept.
-func (d *Dataset) Memo(make func(*Dataset) (part any, size int64)) (part any, made bool) {
+func (d *Dataset) Memo(newPart func(*Dataset) (part any, size int64)) (part any, made bool) {
 	slot := d.App.memo(d.at())
 	if m := slot.Load(); m != nil {
 		if !m.read.Load() { // most reads find it marked: no write, no shared line dirtied
@@ -318,7 +318,7 @@ func (d *Dataset) Memo(make func(*Dataset) (part any, size int64)) (part any, ma
 		return m.part, false
 	}
 	m := &memo{}
-	m.part, m.size = make(d)
+	m.part, m.size = newPart(d)
 	m.read.Store(true)
 	slot.Store(m)
 	return m.part, true
