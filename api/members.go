@@ -68,3 +68,10 @@ func (t *memberTable) id(member []byte) (id uint32, ok bool) {
 func (t *memberTable) member(id uint32) string {
 	return (*t.chunks.Load())[id/memberChunk][id%memberChunk]
 }
+
+// bytes is how many bytes the table's members hold (for /metrics).
+func (t *memberTable) bytes() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.held
+}

@@ -118,6 +118,8 @@ var (
 		"Bytes the rule parts kept for the datasets read hold of their own (their shared members apart), as counted: at most what the last sweep counted plus every part kept since.", nil, nil)
 	descPartsLimit = prometheus.NewDesc("governanced_kept_rule_limit_bytes",
 		"The bytes of rule parts kept before the least read are forgotten (--max-kept-rule-bytes).", nil, nil)
+	descPartsMembers = prometheus.NewDesc("governanced_kept_rule_member_bytes",
+		"Bytes of the members the kept rule parts write, each held once; past 64 MiB no new member is taken, and a dataset whose part needs one is encoded afresh at each read.", nil, nil)
 	descPartsForgotten = prometheus.NewDesc("governanced_kept_rule_forgotten_bytes_total",
 		"Bytes of rule parts forgotten to stay within --max-kept-rule-bytes; their datasets' parts are made again when next read.", nil, nil)
 )
@@ -126,7 +128,7 @@ var (
 type rulePartsCollector struct{ k *ruleParts }
 
 func (c *rulePartsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPartsHeld, descPartsLimit, descPartsForgotten} {
+	for _, d := range []*prometheus.Desc{descPartsHeld, descPartsLimit, descPartsMembers, descPartsForgotten} {
 		ch <- d
 	}
 }
@@ -134,6 +136,7 @@ func (c *rulePartsCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *rulePartsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descPartsHeld, prometheus.GaugeValue, float64(c.k.held.Load()))
 	ch <- prometheus.MustNewConstMetric(descPartsLimit, prometheus.GaugeValue, float64(c.k.budget))
+	ch <- prometheus.MustNewConstMetric(descPartsMembers, prometheus.GaugeValue, float64(c.k.members.bytes()))
 	ch <- prometheus.MustNewConstMetric(descPartsForgotten, prometheus.CounterValue, float64(c.k.forgotten.Load()))
 }
 

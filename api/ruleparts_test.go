@@ -312,8 +312,11 @@ func TestRulePartsWithTheMembersTableFull(t *testing.T) {
 	if n := keptBytes(store); n != 0 {
 		t.Errorf("%d bytes kept with no room for members", n)
 	}
-	if n := s.ruleParts.members.held; n > 10 {
+	if n := s.ruleParts.members.bytes(); n > 10 {
 		t.Errorf("the table holds %d bytes of members, limit 10", n)
+	}
+	if m := do(t, h, "GET", "/metrics", nil); !strings.Contains(string(m.body), "governanced_kept_rule_member_bytes ") {
+		t.Error("/metrics does not say the bytes of the members")
 	}
 }
 
