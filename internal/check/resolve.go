@@ -40,11 +40,61 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 	own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })
 	res.Findings = append(own, c.findings...)
 	res.Config, res.Rewritten = c.resolve(written)
+	if res.Config = keepResolved(prev.Config, res.Config); res.Config == prev.Config {
+		res.Rewritten = prev.Rewritten
+	}
 	res.OwnersAsked = nil
 	if c.owners != nil {
 		res.OwnersAsked = c.owners.asked
 	}
 	return res
+}
+
+// keepResolved is cfg, a configuration resolved again from the same
+// files as prev, with each rule whose ownership resolved as in prev
+// replaced by prev's rule, and prev itself when every rule did. Resolution
+// changes a rule's ownership list alone, so such a rule equals prev's; an
+// edit of the registry that leaves a unit's names resolving as before (an
+// owner's display name, a DID) then makes it no new rule, and whatever a
+// server keeps by rule (the API's kept rule parts) is kept across the edit.
+// cfg is changed in place: when it is not prev it is the resolution's own
+// copy, or written's, shared with nothing.
+func keepResolved(prev, cfg *governance.Config) *governance.Config {
+	if cfg == prev || len(cfg.Sources) != len(prev.Sources) {
+		return cfg
+	}
+	all := sameOwnership(cfg.Defaults, prev.Defaults)
+	for i := range cfg.Sources {
+		all = all && sameOwnership(cfg.Sources[i].Rule, prev.Sources[i].Rule)
+	}
+	if all {
+		return prev
+	}
+	if sameOwnership(cfg.Defaults, prev.Defaults) {
+		cfg.Defaults = prev.Defaults
+	}
+	for i := range cfg.Sources {
+		if sameOwnership(cfg.Sources[i].Rule, prev.Sources[i].Rule) {
+			cfg.Sources[i].Rule = prev.Sources[i].Rule
+		}
+	}
+	return cfg
+}
+
+// sameOwnership reports whether two rules state the same ownership list,
+// or both none.
+func sameOwnership(a, b *governance.Rule) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	la, lb := a.OwnershipList(), b.OwnershipList()
+	if la == nil || lb == nil {
+		return la == lb
+	}
+	return slices.Equal(*la, *lb)
 }
 
 // registryCodes are the codes of the findings that read the owners

@@ -3,6 +3,8 @@ package check_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -119,6 +121,41 @@ func TestResolveOwnersLeavesPrev(t *testing.T) {
 			check.ResolveOwners(&resolvePlan(t, to.text, nil).Units[0], &prev)
 			if diff := cmp.Diff(before, servedOf(t, p, prev)); diff != "" {
 				t.Errorf("%s, resolved again with %s: the earlier result changed (-before +after):\n%s", from.name, to.name, diff)
+			}
+		}
+	}
+}
+
+// TestResolveOwnersKeepsRules: a unit resolved again takes each rule whose
+// names resolve as before from the result it starts from, and that
+// result's configuration itself when every rule does, so that a server
+// keeps what it keeps by rule across a registry edit; a rule whose names
+// resolve otherwise is a new one.
+func TestResolveOwnersKeepsRules(t *testing.T) {
+	// Every registry above, and the first with only a display name edited.
+	registries := append(resolveRegistries[:len(resolveRegistries):len(resolveRegistries)], struct{ name, text string }{
+		"the DSO renamed", strings.Replace(resolveRegistries[0].text, "name: DSO", "name: The DSO", 1)})
+	ownership := func(r *governance.Rule) string {
+		return fmt.Sprint(r.Ownership(), r.OwnershipList() == nil)
+	}
+	for _, from := range registries {
+		prev := check.CheckUnit(&resolvePlan(t, from.text, nil).Units[0])
+		for _, to := range registries {
+			got := check.ResolveOwners(&resolvePlan(t, to.text, nil).Units[0], &prev)
+			same := ownership(got.Config.Defaults) == ownership(prev.Config.Defaults)
+			if kept := got.Config.Defaults == prev.Config.Defaults; kept != same {
+				t.Errorf("%s, then %s: defaults kept %v, resolved as before %v", from.name, to.name, kept, same)
+			}
+			for i, s := range got.Config.Sources {
+				was := prev.Config.Sources[i].Rule
+				sameSource := ownership(s.Rule) == ownership(was)
+				same = same && sameSource
+				if kept := s.Rule == was; kept != sameSource {
+					t.Errorf("%s, then %s: %s kept %v, resolved as before %v", from.name, to.name, s.Key, kept, sameSource)
+				}
+			}
+			if kept := got.Config == prev.Config; kept != same {
+				t.Errorf("%s, then %s: configuration kept %v, every rule resolved as before %v", from.name, to.name, kept, same)
 			}
 		}
 	}

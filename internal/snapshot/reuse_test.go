@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -649,8 +650,8 @@ sources:
 
 // TestOwnersEditKeepsEncodings: after an owners edit, a dataset whose
 // ownership names resolve as before keeps the encoding readers made of it
-// (Dataset.Memo), and one whose names resolve to another owner is encoded
-// again, as its rule changed.
+// (Dataset.Memo), one named by an alias included, and one whose names
+// resolve to another owner is encoded again, as its rule changed.
 func TestOwnersEditKeepsEncodings(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{
@@ -689,6 +690,16 @@ sources:
 	before := memos()
 	if encodings != 3 {
 		t.Fatalf("%d encodings of three datasets", encodings)
+	}
+	// The DSO renamed: every name resolves as before, the alias grid
+	// included, and no dataset is encoded again.
+	testfs.Replace(t, dir, "owners.yaml", "name: DSO,", "name: The DSO,")
+	if rs := reloadAndCompare(t, store, loader, false, "an owner renamed"); rs.UnitsResolved != 1 {
+		t.Fatalf("%v (%v), %d resolved; want the app resolved again", rs.Outcome, rs.Err, rs.UnitsResolved)
+	}
+	encodings = 0
+	if renamed := memos(); encodings != 0 || !maps.Equal(before, renamed) {
+		t.Errorf("an owner renamed: %d datasets encoded again, want none", encodings)
 	}
 	// The alias grid moves to rec: the dataset naming it changes owner.
 	testfs.Replace(t, dir, "owners.yaml", "aliases: [grid]}\n  - {id: rec, type: schema:NGO, name: REC}", "}\n  - {id: rec, type: schema:NGO, name: REC, aliases: [grid]}")
