@@ -50,7 +50,7 @@ func (k *ruleParts) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		return
 	}
 	if p := k.of(d); p != nil {
-		p.write(buf)
+		p.write(buf, d)
 		return
 	}
 	appendRulePart(buf, d) // the table of members is full
@@ -110,8 +110,8 @@ func (k *ruleParts) sweep() {
 // A rulePart is how a dataset's rule part is written again: the members of
 // its rule's object as they were written, and the exposure and is_empty
 // after it, each by its number in the server's table of members
-// (memberTable); its title and description, which name it alone, are the
-// texts its rule holds, written again when read. Most members are written
+// (memberTable); its title and description, which name it alone, are
+// read from the dataset's rules and written again when it is read. Most members are written
 // alike by many rules (a licence, an owner, the dcat block an app's
 // defaults state), so a part holds four bytes for each and a string for
 // each text, not the kilobyte of its encoding, and the collector finds
@@ -123,21 +123,23 @@ type rulePart struct {
 	table   *memberTable
 	members []uint32 // the last is the tail, `,"exposure":…,"is_empty":…`
 	// titleAt and descriptionAt are the members (a key, `"title":`)
-	// after which title and description are written; -1 for none.
+	// after which the dataset's title and description are written; -1
+	// for none.
 	titleAt, descriptionAt int8
-	title, description     string
 }
 
 // rulePartSize is what a part holds of its own beside its members'
-// numbers: the part, its memo and their headers, as the budget counts
-// them.
-const rulePartSize = 120
+// numbers, as the budget counts it: the part (48 bytes as allocated), its
+// memo (32) and its slot in its app's table (8).
+const rulePartSize = 88
 
 // size is the bytes p holds of its own: its members are the table's.
 func (p *rulePart) size() int64 { return rulePartSize + 4*int64(len(p.members)) }
 
-// write writes the part, `"rule":{…},"exposure":…,"is_empty":…`.
-func (p *rulePart) write(buf *bytes.Buffer) {
+// write writes the part of d, the dataset it was made of (or one of a
+// later revision whose rule is made of the same blocks: Dataset.Memo),
+// `"rule":{…},"exposure":…,"is_empty":…`.
+func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 	t := p.table
 	buf.WriteString(`"rule":{`)
 	last := len(p.members) - 1
@@ -148,9 +150,11 @@ func (p *rulePart) write(buf *bytes.Buffer) {
 		buf.WriteString(t.member(id))
 		switch int8(i) {
 		case p.titleAt:
-			appendString(buf, p.title)
+			title, _ := d.Title()
+			appendString(buf, title)
 		case p.descriptionAt:
-			appendString(buf, p.description)
+			description, _ := d.Description()
+			appendString(buf, description)
 		}
 	}
 	buf.WriteByte('}')
@@ -175,16 +179,15 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (any, int64) {
 	for i, e := range ends {
 		member := buf.Bytes()[start:e.End]
 		start = e.End + 1 // after the ',' or '}' that follows
-		var text string
 		var ok bool
 		switch e.Field {
 		case governance.FieldTitle:
-			if text, ok = rule.Title(); ok {
-				p.titleAt, p.title = int8(i), text
+			if _, ok = rule.Title(); ok {
+				p.titleAt = int8(i)
 			}
 		case governance.FieldDescription:
-			if text, ok = rule.Description(); ok {
-				p.descriptionAt, p.description = int8(i), text
+			if _, ok = rule.Description(); ok {
+				p.descriptionAt = int8(i)
 			}
 		}
 		if ok { // the key alone: the text is written from the rule's

@@ -99,6 +99,7 @@ sources:
   dsnull: {dataspace: null}
   extra: {x-team: {a: 1}, x-other: [1, 2]}
   nulls: {license: null, access_level: null, expose: null}
+  nulltexts: {title: null, description: null}
 `)
 	// A block of another document: a merge taking its description and
 	// the title of a block above needs a text block of its own.
@@ -127,6 +128,20 @@ sources:
 		}
 		if got := write(reused.Merge(base, override)); got != want {
 			t.Errorf("%s, merger reused:\n values %s\n rules  %s", what, got, want)
+		}
+		// The texts a reader finds without merging.
+		merged := MergeRules(base, override)
+		type text struct {
+			S  string
+			OK bool
+		}
+		var got, want2 [2]text
+		got[0].S, got[0].OK = MergedTitle(base, override)
+		got[1].S, got[1].OK = MergedDescription(base, override)
+		want2[0].S, want2[0].OK = merged.Title()
+		want2[1].S, want2[1].OK = merged.Description()
+		if got != want2 {
+			t.Errorf("%s: MergedTitle, MergedDescription %v, merged %v", what, got, want2)
 		}
 	}
 	for bn, base := range rules {

@@ -62,6 +62,18 @@ func (r *Rule) Description() (description string, ok bool) {
 	return textAt(r.texts.description, r.description)
 }
 
+// MergedTitle is the title of MergeRules(base, override), found without
+// merging.
+func MergedTitle(base, override *Rule) (title string, ok bool) {
+	return textSide(base, override, FieldTitle).Title()
+}
+
+// MergedDescription is the description of MergeRules(base, override),
+// found without merging.
+func MergedDescription(base, override *Rule) (description string, ok bool) {
+	return textSide(base, override, FieldDescription).Description()
+}
+
 // mergedTexts is the block of a merge taking its title from t and its
 // description from d: one of theirs when it holds both, else a block of
 // its own, in room.

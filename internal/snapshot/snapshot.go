@@ -286,6 +286,25 @@ func (a *App) Defaults() *Dataset { return &a.datasets[len(a.datasets)-1] }
 // as read-only, as it may share parts with the app's configuration.
 func (d *Dataset) Rule() *governance.Rule { return d.merged(governance.MergeRules) }
 
+// Title is the title of d's rule (Rule), read without merging.
+func (d *Dataset) Title() (title string, ok bool) {
+	c := d.App.Config
+	if d.pos < 0 {
+		return c.Defaults.Title()
+	}
+	return governance.MergedTitle(c.Defaults, c.Sources[d.pos].Rule)
+}
+
+// Description is the description of d's rule (Rule), read without
+// merging.
+func (d *Dataset) Description() (description string, ok bool) {
+	c := d.App.Config
+	if d.pos < 0 {
+		return c.Defaults.Description()
+	}
+	return governance.MergedDescription(c.Defaults, c.Sources[d.pos].Rule)
+}
+
 // merged is d's sources entry merged over the app's defaults by merge, or
 // the defaults alone.
 func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance.Rule) *governance.Rule {
