@@ -78,14 +78,34 @@ func Build(pipelines []Pipeline, opts Options) *Graph {
 	return g
 }
 
+// sameAs reports whether pipelines are prev's, each unchanged and in the
+// same place.
+func sameAs(prev *Graph, pipelines []Pipeline, unchanged func(i int) bool) bool {
+	if len(pipelines) != len(prev.Pipelines) {
+		return false
+	}
+	for i := range pipelines {
+		if !unchanged(i) || pipelines[i].Name != prev.Pipelines[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
 // Update is Build for pipelines of which only some changed since prev was
 // built: unchanged(i) says that pipelines[i] is, field for field, the
 // pipeline of the same name in prev (a unit a reload reused). The edges
 // between unchanged pipelines are taken from prev; only the keys of the
 // changed pipelines are looked up among every dependency, and only the
 // dependencies of the changed pipelines among every key. The result is
-// what Build(pipelines, opts) returns.
+// what Build(pipelines, opts) returns: prev itself when every pipeline
+// is unchanged and in its place in prev (a reload that changed only what
+// the graph does not read, such as the owners registry), as a Graph is
+// immutable.
 func Update(prev *Graph, pipelines []Pipeline, unchanged func(i int) bool, opts Options) *Graph {
+	if sameAs(prev, pipelines, unchanged) {
+		return prev
+	}
 	g := newGraph(pipelines)
 	n := len(pipelines)
 	prevPos := make([]int32, n)                  // -1: changed, or new

@@ -119,6 +119,34 @@ func TestUpdateIsBuild(t *testing.T) {
 	}
 }
 
+// TestUpdateUnchangedIsPrev: an update in which no pipeline changed or
+// moved is the previous graph itself; one in which a pipeline changed,
+// or two swapped places, is a new graph equal to Build's.
+func TestUpdateUnchangedIsPrev(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 3))
+	all := func(int) bool { return true }
+	for range 50 {
+		before := randomPipelines(rng, 2+rng.IntN(12))
+		prev := Build(before, Options{})
+		if got := Update(prev, slices.Clone(before), all, Options{}); got != prev {
+			t.Fatal("nothing changed: a new graph")
+		}
+		changed := rng.IntN(len(before))
+		if got := Update(prev, before, func(i int) bool { return i != changed }, Options{}); got == prev {
+			t.Fatal("a pipeline changed: the previous graph")
+		}
+		swapped := slices.Clone(before)
+		swapped[0], swapped[1] = swapped[1], swapped[0]
+		got := Update(prev, swapped, all, Options{})
+		if got == prev {
+			t.Fatal("two pipelines swapped: the previous graph")
+		}
+		if diff := cmp.Diff(Build(swapped, Options{}).Edges, got.Edges, cmp.AllowUnexported(Edge{})); diff != "" {
+			t.Fatalf("two pipelines swapped: edges (-Build +Update):\n%s", diff)
+		}
+	}
+}
+
 // TestBuildWorkers: the matching spread over workers finds what one finds.
 func TestBuildWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))

@@ -387,7 +387,11 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	if len(buildErrs) > 0 {
 		return nil, errors.Join(buildErrs...)
 	}
-	snap, err := assemble(revision, files, rep, plan.Registry, plan.Placeholders, apps, gi, l.now())
+	var prevSnap *Snapshot
+	if prev != nil {
+		prevSnap = prev.snap
+	}
+	snap, err := assemble(revision, files, rep, plan.Registry, plan.Placeholders, apps, gi, prevSnap, l.now())
 	if err != nil {
 		return nil, err
 	}

@@ -693,9 +693,15 @@ sources:
 	}
 	// The DSO renamed: every name resolves as before, the alias grid
 	// included, and no dataset is encoded again.
+	served := store.Current()
 	testfs.Replace(t, dir, "owners.yaml", "name: DSO,", "name: The DSO,")
 	if rs := reloadAndCompare(t, store, loader, false, "an owner renamed"); rs.UnitsResolved != 1 {
 		t.Fatalf("%v (%v), %d resolved; want the app resolved again", rs.Outcome, rs.Err, rs.UnitsResolved)
+	}
+	// Nothing the index of keys or the graph reads changed: both are
+	// the served generation's.
+	if renamed := store.Current(); renamed == served || renamed.keys != served.keys || renamed.graph.g != served.graph.g {
+		t.Error("an owner renamed: the index of keys or the graph was made again")
 	}
 	encodings = 0
 	if renamed := memos(); encodings != 0 || !maps.Equal(before, renamed) {

@@ -174,7 +174,7 @@ func (e *AmbiguousError) Error() string {
 // from its units, in unit order, with each app's pipeline as its base file
 // says it (g.nodes[i] is apps[i]'s): the global index and the dependency
 // graph are built here.
-func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, g graphInputs, now time.Time) (*Snapshot, error) {
+func assemble(revision string, files []InputFile, rep *check.Report, registry *owners.Registry, placeholders map[string]string, apps []*App, g graphInputs, prev *Snapshot, now time.Time) (*Snapshot, error) {
 	s := &Snapshot{
 		Revision:  revision,
 		LoadedAt:  now,
@@ -221,8 +221,14 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 			}
 		}
 	}
-	s.keys = keyindex.Join(appKeys)
-	s.keys.FileGlobs() // before the snapshot is served, not on its first read
+	if prev != nil && sameKeys(prev.apps, appKeys) {
+		// Every app's keys as before (a reload of the owners registry
+		// alone): the same index, its file globs already made.
+		s.keys = prev.keys
+	} else {
+		s.keys = keyindex.Join(appKeys)
+		s.keys.FileGlobs() // before the snapshot is served, not on its first read
+	}
 	// After the check that no name is served twice: the graph's names
 	// must be unique.
 	s.graph = newServedGraph(g, false)
@@ -230,6 +236,20 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 	s.Counts.Sources = total
 	s.Counts.Owners = s.Owners.Len()
 	return s, nil
+}
+
+// sameKeys reports whether keys are the key indexes of apps, in order:
+// the joined index of apps is then one of keys too.
+func sameKeys(apps []*App, keys []*keyindex.Index) bool {
+	if len(apps) != len(keys) {
+		return false
+	}
+	for i, a := range apps {
+		if a.Config.Keys() != keys[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func initDataset(d *Dataset, a *App, pos int, rule check.ServedRule, pattern bool) {
