@@ -59,9 +59,8 @@ func (k *ruleParts) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 // of is d's kept part, made and kept (within the budget) when none is;
 // nil when the table of members has no room for its members.
 func (k *ruleParts) of(d *snapshot.Dataset) *rulePart {
-	part, made := d.Memo(k.makePart)
-	p := part.(*rulePart)
-	if p == nil {
+	p, made := snapshot.Memo(d, k.makePart)
+	if p == notKept {
 		return nil
 	}
 	if made && k.held.Add(p.size()) > k.budget && k.sweeping.CompareAndSwap(false, true) {
@@ -117,6 +116,7 @@ func (k *ruleParts) sweep() {
 // each text, not the kilobyte of its encoding, and the collector finds
 // four pointers in it, not one a member.
 type rulePart struct {
+	snapshot.Mark // what the sweep reads of it
 	// table numbers the members: its maker's, as the parts are kept with
 	// the snapshot's datasets, which another server over the same store
 	// may read.
@@ -129,15 +129,20 @@ type rulePart struct {
 }
 
 // rulePartSize is what a part holds of its own beside its members'
-// numbers, as the budget counts it: the part (48 bytes as allocated), its
-// memo (32) and its slot in its app's table (8).
-const rulePartSize = 88
+// numbers, as the budget counts it: the part (48 bytes as allocated) and
+// its slot in its app's table (8).
+const rulePartSize = 56
+
+// notKept is the part of a dataset whose members the table had no room
+// for: kept in its place, so that reading it again does not try again,
+// and written afresh.
+var notKept = new(rulePart)
 
 // size is the bytes p holds of its own: its members are the table's.
 func (p *rulePart) size() int64 { return rulePartSize + 4*int64(len(p.members)) }
 
 // write writes the part of d, the dataset it was made of (or one of a
-// later revision whose rule is made of the same blocks: Dataset.Memo),
+// later revision whose rule is made of the same blocks: snapshot.Memo),
 // `"rule":{…},"exposure":…,"is_empty":…`.
 func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 	t := p.table
@@ -161,10 +166,11 @@ func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 	buf.WriteString(t.member(p.members[last]))
 }
 
-// makePart makes d's part (Dataset.Memo): its rule part written, then cut
-// into its members, each numbered in k's table. A part whose members the
-// table has no room for is nil, and d's part is written afresh when read.
-func (k *ruleParts) makePart(d *snapshot.Dataset) (any, int64) {
+// makePart makes d's part (snapshot.Memo): its rule part written, then
+// cut into its members, each numbered in k's table. A part whose members
+// the table has no room for is notKept, and d's part is written afresh
+// when read.
+func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 	m := mergers.Get().(*governance.ValueMerger)
 	defer mergers.Put(m)
 	buf := getBuffer()
@@ -194,12 +200,12 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (any, int64) {
 			member = member[:len(e.Field.Key())+3]
 		}
 		if p.members[i], ok = k.members.id(member); !ok {
-			return (*rulePart)(nil), 0
+			return notKept, 0
 		}
 	}
 	var ok bool
 	if p.members[len(ends)], ok = k.members.id(buf.Bytes()[objectEnd:]); !ok {
-		return (*rulePart)(nil), 0
+		return notKept, 0
 	}
 	return p, p.size()
 }

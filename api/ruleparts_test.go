@@ -206,7 +206,7 @@ func TestRulePartsKeepWhatIsReadAgain(t *testing.T) {
 				continue
 			}
 			read(d.ID()) // may pass the budget and sweep
-			if _, made := hot.Memo(s.ruleParts.makePart); made {
+			if _, made := snapshot.Memo(hot, s.ruleParts.makePart); made {
 				forgotHot++
 			}
 			read(hot.ID())

@@ -180,23 +180,20 @@ func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUn
 	return b
 }
 
-// carryMemos gives each dataset of a the part (Dataset.Memo) its
-// counterpart in prev, an earlier build of the same files, made: when its
-// rule is merged from the same parsed blocks, it is the same rule. An
-// owners edit that resolves a dataset's names as before then costs its
-// readers no new part.
+// carryMemos gives each dataset of a the part (Memo) its counterpart in
+// prev, an earlier build of the same files, made: when its rule is merged
+// from the same parsed blocks, it is the same rule. An owners edit that
+// resolves a dataset's names as before then costs its readers no new
+// part.
 func carryMemos(prev, a *App) {
-	memos := prev.memos.Load()
-	if memos == nil || prev.Config.Defaults != a.Config.Defaults || prev.DatasetCount() != a.DatasetCount() {
+	t := prev.memos.Load()
+	if t == nil || prev.Config.Defaults != a.Config.Defaults || prev.DatasetCount() != a.DatasetCount() {
 		return
 	}
-	for i := range *memos {
+	(*t).carry(a, func(i int) bool {
 		// The last is the defaults', whose rule is the one compared above.
-		same := i == a.DatasetCount() || prev.Config.Sources[i].Rule == a.Config.Sources[i].Rule
-		if m := (*memos)[i].Load(); m != nil && same {
-			a.memo(i).Store(m)
-		}
-	}
+		return i == a.DatasetCount() || prev.Config.Sources[i].Rule == a.Config.Sources[i].Rule
+	})
 }
 
 // serve builds the app of b's checked unit and notes every owner id the

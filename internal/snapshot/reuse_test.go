@@ -650,7 +650,7 @@ sources:
 
 // TestOwnersEditKeepsEncodings: after an owners edit, a dataset whose
 // ownership names resolve as before keeps the encoding readers made of it
-// (Dataset.Memo), one named by an alias included, and one whose names
+// (Memo), one named by an alias included, and one whose names
 // resolve to another owner is encoded again, as its rule changed.
 func TestOwnersEditKeepsEncodings(t *testing.T) {
 	dir := t.TempDir()
@@ -671,20 +671,20 @@ sources:
 	store := NewStore(loader)
 	reloadAndCompare(t, store, loader, true, "first load")
 	encodings := 0
-	encode := func(d *Dataset) (any, int64) {
+	encode := func(d *Dataset) (*textPart, int64) {
 		encodings++
 		var buf bytes.Buffer
 		d.Rule().AppendJSON(&buf)
-		return buf.String(), int64(buf.Len())
+		return &textPart{text: buf.String()}, int64(buf.Len())
 	}
 	memos := func() map[string]string {
 		out := map[string]string{}
 		for _, d := range store.Current().Datasets() {
-			body, _ := d.Memo(encode)
-			out[d.ID()] = body.(string)
+			body, _ := Memo(d, encode)
+			out[d.ID()] = body.text
 		}
-		body, _ := store.Current().App("a").Defaults().Memo(encode)
-		out[""] = body.(string)
+		body, _ := Memo(store.Current().App("a").Defaults(), encode)
+		out[""] = body.text
 		return out
 	}
 	before := memos()
@@ -740,9 +740,9 @@ func TestMemoConcurrent(t *testing.T) {
 		t.Fatalf("first load: %v %v", rs.Outcome, rs.Rejected)
 	}
 	var encodings atomic.Int32
-	encode := func(d *Dataset) (any, int64) {
+	encode := func(d *Dataset) (*textPart, int64) {
 		encodings.Add(1)
-		return "<" + d.ID() + ">", 1
+		return &textPart{text: "<" + d.ID() + ">"}, 1
 	}
 	app := store.Current().App("a")
 	ds := append(app.Datasets(), app.Defaults())
@@ -753,8 +753,8 @@ func TestMemoConcurrent(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if got, _ := d.Memo(encode); got != "<"+d.ID()+">" {
-						t.Errorf("reader %d of %q: %s, want <%s>", i, d.ID(), got, d.ID())
+					if got, _ := Memo(d, encode); got.text != "<"+d.ID()+">" {
+						t.Errorf("reader %d of %q: %s, want <%s>", i, d.ID(), got.text, d.ID())
 					}
 				}()
 			}
@@ -764,6 +764,12 @@ func TestMemoConcurrent(t *testing.T) {
 			t.Errorf("round %d: %d encodings of %d datasets", round, n, len(ds))
 		}
 	}
+}
+
+// textPart is a kept part (Memo) of the tests: a text.
+type textPart struct {
+	Mark
+	text string
 }
 
 // TestIDList holds a packed list of ids equal to the lists it packs, ids

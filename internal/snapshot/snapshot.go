@@ -84,10 +84,10 @@ type App struct {
 	// app's defaults (what a name matching no key resolves to): one array,
 	// so that a dataset costs no pointer of its own.
 	datasets []Dataset
-	// memos are the datasets' kept parts (Dataset.Memo), by position
-	// in datasets: made when the first of them is asked for, so an app
-	// none of whose datasets is read holds none.
-	memos  atomic.Pointer[[]atomic.Pointer[memo]]
+	// memos are the datasets' kept parts (Memo), by position in
+	// datasets: made when the first of them is asked for, so an app none
+	// of whose datasets is read holds none.
+	memos  atomic.Pointer[memoTable]
 	search *search.Index
 }
 
@@ -335,106 +335,12 @@ func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance
 	return merge(c.Defaults, c.Sources[d.pos].Rule)
 }
 
-// Memo is the part newPart makes of d when asked for and none is kept, then kept
-// with d's app: the HTTP layer keeps how to write the part of a rule
-// answer that does not name the request here, so that a dataset read
-// again is not merged and encoded again, one never read (most of a large
-// tree) costs a pointer in its app's table, and an app none of whose
-// datasets is read nothing. newPart also says how many bytes its part holds
-// of its own, which SweepMemos and MemoBytes count; made reports that newPart
-// ran and its part is now kept, so that the caller, which bounds what is
-// kept (SweepMemos), can count it. One part a dataset: every caller passes
-// the same newPart, which reads nothing of d but its rule (Rule), so that a
-// dataset of a later revision whose rule is made of the same parsed blocks
-// takes the part over (carryMemos). Two calls at once may both make one;
-// either is kept.
-func (d *Dataset) Memo(newPart func(*Dataset) (part any, size int64)) (part any, made bool) {
-	slot := d.App.memo(d.at())
-	if m := slot.Load(); m != nil {
-		if !m.read.Load() { // most reads find it marked: no write, no shared line dirtied
-			m.read.Store(true)
-		}
-		return m.part, false
-	}
-	m := &memo{}
-	m.part, m.size = newPart(d)
-	m.read.Store(true)
-	slot.Store(m)
-	return m.part, true
-}
-
-// memo is a dataset's kept part, the bytes it holds of its own, and
-// whether it was read since the hand of SweepMemos last passed it.
-type memo struct {
-	part any
-	size int64
-	read atomic.Bool
-}
-
-// MemoBytes is how many bytes the parts kept with a's datasets hold of
-// their own (Memo).
-func (a *App) MemoBytes() int64 {
-	memos := a.memos.Load()
-	if memos == nil {
-		return 0
-	}
-	var n int64
-	for i := range *memos {
-		if m := (*memos)[i].Load(); m != nil {
-			n += m.size
-		}
-	}
-	return n
-}
-
-// SweepMemos moves the hand of a clock over the parts kept with a's
-// datasets, from the dataset at position from (Dataset.Memo's order: the
-// sources keys, then the defaults): one read since the hand last passed is
-// marked unread and kept, one not read is forgotten, and its part made
-// again when next asked for. It stops once it has forgotten at
-// least free bytes or passed the last dataset, and returns the position
-// after the last it looked at and the bytes it forgot: fewer than free
-// when it passed them all. A dataset read often is thus kept, and what is
-// kept is bounded by whoever moves the hand.
-func (a *App) SweepMemos(from int, free int64) (next int, forgot int64) {
-	memos := a.memos.Load()
-	if memos == nil {
-		return len(a.datasets), 0
-	}
-	for next = from; next < len(*memos) && forgot < free; next++ {
-		slot := &(*memos)[next]
-		m := slot.Load()
-		switch {
-		case m == nil:
-		case m.read.Load():
-			m.read.Store(false)
-		case slot.CompareAndSwap(m, nil): // a reader that kept a new one meanwhile keeps it
-			forgot += m.size
-		}
-	}
-	return next, forgot
-}
-
 // at is d's position in its app's datasets.
 func (d *Dataset) at() int {
 	if d.pos < 0 {
 		return len(d.App.datasets) - 1
 	}
 	return int(d.pos)
-}
-
-// memo is where the part of a's i-th dataset is kept.
-func (a *App) memo(i int) *atomic.Pointer[memo] {
-	memos := a.memos.Load()
-	if memos == nil {
-		made := make([]atomic.Pointer[memo], len(a.datasets))
-		if a.memos.CompareAndSwap(nil, &made) {
-			memos = &made
-		} else {
-			memos = a.memos.Load()
-		}
-	}
-	return &(*memos)[i]
 }
 
 // ValuesIn is d's rule (Rule) for a reader that writes its values and
