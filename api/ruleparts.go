@@ -152,7 +152,7 @@ func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.WriteString(t.member(id))
+		buf.Write(t.member(id))
 		switch int8(i) {
 		case p.titleAt:
 			title, _ := d.Title()
@@ -163,7 +163,7 @@ func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		}
 	}
 	buf.WriteByte('}')
-	buf.WriteString(t.member(p.members[last]))
+	buf.Write(t.member(p.members[last]))
 }
 
 // makePart makes d's part (snapshot.Memo): its rule part written, then
