@@ -16,7 +16,7 @@ import (
 // body writes tens of strings, and a service reads thousands a second. The
 // snapshot holds the data; what is the same for every request is encoded
 // once, when first asked for, and kept: a dataset's rule part with the
-// dataset (Dataset.Memo), the rest of a revision's with the revision
+// dataset (snapshot.Memo), the rest of a revision's with the revision
 // (revisionAnswers). Every string goes through jsonstring, byte for byte as
 // encoding/json writes it.
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync/atomic"
 
 	"github.com/celine-eu/governanced/internal/governance"
@@ -110,36 +111,53 @@ func (k *ruleParts) sweep() {
 // its rule's object as they were written, and the exposure and is_empty
 // after it, each by its number in the server's table of members
 // (memberTable); its title and description, which name it alone, are
-// read from the dataset's rules and written again when it is read. Most members are written
-// alike by many rules (a licence, an owner, the dcat block an app's
-// defaults state), so a part holds four bytes for each and a string for
-// each text, not the kilobyte of its encoding, and the collector finds
-// four pointers in it, not one a member.
+// read from the dataset's rules and written again when it is read. Most
+// members are written alike by many rules (a licence, an owner, the dcat
+// block an app's defaults state), so a part holds four bytes for each,
+// not the kilobyte of its encoding, and the collector finds one pointer
+// in it. The numbers of a rule's usual members are in the part itself
+// (inline), so that a part is one allocation of 80 bytes; a rule stating
+// more fields has the numbers past those in a member of the table (rest).
 type rulePart struct {
 	snapshot.Mark // what the sweep reads of it
 	// table numbers the members: its maker's, as the parts are kept with
 	// the snapshot's datasets, which another server over the same store
 	// may read.
-	table   *memberTable
-	members []uint32 // the last is the tail, `,"exposure":…,"is_empty":…`
+	table *memberTable
+	n     uint16 // the members, the last the tail, `,"exposure":…,"is_empty":…`
 	// titleAt and descriptionAt are the members (a key, `"title":`)
 	// after which the dataset's title and description are written; -1
 	// for none.
 	titleAt, descriptionAt int8
+	rest                   uint32 // when n > partInline: the member holding the numbers past inline, four bytes each
+	inline                 [partInline]uint32
 }
 
-// rulePartSize is what a part holds of its own beside its members'
-// numbers, as the budget counts it: the part (48 bytes as allocated) and
-// its slot in its app's table (8).
-const rulePartSize = 56
+// partInline is how many members' numbers a part holds itself: the
+// thirteen fields every merged rule of the load script's trees states,
+// and the tail.
+const partInline = 14
+
+// rulePartSize is what a part holds of its own, as the budget counts it:
+// the part (80 bytes as allocated) and its slot in its app's table (8).
+// The numbers past partInline are the table's, which bounds its own bytes.
+const rulePartSize = 88
 
 // notKept is the part of a dataset whose members the table had no room
 // for: kept in its place, so that reading it again does not try again,
 // and written afresh.
 var notKept = new(rulePart)
 
-// size is the bytes p holds of its own: its members are the table's.
-func (p *rulePart) size() int64 { return rulePartSize + 4*int64(len(p.members)) }
+// size is the bytes p holds of its own.
+func (p *rulePart) size() int64 { return rulePartSize }
+
+// member is the number of p's i-th member.
+func (p *rulePart) member(i int) uint32 {
+	if i < partInline {
+		return p.inline[i]
+	}
+	return binary.LittleEndian.Uint32(p.table.member(p.rest)[4*(i-partInline):])
+}
 
 // write writes the part of d, the dataset it was made of (or one of a
 // later revision whose rule is made of the same blocks: snapshot.Memo),
@@ -147,12 +165,12 @@ func (p *rulePart) size() int64 { return rulePartSize + 4*int64(len(p.members)) 
 func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 	t := p.table
 	buf.WriteString(`"rule":{`)
-	last := len(p.members) - 1
-	for i, id := range p.members[:last] {
+	last := int(p.n) - 1
+	for i := range last {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		buf.Write(t.member(id))
+		buf.Write(t.member(p.member(i)))
 		switch int8(i) {
 		case p.titleAt:
 			title, _ := d.Title()
@@ -163,7 +181,7 @@ func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		}
 	}
 	buf.WriteByte('}')
-	buf.Write(t.member(p.members[last]))
+	buf.Write(t.member(p.member(last)))
 }
 
 // makePart makes d's part (snapshot.Memo): its rule part written, then
@@ -180,7 +198,15 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 	ends := rule.AppendJSONMembers(buf, endsArray[:0])
 	objectEnd := buf.Len()
 	appendExposureTail(buf, rule)
-	p := &rulePart{table: &k.members, members: make([]uint32, len(ends)+1), titleAt: -1, descriptionAt: -1}
+	if len(ends)+1 > 1<<16-1 {
+		return notKept, 0
+	}
+	p := &rulePart{table: &k.members, n: uint16(len(ends) + 1), titleAt: -1, descriptionAt: -1}
+	var idArray [32]uint32
+	ids := idArray[:len(ends)+1]
+	if len(ends)+1 > len(idArray) {
+		ids = make([]uint32, len(ends)+1)
+	}
 	start := 1 // after the object's '{'
 	for i, e := range ends {
 		member := buf.Bytes()[start:e.End]
@@ -199,13 +225,23 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 		if ok { // the key alone: the text is written from the rule's
 			member = member[:len(e.Field.Key())+3]
 		}
-		if p.members[i], ok = k.members.id(member); !ok {
+		if ids[i], ok = k.members.id(member); !ok {
 			return notKept, 0
 		}
 	}
 	var ok bool
-	if p.members[len(ends)], ok = k.members.id(buf.Bytes()[objectEnd:]); !ok {
+	if ids[len(ends)], ok = k.members.id(buf.Bytes()[objectEnd:]); !ok {
 		return notKept, 0
+	}
+	copy(p.inline[:], ids)
+	if len(ids) > partInline {
+		rest := make([]byte, 0, 4*(len(ids)-partInline))
+		for _, id := range ids[partInline:] {
+			rest = binary.LittleEndian.AppendUint32(rest, id)
+		}
+		if p.rest, ok = k.members.id(rest); !ok {
+			return notKept, 0
+		}
 	}
 	return p, p.size()
 }

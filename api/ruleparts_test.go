@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/celine-eu/governanced/internal/snapshot"
 	"github.com/celine-eu/governanced/internal/snapshot/snapshottest"
@@ -317,6 +318,14 @@ func TestRulePartsWithTheMembersTableFull(t *testing.T) {
 	}
 	if m := do(t, h, "GET", "/metrics", nil); !strings.Contains(string(m.body), "governanced_kept_rule_member_bytes ") {
 		t.Error("/metrics does not say the bytes of the members")
+	}
+}
+
+// TestRulePartSize: the budget counts a part as it is laid out, one
+// allocation of a size class of its own (80 bytes) and its slot.
+func TestRulePartSize(t *testing.T) {
+	if got := int64(unsafe.Sizeof(rulePart{})); got != 80 || got+8 != rulePartSize {
+		t.Errorf("a part is %d bytes, the budget counts %d with its 8-byte slot", got, rulePartSize)
 	}
 }
 
