@@ -64,7 +64,7 @@ func (k *ruleParts) of(d *snapshot.Dataset) *rulePart {
 	if p == notKept {
 		return nil
 	}
-	if made && k.held.Add(p.size()) > k.budget && k.sweeping.CompareAndSwap(false, true) {
+	if made && k.held.Add(rulePartSize) > k.budget && k.sweeping.CompareAndSwap(false, true) {
 		// The reader that passed the budget sweeps (a walk of the served
 		// snapshot's tables of kept parts, once every quarter budget of
 		// parts kept); the others go on meanwhile.
@@ -124,7 +124,7 @@ type rulePart struct {
 	// the snapshot's datasets, which another server over the same store
 	// may read.
 	table *memberTable
-	n     uint16 // the members, the last the tail, `,"exposure":…,"is_empty":…`
+	n     uint8 // the members, the last the tail, `,"exposure":…,"is_empty":…`
 	// titleAt and descriptionAt are the members (a key, `"title":`)
 	// after which the dataset's title and description are written; -1
 	// for none.
@@ -147,9 +147,6 @@ const rulePartSize = 88
 // for: kept in its place, so that reading it again does not try again,
 // and written afresh.
 var notKept = new(rulePart)
-
-// size is the bytes p holds of its own.
-func (p *rulePart) size() int64 { return rulePartSize }
 
 // member is the number of p's i-th member.
 func (p *rulePart) member(i int) uint32 {
@@ -193,20 +190,14 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 	defer mergers.Put(m)
 	buf := getBuffer()
 	defer putBuffer(buf)
-	var endsArray [24]governance.Member
+	var endsArray [governance.MaxMembers]governance.Member
 	rule := d.ValuesIn(m)
 	ends := rule.AppendJSONMembers(buf, endsArray[:0])
 	objectEnd := buf.Len()
 	appendExposureTail(buf, rule)
-	if len(ends)+1 > 1<<16-1 {
-		return notKept, 0
-	}
-	p := &rulePart{table: &k.members, n: uint16(len(ends) + 1), titleAt: -1, descriptionAt: -1}
-	var idArray [32]uint32
+	p := &rulePart{table: &k.members, n: uint8(len(ends) + 1), titleAt: -1, descriptionAt: -1}
+	var idArray [governance.MaxMembers + 1]uint32 // and the tail
 	ids := idArray[:len(ends)+1]
-	if len(ends)+1 > len(idArray) {
-		ids = make([]uint32, len(ends)+1)
-	}
 	start := 1 // after the object's '{'
 	for i, e := range ends {
 		member := buf.Bytes()[start:e.End]
@@ -243,5 +234,5 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 			return notKept, 0
 		}
 	}
-	return p, p.size()
+	return p, rulePartSize
 }

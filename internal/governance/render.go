@@ -112,6 +112,10 @@ type Member struct {
 	End   int
 }
 
+// MaxMembers is the most members AppendJSONMembers reports for a rule:
+// one a field, the extra mapping's keys together as one.
+const MaxMembers = int(numFields)
+
 // AppendJSONMembers is AppendJSON appending to members, for each member of
 // the rule's object in the order written, its field and the buffer's
 // length after it: for a writer that keeps a rule's members apart, as the
