@@ -63,20 +63,21 @@ func keepResolved(prev, cfg *governance.Config) *governance.Config {
 	if cfg == prev || len(cfg.Sources) != len(prev.Sources) {
 		return cfg
 	}
-	all := sameOwnership(cfg.Defaults, prev.Defaults)
-	for i := range cfg.Sources {
-		all = all && sameOwnership(cfg.Sources[i].Rule, prev.Sources[i].Rule)
-	}
-	if all {
-		return prev
-	}
+	all := true
 	if sameOwnership(cfg.Defaults, prev.Defaults) {
 		cfg.Defaults = prev.Defaults
+	} else {
+		all = false
 	}
 	for i := range cfg.Sources {
 		if sameOwnership(cfg.Sources[i].Rule, prev.Sources[i].Rule) {
 			cfg.Sources[i].Rule = prev.Sources[i].Rule
+		} else {
+			all = false
 		}
+	}
+	if all {
+		return prev
 	}
 	return cfg
 }
