@@ -79,7 +79,12 @@ sources:
 	} {
 		store := snapshottest.Loaded(t, &snapshot.Loader{Inputs: in})
 		parts := newRuleParts(store, 1<<30)
-		for _, d := range store.Current().Datasets() {
+		// Each app's defaults too: what a name matching none of its keys reads.
+		ds := store.Current().Datasets()
+		for _, a := range store.Current().Apps() {
+			ds = append(ds, a.Defaults())
+		}
+		for _, d := range ds {
 			var fresh, kept bytes.Buffer
 			appendRulePart(&fresh, d)
 			parts.write(&kept, d) // made and kept

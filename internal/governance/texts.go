@@ -63,15 +63,21 @@ func (r *Rule) Description() (description string, ok bool) {
 }
 
 // MergedTitle is the title of MergeRules(base, override), found without
-// merging.
+// merging; base's when override is nil.
 func MergedTitle(base, override *Rule) (title string, ok bool) {
-	return textSide(base, override, FieldTitle).Title()
+	if override != nil {
+		base = textSide(base, override, FieldTitle)
+	}
+	return base.Title()
 }
 
 // MergedDescription is the description of MergeRules(base, override),
-// found without merging.
+// found without merging; base's when override is nil.
 func MergedDescription(base, override *Rule) (description string, ok bool) {
-	return textSide(base, override, FieldDescription).Description()
+	if override != nil {
+		base = textSide(base, override, FieldDescription)
+	}
+	return base.Description()
 }
 
 // mergedTexts is the block of a merge taking its title from t and its

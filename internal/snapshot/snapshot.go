@@ -307,32 +307,32 @@ func (a *App) Defaults() *Dataset { return &a.datasets[len(a.datasets)-1] }
 func (d *Dataset) Rule() *governance.Rule { return d.merged(governance.MergeRules) }
 
 // Title is the title of d's rule (Rule), read without merging.
-func (d *Dataset) Title() (title string, ok bool) {
-	c := d.App.Config
-	if d.pos < 0 {
-		return c.Defaults.Title()
-	}
-	return governance.MergedTitle(c.Defaults, c.Sources[d.pos].Rule)
-}
+func (d *Dataset) Title() (title string, ok bool) { return governance.MergedTitle(d.sides()) }
 
 // Description is the description of d's rule (Rule), read without
 // merging.
 func (d *Dataset) Description() (description string, ok bool) {
-	c := d.App.Config
-	if d.pos < 0 {
-		return c.Defaults.Description()
-	}
-	return governance.MergedDescription(c.Defaults, c.Sources[d.pos].Rule)
+	return governance.MergedDescription(d.sides())
 }
 
 // merged is d's sources entry merged over the app's defaults by merge, or
 // the defaults alone.
 func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance.Rule) *governance.Rule {
+	base, override := d.sides()
+	if override == nil {
+		return base
+	}
+	return merge(base, override)
+}
+
+// sides are the rules d's rule is made of: the app's defaults, and d's
+// sources entry over them (nil for the defaults' own dataset).
+func (d *Dataset) sides() (base, override *governance.Rule) {
 	c := d.App.Config
 	if d.pos < 0 {
-		return c.Defaults
+		return c.Defaults, nil
 	}
-	return merge(c.Defaults, c.Sources[d.pos].Rule)
+	return c.Defaults, c.Sources[d.pos].Rule
 }
 
 // at is d's position in its app's datasets.
