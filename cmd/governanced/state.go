@@ -111,26 +111,30 @@ func (k *keeper) offer(snap *snapshot.Snapshot, _ []snapshot.HeldApp, persisted 
 }
 
 // run saves what is offered until ctx ends, and then what was offered
-// last, within grace.
+// last. Saves run on a context that ends grace after ctx does: a save
+// under way when the server is asked to stop finishes as the last one
+// would, rather than being cut short with its revision already taken.
 func (k *keeper) run(ctx context.Context, grace time.Duration) {
 	defer close(k.stopped)
-	save := func(ctx context.Context) {
+	saving, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stopTimer := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	defer stopTimer()
+	save := func() {
 		k.mu.Lock()
 		snap := k.next
 		k.next = nil
 		k.mu.Unlock()
 		if snap != nil {
-			k.save(ctx, snap)
+			k.save(saving, snap)
 		}
 	}
 	for {
 		select {
 		case <-k.wake:
-			save(ctx)
+			save()
 		case <-ctx.Done():
-			final, cancel := context.WithTimeout(context.Background(), grace)
-			save(final)
-			cancel()
+			save()
 			return
 		}
 	}
