@@ -307,26 +307,18 @@ func (g *Graph) keyIndex() *keyindex.Index {
 }
 
 // multipleProducers reports every key that two or more pipelines declare,
-// compared as exact text (§6 step 1), in key order.
+// compared as exact text (§6 step 1), in key order. The keys' index found
+// the texts given again while filing them; a table of every key here
+// would be a second one, made on every reload.
 func (g *Graph) multipleProducers() []Finding {
-	// Most keys have one producer: remember the first, and list the owners
-	// only of keys declared again.
-	first := make(map[string]int32, len(g.keyOwner))
 	again := map[string][]string{}
-	for i := range g.Pipelines {
-		pl := &g.Pipelines[i]
-		for k := range pl.KeyCount() {
-			key := pl.Key(k)
-			p, ok := first[key]
-			if !ok {
-				first[key] = int32(i)
-				continue
-			}
-			if again[key] == nil {
-				again[key] = []string{g.Pipelines[p].Name}
-			}
-			again[key] = append(again[key], g.Pipelines[i].Name)
+	ix := g.keyIndex()
+	for first, repeat := range ix.Repeats() {
+		key := ix.Text(first)
+		if again[key] == nil {
+			again[key] = []string{g.Pipelines[g.keyOwner[first]].Name}
 		}
+		again[key] = append(again[key], g.Pipelines[g.keyOwner[repeat]].Name)
 	}
 	var keys []string
 	for key, owners := range again {

@@ -1,6 +1,7 @@
 package keyindex
 
 import (
+	"iter"
 	"slices"
 	"sync"
 
@@ -380,6 +381,20 @@ func (ix *Index) Globs() int { return len(ix.globAt) }
 
 // Lookup returns the first entry spelled exactly as name, or -1.
 func (ix *Index) Lookup(name string) int { return ix.exact.Lookup(name) }
+
+// Repeats yields every entry whose text an earlier entry has, with that
+// first entry, in entry order: what the index found while filing the
+// texts, so that a caller asking which texts repeat needs no table of its
+// own.
+func (ix *Index) Repeats() iter.Seq2[int, int] {
+	return func(yield func(first, repeat int) bool) {
+		for _, r := range ix.exact.Repeats() {
+			if !yield(int(r.First), int(r.Pos)) {
+				return
+			}
+		}
+	}
+}
 
 // Repeated reports whether a later entry has entry i's text.
 func (ix *Index) Repeated(i int) bool { return ix.next != nil && ix.next[i] >= 0 }

@@ -288,3 +288,38 @@ func TestConcurrentFirstQuestions(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeats(t *testing.T) {
+	type pair struct{ First, Repeat int }
+	for _, tc := range []struct {
+		name  string
+		parts [][]string
+		want  []pair
+	}{
+		{"none", [][]string{{"a.b", "a.*"}, {"a.c"}}, nil},
+		{"within one", [][]string{{"a.b", "a.b", "x", "a.b"}}, []pair{{0, 1}, {0, 3}}},
+		{"across a join", [][]string{{"a.b", "a.*"}, {}, {"x.y", "a.b"}, {"a.*", "x.y", "a.b"}}, []pair{{0, 3}, {1, 4}, {2, 5}, {0, 6}}},
+		{"a glob and its text alike", [][]string{{"a.*"}, {"a.*"}}, []pair{{0, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ixs []*Index
+			for _, p := range tc.parts {
+				ixs = append(ixs, New(p))
+			}
+			ix := Join(ixs)
+			if len(ixs) == 1 {
+				ix = ixs[0]
+			}
+			var got []pair
+			for first, repeat := range ix.Repeats() {
+				got = append(got, pair{first, repeat})
+				if ix.Text(first) != ix.Text(repeat) {
+					t.Errorf("entries %d and %d differ: %q, %q", first, repeat, ix.Text(first), ix.Text(repeat))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Repeats (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
