@@ -12,9 +12,11 @@
 // description), a whole word counting twice a word it only begins.
 //
 // An Index is one app's datasets, built with the app from its served
-// configuration and the owners registry, and reused with it when the app is
-// (ADR-0004): a search visits every app's index, in time that grows with
-// the datasets of the apps holding the query's words. The values an app's
+// configuration, and reused with it when the app is (ADR-0004): a search
+// visits every app's index, in time that grows with the datasets of the
+// apps holding the query's words. An owner's display name and aliases are
+// the registry's, read when a search runs (Index.Match) for the owners the
+// app names, so an edit of the registry builds no index again. The values an app's
 // defaults give its datasets (ownership, source system, tags, …) are indexed
 // once for the app, not once per dataset. An app's distinct words are held
 // back to back in one string, each placed by where it starts: no pointer per

@@ -18,9 +18,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	ix := search.NewIndex("dwd", cfg, nil)
+	ix := search.NewIndex("dwd", cfg)
 	q, _ := search.ParseQuery("wind gust")
-	ix.Match(q, nil, func(pos int, m search.Match) {
+	ix.Match(q, cfg, nil, nil, func(pos int, m search.Match) {
 		fmt.Println(cfg.Sources[pos].Key, m.Fields.Names())
 	})
 	// Output:

@@ -19,7 +19,7 @@ func FuzzQuery(f *testing.F) {
 	indexes := map[string]*Index{}
 	docs := map[string][]document{}
 	for app, cfg := range apps {
-		indexes[app] = NewIndex(app, cfg, reg)
+		indexes[app] = NewIndex(app, cfg)
 		docs[app] = documents(app, cfg, reg)
 	}
 	f.Fuzz(func(t *testing.T, text, field string) {
@@ -33,7 +33,7 @@ func FuzzQuery(f *testing.F) {
 		var s Scratch
 		for app, ix := range indexes {
 			got := map[int]Match{}
-			ix.Match(q, &s, func(pos int, m Match) {
+			ix.Match(q, apps[app], reg, &s, func(pos int, m Match) {
 				if m.Score > MaxScore {
 					t.Fatalf("score %d above %d", m.Score, MaxScore)
 				}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/celine-eu/governanced/internal/governance"
+	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/uvarint"
 )
 
@@ -67,13 +69,95 @@ func (q *Query) Text() string { return q.text }
 // Words are the query's distinct words, lower-cased, in the order given.
 func (q *Query) Words() []string { return q.words }
 
+// Registry is what a search reads of the owners registry: each owner's
+// display name and aliases. *owners.Registry is one.
+type Registry interface {
+	ByID(id string) *owners.Entry
+	All() []*owners.Entry
+}
+
 // Scratch is the working memory of matching, kept between the indexes of
-// one search so that visiting many apps allocates once.
+// one search so that visiting many apps allocates once and reads the
+// registry once.
 type Scratch struct {
 	hit, exact, fields []Field
 	score              []uint32
 	miss               []bool // a word missed the dataset
 	ranges             [][2]int
+	owned              []ownerWords // by position: what the registry says of the dataset's owners
+	listOwned          []ownerWords // by list of the index's ownerLists
+	// What the registry says of the owners the search met, for the query
+	// and registry it was asked for (ownerWords).
+	query    *Query
+	reg      Registry
+	anyOwner uint16 // the query's words that begin a word some owner holds
+	byID     map[string]ownerWords
+	buf      []byte
+}
+
+// ownerWords is which of a query's words begin (hit) and equal (exact) a
+// word of an owner's display name or aliases, bit k for word k.
+type ownerWords struct{ hit, exact uint16 }
+
+// readRegistry prepares s for q's words against reg: which of them begin
+// a word some owner holds, and empty tables for the owners met.
+func (s *Scratch) readRegistry(q *Query, reg Registry) {
+	if s.query == q && s.reg == reg {
+		return
+	}
+	s.query, s.reg = q, reg
+	clear(s.byID)
+	s.anyOwner = 0
+	if reg != nil {
+		for _, e := range reg.All() {
+			s.anyOwner |= s.entryWords(q, e).hit
+		}
+	}
+}
+
+// entryWords is what the registry entry e says for q's words.
+func (s *Scratch) entryWords(q *Query, e *owners.Entry) ownerWords {
+	var m ownerWords
+	add := func(text string) {
+		eachWord(text, &s.buf, func(w []byte) {
+			for k, qw := range q.words {
+				if strings.HasPrefix(string(w), qw) {
+					m.hit |= 1 << k
+					if len(w) == len(qw) {
+						m.exact |= 1 << k
+					}
+				}
+			}
+		})
+	}
+	if e.Name != nil {
+		add(*e.Name)
+	}
+	for _, a := range e.Aliases {
+		add(a)
+	}
+	return m
+}
+
+// listWords is what the registry says of the owners of list, for the
+// query s was prepared for; each owner is read once a search.
+func (s *Scratch) listWords(list []governance.Owner) ownerWords {
+	var m ownerWords
+	for _, o := range list {
+		w, ok := s.byID[o.Name]
+		if !ok {
+			if e := s.reg.ByID(o.Name); e != nil {
+				w = s.entryWords(s.query, e)
+			}
+			if s.byID == nil {
+				s.byID = map[string]ownerWords{}
+			}
+			s.byID[o.Name] = w
+		}
+		m.hit |= w.hit
+		m.exact |= w.exact
+	}
+	return m
 }
 
 func (s *Scratch) reset(n int) {
@@ -105,27 +189,59 @@ const rankStep = 2*8*MaxQueryWords + 1
 const MaxScore = MaxQueryWords*rankStep + rankStep - 1
 
 // Match calls fn for each dataset of ix that every word of q is found in,
-// by position, with how it matched. s may be nil.
-func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
+// by position, with how it matched. cfg is the configuration ix was made
+// of (NewIndex): an owner its rules name is also found by the words of its
+// display name and aliases in reg (nil: by its name alone). s may be nil.
+func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratch, fn func(pos int, m Match)) {
 	n := len(ix.inherit)
 	if n == 0 {
 		return
 	}
-	// A word the app does not hold at all misses every dataset: most apps
-	// are passed over on a binary search per word.
 	if s == nil {
 		s = &Scratch{}
 	}
+	s.readRegistry(q, reg)
+	// What the registry says of the owners each dataset states (none
+	// inherited: the defaults' owners reach a dataset through inherit)
+	// and of the defaults', when a word of the query begins a word some
+	// owner of the registry holds; byOwners, the words the app's owners
+	// hold.
+	var defaultsOwned ownerWords
+	var byOwners uint16
+	if s.anyOwner != 0 {
+		ol := ix.ownerLists(cfg)
+		s.listOwned = slices.Grow(s.listOwned[:0], len(ol.lists))[:len(ol.lists)]
+		for i, l := range ol.lists {
+			s.listOwned[i] = s.listWords(*l)
+			byOwners |= s.listOwned[i].hit
+		}
+		if cfg.Defaults != nil {
+			defaultsOwned = s.listWords(cfg.Defaults.Ownership())
+			byOwners |= defaultsOwned.hit
+		}
+	}
+	// A word neither the app nor its owners hold misses every dataset:
+	// most apps are passed over on a binary search per word.
 	s.ranges = s.ranges[:0]
-	for _, w := range q.words {
+	for k, w := range q.words {
 		lo, hi := ix.prefixRange(w)
-		if lo == hi {
+		if lo == hi && byOwners&(1<<k) == 0 {
 			return
 		}
 		s.ranges = append(s.ranges, [2]int{lo, hi})
 	}
 	ranges := s.ranges
 	s.reset(n)
+	if byOwners != 0 {
+		ol := ix.ownerLists(cfg)
+		s.owned = slices.Grow(s.owned[:0], n)[:n]
+		for d, l := range ol.of {
+			s.owned[d] = ownerWords{}
+			if l > 0 {
+				s.owned[d] = s.listOwned[l-1]
+			}
+		}
+	}
 	for k, w := range q.words {
 		clear(s.hit)
 		clear(s.exact)
@@ -134,11 +250,27 @@ func (ix *Index) Match(q *Query, s *Scratch, fn func(pos int, m Match)) {
 			// Sorted, the word itself comes first among the words it
 			// begins.
 			whole := i == ranges[k][0] && ix.word(i) == w
-			fromDefaults |= ix.defaults[i]
+			fromDefaults |= ix.words.defaults[i]
 			if whole {
-				exactDefaults = ix.defaults[i]
+				exactDefaults |= ix.words.defaults[i]
 			}
-			scatter(ix.post[ix.start[i]:ix.start[i+1]], s, whole)
+			scatter(ix.words.postings(i), s, whole)
+		}
+		if bit := uint16(1) << k; byOwners&bit != 0 {
+			for d := range n {
+				if s.owned[d].hit&bit != 0 {
+					s.hit[d] |= Owner
+					if s.owned[d].exact&bit != 0 {
+						s.exact[d] |= Owner
+					}
+				}
+			}
+			if defaultsOwned.hit&bit != 0 {
+				fromDefaults |= Owner
+				if defaultsOwned.exact&bit != 0 {
+					exactDefaults |= Owner
+				}
+			}
 		}
 		for d := range n {
 			if s.miss[d] {
@@ -190,7 +322,7 @@ func scatter(post []byte, s *Scratch, whole bool) {
 
 // prefixRange is the range of the index's words that begin with w.
 func (ix *Index) prefixRange(w string) (lo, hi int) {
-	n := len(ix.defaults)
+	n := ix.words.len()
 	lo, hi = 0, n // the first word not below w is in [lo, hi]
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)

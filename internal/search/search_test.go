@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,14 +129,14 @@ type hit struct {
 	Fields string
 }
 
-func search(t testing.TB, ix *Index, cfg *governance.Config, text string) []hit {
+func search(t testing.TB, ix *Index, reg Registry, cfg *governance.Config, text string) []hit {
 	t.Helper()
 	q, err := ParseQuery(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []hit
-	ix.Match(q, nil, func(pos int, m Match) {
+	ix.Match(q, cfg, reg, nil, func(pos int, m Match) {
 		out = append(out, hit{cfg.Sources[pos].Key, m.Fields.String()})
 	})
 	return out
@@ -143,7 +144,7 @@ func search(t testing.TB, ix *Index, cfg *governance.Config, text string) []hit 
 
 func TestMatch(t *testing.T) {
 	cfg, reg := fixture(t, configText, registryText)
-	ix := NewIndex("weather", cfg, reg)
+	ix := NewIndex("weather", cfg)
 	for _, c := range []struct {
 		query string
 		want  []hit
@@ -170,7 +171,7 @@ func TestMatch(t *testing.T) {
 		{"wind nothing", nil},
 		{"zebra", nil},
 	} {
-		if diff := cmp.Diff(c.want, search(t, ix, cfg, c.query)); diff != "" {
+		if diff := cmp.Diff(c.want, search(t, ix, reg, cfg, c.query)); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", c.query, diff)
 		}
 	}
@@ -178,10 +179,10 @@ func TestMatch(t *testing.T) {
 
 func TestRanking(t *testing.T) {
 	cfg, reg := fixture(t, configText, registryText)
-	ix := NewIndex("weather", cfg, reg)
+	ix := NewIndex("weather", cfg)
 	scores := map[string]uint32{}
 	q, _ := ParseQuery("wind gust")
-	ix.Match(q, nil, func(pos int, m Match) { scores[cfg.Sources[pos].Key] = m.Score })
+	ix.Match(q, cfg, reg, nil, func(pos int, m Match) { scores[cfg.Sources[pos].Key] = m.Score })
 	// Both words in the title beat one in the key and one in the
 	// description.
 	if scores["datasets.gold.wind_gusts"] <= scores["datasets.silver.wind"] {
@@ -297,7 +298,7 @@ func TestMatchAgreesWithReference(t *testing.T) {
 	vocab := map[string]bool{}
 	for app, cfg := range apps {
 		docs[app] = documents(app, cfg, reg)
-		indexes[app] = NewIndex(app, cfg, reg)
+		indexes[app] = NewIndex(app, cfg)
 		indexes[app].EachWord(func(w string) { vocab[w] = true })
 	}
 	var queries []string
@@ -317,7 +318,7 @@ func TestMatchAgreesWithReference(t *testing.T) {
 		}
 		for app := range apps {
 			got := map[int]Match{}
-			indexes[app].Match(q, &s, func(pos int, m Match) { got[pos] = m })
+			indexes[app].Match(q, apps[app], reg, &s, func(pos int, m Match) { got[pos] = m })
 			if diff := cmp.Diff(reference(docs[app], q), got); diff != "" {
 				t.Fatalf("%q in %s (-reference +Match):\n%s", text, app, diff)
 			}
@@ -349,7 +350,7 @@ func TestMaxScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got uint32
-	NewIndex("app", cfg, nil).Match(q, nil, func(_ int, m Match) { got = m.Score })
+	NewIndex("app", cfg).Match(q, cfg, nil, nil, func(_ int, m Match) { got = m.Score })
 	if got != MaxScore {
 		t.Errorf("score %d, want MaxScore %d", got, MaxScore)
 	}
@@ -375,7 +376,7 @@ func TestMatchManyDatasets(t *testing.T) {
 			wide.Sources = append(wide.Sources, apps[app].Sources...)
 		}
 	}
-	ix := NewIndex("wide", &wide, reg)
+	ix := NewIndex("wide", &wide)
 	docs := documents("wide", &wide, reg)
 	var s Scratch
 	for _, text := range []string{"Wind Gust", "icon-d2", "Spindox", "datasets", "wide", "zzz", "0", "w"} {
@@ -384,9 +385,36 @@ func TestMatchManyDatasets(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := map[int]Match{}
-		ix.Match(q, &s, func(pos int, m Match) { got[pos] = m })
+		ix.Match(q, &wide, reg, &s, func(pos int, m Match) { got[pos] = m })
 		if diff := cmp.Diff(reference(docs, q), got); diff != "" {
 			t.Fatalf("%q (-reference +Match):\n%s", text, diff)
 		}
 	}
+}
+
+// TestMatchConcurrent: an index lists its datasets' ownership lists when
+// a search first reads the owners' words; searches asking at once agree
+// with the slow reading and (under -race) none writes what another reads.
+func TestMatchConcurrent(t *testing.T) {
+	apps, reg := celine(t)
+	var wg sync.WaitGroup
+	for app, cfg := range apps {
+		ix := NewIndex(app, cfg)
+		docs := documents(app, cfg, reg)
+		q, err := ParseQuery("Spindox")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := reference(docs, q)
+		for range 4 {
+			wg.Go(func() {
+				got := map[int]Match{}
+				ix.Match(q, cfg, reg, nil, func(pos int, m Match) { got[pos] = m })
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s (-reference +Match):\n%s", app, diff)
+				}
+			})
+		}
+	}
+	wg.Wait()
 }

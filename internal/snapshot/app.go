@@ -5,21 +5,20 @@ import (
 
 	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/governance"
-	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/search"
 )
 
 // newApp is one served app, from a unit the check materialised: a dataset
 // per sources key, with what the listing filters read worked out once, and
 // the app's search index. An app holds nothing of the snapshot it is built
-// for (not even its revision), so a reload that reuses the unit serves the
-// same app. The search index reads the owners of reg (nil: none) the
-// app's rules name; asked are the ids it asked about, which the unit's
-// reuse must then cover.
-func newApp(u *check.Unit, res *check.UnitResult, reg owners.Lookup) (a *App, asked []string, err error) {
+// for (not even its revision) and nothing the owners registry says (a
+// search reads the registry's words for the owners it names when it
+// runs), so a reload that reuses the unit, or only resolves its owners
+// again with the same result, serves the same app.
+func newApp(u *check.Unit, res *check.UnitResult) *App {
 	cfg := res.Config
 	name := appNameOf(u)
-	a = &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg}
+	a := &App{Name: name, File: u.Base.Display, OverlayFile: res.Overlay, Config: cfg}
 	// Resolution builds the config's index lazily; build it now, while the
 	// snapshot is still private, so concurrent readers never write.
 	cfg.Source("")
@@ -37,25 +36,8 @@ func newApp(u *check.Unit, res *check.UnitResult, reg owners.Lookup) (a *App, as
 		initDataset(&a.datasets[i], a, i, served, governance.HasMeta(src.Key))
 	}
 	initDataset(&a.datasets[n], a, -1, servedRule(cfg.Defaults), false)
-	if reg != nil {
-		rec := &recordingLookup{reg: reg}
-		a.search = search.NewIndex(name, cfg, rec)
-		asked = rec.asked
-	} else {
-		a.search = search.NewIndex(name, cfg, nil)
-	}
-	return a, asked, nil
-}
-
-// recordingLookup is a registry that notes every id it is asked about.
-type recordingLookup struct {
-	reg   owners.Lookup
-	asked []string
-}
-
-func (l *recordingLookup) ByID(id string) *owners.Entry {
-	l.asked = append(l.asked, id)
-	return l.reg.ByID(id)
+	a.search = search.NewIndex(name, cfg)
+	return a
 }
 
 // servedRule is what a dataset keeps of the rule it serves.

@@ -57,8 +57,6 @@ func (l *Loader) check(ctx context.Context, known units, workers int) (*Checked,
 	var buildErrs []error
 	for i, b := range built {
 		switch {
-		case b.err != nil:
-			buildErrs = append(buildErrs, b.err)
 		case b.app != nil:
 			c.Apps = append(c.Apps, b.app)
 		default:

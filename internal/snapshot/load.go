@@ -376,8 +376,6 @@ func (l *Loader) build(ctx context.Context, r *reading, prev *generation, worker
 	var buildErrs []error
 	for _, b := range built {
 		switch {
-		case b.err != nil:
-			buildErrs = append(buildErrs, b.err)
 		case b.app != nil:
 			apps = append(apps, b.app)
 			gi.nodes = append(gi.nodes, b.node)

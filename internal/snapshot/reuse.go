@@ -102,13 +102,12 @@ type units map[[32]byte]*builtUnit
 type builtUnit struct {
 	key    [32]byte
 	result check.UnitResult
-	app    *App  // nil when the unit is not served
-	err    error // why the app could not be built (deterministic for the same inputs)
+	app    *App // nil when the unit is not served
 	// node is the app's pipeline as its base file says it: its part of the
 	// dependency graph (graph.go).
 	node graph.Pipeline
-	// asked are the owner ids the unit's check and its app asked the
-	// registry about; answers the digest of the answers.
+	// asked are the owner ids the unit's check asked the registry about;
+	// answers the digest of the answers.
 	asked   idList
 	answers [32]byte
 	// registry is a registry that answers asked as when the unit was
@@ -165,11 +164,18 @@ func buildUnit(key, filesKey [32]byte, u *check.Unit, d digests, answers *ownerA
 
 // resolveUnit is prev's unit, whose files did not change but whose
 // registry answers did, with its ownership names resolved again
-// (check.ResolveOwners) and its app built anew: nothing its files say is
-// read or checked again.
+// (check.ResolveOwners): nothing its files say is read or checked again.
+// When every name resolves as before the configuration is prev's, and so
+// is the app, which holds nothing else the registry says (newApp); else
+// the app is built anew.
 func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUnit {
 	b := &builtUnit{key: prev.key, filesKey: prev.filesKey, files: prev.files, node: prev.node, resolved: true}
 	b.result = check.ResolveOwners(u, &prev.result)
+	if prev.app != nil && b.result.Config == prev.app.Config {
+		b.app = prev.app
+		b.note(answers)
+		return b
+	}
 	if prev.app != nil {
 		b.result.Served = servedOf(prev.app)
 	}
@@ -196,27 +202,21 @@ func carryMemos(prev, a *App) {
 	})
 }
 
-// serve builds the app of b's checked unit and notes every owner id the
-// check and the app asked the registry about.
+// serve builds the app of b's checked unit, and notes the owner ids
+// the check asked the registry about (note).
 func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
-	checked := b.result.OwnersAsked
-	var more []string // asked by the app and not by the check
 	if b.result.Config != nil {
-		var reg owners.Lookup
-		if answers.registry != nil {
-			reg = answers.registry
-		}
-		var asked []string
-		b.app, asked, b.err = newApp(u, &b.result, reg)
-		for _, id := range asked {
-			if !slices.Contains(checked, id) && !slices.Contains(more, id) {
-				more = append(more, id)
-			}
-		}
+		b.app = newApp(u, &b.result)
 	}
+	b.note(answers)
+}
+
+// note keeps the owner ids b's check asked the registry about, and the
+// digest of the answers, and lets go of what a kept unit must not hold.
+func (b *builtUnit) note(answers *ownerAnswers) {
 	// The ids packed in one string, which a kept unit holds for every
 	// reload: the check's list is let go below.
-	b.asked = newIDList(checked, more)
+	b.asked = newIDList(b.result.OwnersAsked)
 	b.answers = answers.hash(b.asked)
 	b.registry = answers.registry
 	// The node holds what the graph reads of the base; the rest of it is
@@ -395,22 +395,18 @@ func (a *ownerAnswers) same(b *builtUnit) bool {
 // scan, where a []string is a header to scan for every id.
 type idList string
 
-// newIDList packs the ids of parts, in order.
-func newIDList(parts ...[]string) idList {
+// newIDList packs ids, in order.
+func newIDList(ids []string) idList {
 	var scratch [binary.MaxVarintLen64]byte
 	n := 0
-	for _, p := range parts {
-		for _, id := range p {
-			n += len(binary.AppendUvarint(scratch[:0], uint64(len(id)))) + len(id)
-		}
+	for _, id := range ids {
+		n += len(binary.AppendUvarint(scratch[:0], uint64(len(id)))) + len(id)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, p := range parts {
-		for _, id := range p {
-			b.Write(binary.AppendUvarint(scratch[:0], uint64(len(id))))
-			b.WriteString(id)
-		}
+	for _, id := range ids {
+		b.Write(binary.AppendUvarint(scratch[:0], uint64(len(id))))
+		b.WriteString(id)
 	}
 	return idList(b.String())
 }

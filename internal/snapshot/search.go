@@ -73,8 +73,9 @@ func (r *found) release() {
 // search finds the datasets f's words match that the rest of f keeps. It
 // visits every app's index (an app whose index lacks a word is passed
 // over on a binary search), in time that grows with the datasets of the
-// apps holding every word. A key spelled exactly as the query scores
-// above any other match.
+// apps holding every word; the owners the apps name are found by the
+// words the served registry gives them, each read once a search. A key
+// spelled exactly as the query scores above any other match.
 func (s *Snapshot) search(f *Filter) *found {
 	r := foundPool.Get().(*found)
 	var scratch search.Scratch
@@ -83,7 +84,7 @@ func (s *Snapshot) search(f *Filter) *found {
 			continue
 		}
 		start := uint64(s.appStart[i])
-		a.search.Match(f.Query.words, &scratch, func(pos int, m search.Match) {
+		a.search.Match(f.Query.words, a.Config, s.Owners, &scratch, func(pos int, m search.Match) {
 			d := a.Dataset(pos)
 			if !f.keep(d) {
 				return

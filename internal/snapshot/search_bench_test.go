@@ -61,14 +61,14 @@ func BenchmarkSearchIndexBuild(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, a := range s.apps {
-			search.NewIndex(a.Name, a.Config, s.Owners)
+			search.NewIndex(a.Name, a.Config)
 		}
 	}
 	b.StopTimer()
 	var ix []*search.Index
 	base := heapInUse()
 	for _, a := range s.apps {
-		ix = append(ix, search.NewIndex(a.Name, a.Config, s.Owners))
+		ix = append(ix, search.NewIndex(a.Name, a.Config))
 	}
 	b.ReportMetric(float64(heapInUse()-base), "retained-B")
 	runtime.KeepAlive(ix)

@@ -199,10 +199,12 @@ func TestNewQuery(t *testing.T) {
 	}
 }
 
-// TestSearchFollowsTheRegistry: when only the owners registry changes, the
-// apps naming the owners it changed are built again, their datasets found
-// by the new names and aliases and no longer by the old; the other apps
-// are served as they were.
+// TestSearchFollowsTheRegistry: when only the owners registry changes,
+// the datasets of the apps naming the owners it changed are found by the
+// new names and aliases and no longer by the old. Those apps' units are
+// resolved again; as their names resolve to the same ids, every app is
+// served as it was: an index holds no word the registry gives, a search
+// reads them.
 func TestSearchFollowsTheRegistry(t *testing.T) {
 	registry := func(spxlName, otherAliases string) string {
 		return "owners:\n" +
@@ -210,6 +212,13 @@ func TestSearchFollowsTheRegistry(t *testing.T) {
 			"  - id: other\n    type: schema:NGO\n    name: Other Org\n    aliases: " + otherAliases + "\n" +
 			"  - id: third\n    type: schema:NGO\n    name: Third Party\n"
 	}
+	// The alias wind's rule names moved to the third owner: wind's names
+	// resolve to another id, and its app is built anew; solar names the
+	// third owner, whose entry changed: resolved again, to the same ids.
+	moved := "owners:\n" +
+		"  - id: spxl\n    type: schema:Corporation\n    name: Acme Wind Labs\n" +
+		"  - id: other\n    type: schema:NGO\n    name: Other Org\n    aliases: [gridco]\n" +
+		"  - id: third\n    type: schema:NGO\n    name: Third Party\n    aliases: [spx]\n"
 	dir := testfs.Tree(t, map[string]string{
 		// Written as the alias: the served rule names the id.
 		"apps/wind/governance.yaml":  "defaults: {}\nsources:\n  datasets.gold.gusts:\n    ownership: [{name: spx, type: DATA_OWNER}]\n  datasets.gold.calm: {}\n",
@@ -234,17 +243,21 @@ func TestSearchFollowsTheRegistry(t *testing.T) {
 	for _, step := range []struct {
 		name     string
 		registry string
-		rebuilt  []string
+		resolved int      // the units whose names are resolved again
+		rebuilt  []string // the apps served anew
 		finds    map[string][]string
 	}{
-		{"spxl renamed", registry("Acme Wind Labs", "[]"), []string{"wind"}, map[string][]string{
+		{"spxl renamed", registry("Acme Wind Labs", "[]"), 1, nil, map[string][]string{
 			"Spindox": nil, "acme": {"wind/datasets.gold.gusts"}, "other org": {"grid/datasets.gold.lines"},
 		}},
-		{"an alias for the defaults' owner", registry("Acme Wind Labs", "[gridco]"), []string{"grid"}, map[string][]string{
+		{"an alias for the defaults' owner", registry("Acme Wind Labs", "[gridco]"), 1, nil, map[string][]string{
 			"gridco": {"grid/datasets.gold.lines"}, "acme": {"wind/datasets.gold.gusts"},
 		}},
-		{"an owner nobody names", registry("Acme Wind Labs", "[gridco]") + "  - id: fourth\n    type: schema:NGO\n    name: Fourth\n", nil, map[string][]string{
+		{"an owner nobody names", registry("Acme Wind Labs", "[gridco]") + "  - id: fourth\n    type: schema:NGO\n    name: Fourth\n", 0, nil, map[string][]string{
 			"fourth": nil, "third party": {"solar/datasets.gold.panels"},
+		}},
+		{"an alias moved to another owner", moved, 2, []string{"wind"}, map[string][]string{
+			"acme": nil, "third party": {"solar/datasets.gold.panels", "wind/datasets.gold.gusts"},
 		}},
 	} {
 		testfs.Write(t, dir, map[string]string{"owners.yaml": step.registry})
@@ -259,8 +272,8 @@ func TestSearchFollowsTheRegistry(t *testing.T) {
 			}
 			before[a.Name] = a
 		}
-		if !slices.Equal(rebuilt, step.rebuilt) || rs.UnitsBuilt != len(step.rebuilt) {
-			t.Errorf("%s: rebuilt %q (%d units checked), want %q", step.name, rebuilt, rs.UnitsBuilt, step.rebuilt)
+		if !slices.Equal(rebuilt, step.rebuilt) || rs.UnitsResolved != step.resolved {
+			t.Errorf("%s: apps rebuilt %q, %d units resolved again; want %q rebuilt, %d resolved", step.name, rebuilt, rs.UnitsResolved, step.rebuilt, step.resolved)
 		}
 		for text, want := range step.finds {
 			if got := find(text); !slices.Equal(got, want) {
