@@ -91,8 +91,12 @@ type Scratch struct {
 	query    *Query
 	reg      Registry
 	anyOwner uint16 // the query's words that begin a word some owner holds
-	byID     map[string]ownerWords
-	buf      []byte
+	// hitBy are, by word of the query, the owners whose words it begins,
+	// up to maxHitBy of them; many, the words more owners hold.
+	hitBy [MaxQueryWords][]*owners.Entry
+	many  uint16
+	byID  map[string]ownerWords
+	buf   []byte
 }
 
 // ownerWords is which of a query's words begin (hit) and equal (exact) a
@@ -107,12 +111,66 @@ func (s *Scratch) readRegistry(q *Query, reg Registry) {
 	}
 	s.query, s.reg = q, reg
 	clear(s.byID)
-	s.anyOwner = 0
+	s.anyOwner, s.many = 0, 0
+	for k := range s.hitBy {
+		s.hitBy[k] = s.hitBy[k][:0]
+	}
 	if reg != nil {
 		for _, e := range reg.All() {
-			s.anyOwner |= s.entryWords(q, e).hit
+			m := s.entryWords(q, e)
+			s.anyOwner |= m.hit
+			for k := range q.words {
+				switch bit := uint16(1) << k; {
+				case m.hit&bit == 0:
+				case len(s.hitBy[k]) < maxHitBy:
+					s.hitBy[k] = append(s.hitBy[k], e)
+				default:
+					s.many |= bit
+				}
+			}
 		}
 	}
+}
+
+// maxHitBy is how many owners holding a word of the query a search
+// lists: a word naming a few owners (a name, a number) passes over every
+// app that names none of them without reading its owners' lists; a word
+// most owners hold (the "Organisation" every display name ends with)
+// reads them.
+const maxHitBy = 16
+
+// mayHoldOwners reports whether an owner ix's datasets name may hold
+// word k of the query s was prepared for: false when no owner holding it
+// is named by the index, as the words of the names it holds say.
+func (s *Scratch) mayHoldOwners(ix *Index, k int) bool {
+	bit := uint16(1) << k
+	switch {
+	case s.anyOwner&bit == 0:
+		return false
+	case s.many&bit != 0:
+		return true
+	}
+	for _, e := range s.hitBy[k] {
+		// A dataset names the owner by its id or, when the name did not
+		// resolve to it, by an alias: every word of the name is then one
+		// of the index's words.
+		if s.holdsWordsOf(ix, e.ID) || slices.ContainsFunc(e.Aliases, func(a string) bool { return s.holdsWordsOf(ix, a) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsWordsOf reports whether every word of text is a word of ix.
+func (s *Scratch) holdsWordsOf(ix *Index, text string) bool {
+	holds := true
+	eachWord(text, &s.buf, func(w []byte) {
+		if holds {
+			lo, hi := ix.prefixRange(string(w))
+			holds = lo < hi && ix.word(lo) == string(w)
+		}
+	})
+	return holds
 }
 
 // entryWords is what the registry entry e says for q's words.
@@ -201,6 +259,13 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 		s = &Scratch{}
 	}
 	s.readRegistry(q, reg)
+	// A word neither the app nor the owners it may name hold misses every
+	// dataset: most apps are passed over on a binary search per word.
+	for k, w := range q.words {
+		if lo, hi := ix.prefixRange(w); lo == hi && !s.mayHoldOwners(ix, k) {
+			return
+		}
+	}
 	// What the registry says of the owners each dataset states (none
 	// inherited: the defaults' owners reach a dataset through inherit)
 	// and of the defaults', when a word of the query begins a word some
@@ -220,8 +285,7 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 			byOwners |= defaultsOwned.hit
 		}
 	}
-	// A word neither the app nor its owners hold misses every dataset:
-	// most apps are passed over on a binary search per word.
+	// A word neither the app nor its owners hold misses every dataset.
 	s.ranges = s.ranges[:0]
 	for k, w := range q.words {
 		lo, hi := ix.prefixRange(w)

@@ -418,3 +418,35 @@ func TestMatchConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestMatchNamesAsWritten: a configuration whose names were not resolved
+// (an alias served as written) still finds a dataset by the words of the
+// owner the alias names, as the reference reading does.
+func TestMatchNamesAsWritten(t *testing.T) {
+	cfg, err := governance.Parse([]byte(configText), "governance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := owners.Parse([]byte(registryText), "owners.yaml", owners.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := f.Build()
+	ix := NewIndex("weather", cfg)
+	docs := documents("weather", cfg, reg)
+	for _, text := range []string{"example", "Example REC", "rec", "spindox"} {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := reference(docs, q)
+		if text == "example" && len(want) == 0 {
+			t.Fatal("the reference finds nothing by the alias's owner: the case tests nothing")
+		}
+		got := map[int]Match{}
+		ix.Match(q, cfg, reg, nil, func(pos int, m Match) { got[pos] = m })
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q (-reference +Match):\n%s", text, diff)
+		}
+	}
+}
