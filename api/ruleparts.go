@@ -125,10 +125,10 @@ type rulePart struct {
 	// may read.
 	table *memberTable
 	n     uint8 // the members, the last the tail, `,"exposure":…,"is_empty":…`
-	// titleAt and descriptionAt are the members (a key, `"title":`)
-	// after which the dataset's title and description are written; -1
-	// for none.
-	titleAt, descriptionAt int8
+	// titleAt, descriptionAt and ownershipAt are the members (a key,
+	// `"title":`) after which the dataset's title, description and
+	// ownership list are written; -1 for none.
+	titleAt, descriptionAt, ownershipAt int8
 	rest                   uint32 // when n > partInline: the member holding the numbers past inline, four bytes each
 	inline                 [partInline]uint32
 }
@@ -175,6 +175,8 @@ func (p *rulePart) write(buf *bytes.Buffer, d *snapshot.Dataset) {
 		case p.descriptionAt:
 			description, _ := d.Description()
 			appendString(buf, description)
+		case p.ownershipAt:
+			governance.AppendJSONOwnership(buf, d.Ownership())
 		}
 	}
 	buf.WriteByte('}')
@@ -195,7 +197,7 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 	ends := rule.AppendJSONMembers(buf, endsArray[:0])
 	objectEnd := buf.Len()
 	appendExposureTail(buf, rule)
-	p := &rulePart{table: &k.members, n: uint8(len(ends) + 1), titleAt: -1, descriptionAt: -1}
+	p := &rulePart{table: &k.members, n: uint8(len(ends) + 1), titleAt: -1, descriptionAt: -1, ownershipAt: -1}
 	var idArray [governance.MaxMembers + 1]uint32 // and the tail
 	ids := idArray[:len(ends)+1]
 	start := 1 // after the object's '{'
@@ -212,6 +214,8 @@ func (k *ruleParts) makePart(d *snapshot.Dataset) (*rulePart, int64) {
 			if _, ok = rule.Description(); ok {
 				p.descriptionAt = int8(i)
 			}
+		case governance.FieldOwnership:
+			p.ownershipAt, ok = int8(i), true
 		}
 		if ok { // the key alone: the text is written from the rule's
 			member = member[:len(e.Field.Key())+3]

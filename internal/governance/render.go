@@ -146,18 +146,7 @@ func (r *Rule) writeJSON(buf *bytes.Buffer, ended func(f int)) {
 			description, ok := r.Description()
 			writeOptText(buf, description, ok)
 		case FieldOwnership:
-			buf.WriteByte('[')
-			for i, o := range r.Ownership() {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				buf.WriteString(`{"name":`)
-				writeString(buf, o.Name)
-				buf.WriteString(`,"type":`)
-				writeString(buf, o.Type)
-				buf.WriteByte('}')
-			}
-			buf.WriteByte(']')
+			AppendJSONOwnership(buf, r.Ownership())
 		case FieldRowFilters:
 			writeRowFilters(buf, rare.rowFilters)
 		case FieldDcat:
@@ -295,4 +284,22 @@ func (c *Config) MarshalJSON() ([]byte, error) {
 	buf.WriteByte(']')
 	w.close()
 	return buf.Bytes(), nil
+}
+
+// AppendJSONOwnership appends an ownership list as a rule's JSON view
+// writes it: for a writer that keeps a rule's other members encoded and
+// writes its owners from the rule (the server's kept rule parts).
+func AppendJSONOwnership(buf *bytes.Buffer, owners []Owner) {
+	buf.WriteByte('[')
+	for i, o := range owners {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"name":`)
+		writeString(buf, o.Name)
+		buf.WriteString(`,"type":`)
+		writeString(buf, o.Type)
+		buf.WriteByte('}')
+	}
+	buf.WriteByte(']')
 }

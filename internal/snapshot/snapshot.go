@@ -315,6 +315,16 @@ func (d *Dataset) Description() (description string, ok bool) {
 	return governance.MergedDescription(d.sides())
 }
 
+// Ownership is the ownership list of d's rule (Rule), read without
+// merging.
+func (d *Dataset) Ownership() []governance.Owner {
+	base, override := d.sides()
+	if override == nil {
+		return base.Ownership()
+	}
+	return governance.MergeOwnership(base.Ownership(), override.Ownership())
+}
+
 // merged is d's sources entry merged over the app's defaults by merge, or
 // the defaults alone.
 func (d *Dataset) merged(merge func(base, override *governance.Rule) *governance.Rule) *governance.Rule {

@@ -272,9 +272,10 @@ func TestOverlayAndProvenance(t *testing.T) {
 }
 
 // TestDatasetsKeepWhatTheirRuleSays: what a dataset keeps of its rule (the
-// check's reading of the merged rule, taken rather than merged again) is
-// what its rule says, for every dataset of a tree with overlays, globs,
-// owners and offers.
+// check's reading of the merged rule, taken rather than merged again), and
+// what it reads of its two sides without merging (title, description,
+// ownership), is what its rule says, for every dataset of a tree with
+// overlays, globs, owners and offers.
 func TestDatasetsKeepWhatTheirRuleSays(t *testing.T) {
 	tree := treegen.GeneratePipelines(treegen.PipelinesOptions{Apps: 12, Sources: 30, Seed: 3})
 	dir := t.TempDir()
@@ -293,8 +294,13 @@ func TestDatasetsKeepWhatTheirRuleSays(t *testing.T) {
 			seen[[2]any{"expose", d.Expose}], seen[[2]any{"offer", d.DataspaceExpose}] = true, true
 			seen[[2]any{"level", d.AccessLevel()}], seen[[2]any{"class", d.Classification()}] = true, true
 			r := d.Rule()
-			got := []any{d.Expose, d.DataspaceExpose, d.Conflict(), d.Classification(), d.AccessLevel()}
-			want := []any{governance.EffectiveExpose(r), governance.DataspaceExpose(r), governance.ExposureConflict(r), deref(r.Classification), deref(r.AccessLevel)}
+			title, hasTitle := d.Title()
+			description, hasDescription := d.Description()
+			got := []any{d.Expose, d.DataspaceExpose, d.Conflict(), d.Classification(), d.AccessLevel(), d.Ownership(), title, hasTitle, description, hasDescription}
+			wantTitle, wantHasTitle := r.Title()
+			wantDescription, wantHasDescription := r.Description()
+			want := []any{governance.EffectiveExpose(r), governance.DataspaceExpose(r), governance.ExposureConflict(r), deref(r.Classification), deref(r.AccessLevel), r.Ownership(), wantTitle, wantHasTitle, wantDescription, wantHasDescription}
+			seen[[2]any{"owners", len(d.Ownership())}] = true
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s %q keeps (-its rule +kept):\n%s", a.Name, d.ID(), diff)
 			}
