@@ -129,8 +129,8 @@ type rulePart struct {
 	// `"title":`) after which the dataset's title, description and
 	// ownership list are written; -1 for none.
 	titleAt, descriptionAt, ownershipAt int8
-	rest                   uint32 // when n > partInline: the member holding the numbers past inline, four bytes each
-	inline                 [partInline]uint32
+	rest                                uint32 // when n > partInline: the member holding the numbers past inline, four bytes each
+	inline                              [partInline]uint32
 }
 
 // partInline is how many members' numbers a part holds itself: the
