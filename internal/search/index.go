@@ -33,8 +33,12 @@ import (
 // defaults' words are so held once for the app, however many datasets
 // share them.
 type Index struct {
-	words   table   // the app's words: its keys', titles', descriptions', tags', owner names', app's and source systems'
-	inherit []Field // by position: the fields the dataset takes from the defaults
+	words    string   // the distinct words, sorted, back to back
+	at       []uint32 // word i is words[at[i]:at[i+1]]
+	start    []uint32 // word i's postings are post[start[i]:start[i+1]]
+	post     []byte   // by word: its usual fields, then a uvarint gap<<1 | other each dataset, [fields]
+	defaults []Field  // word i's fields in the defaults and the app's name
+	inherit  []Field  // by position: the fields the dataset takes from the defaults
 
 	// owners are the ownership lists the datasets state, made when a
 	// search first reads the registry's words for them (ownerLists).
@@ -76,31 +80,6 @@ func (ix *Index) ownerLists(cfg *governance.Config) *ownerLists {
 		ix.owners = ol
 	})
 	return &ix.owners
-}
-
-// table is distinct texts, sorted, back to back, each with its postings:
-// the datasets holding it and in which fields, and the fields of the
-// app's defaults (and its name) that hold it.
-type table struct {
-	text     string   // the texts, sorted, back to back
-	at       []uint32 // text i is text[at[i]:at[i+1]]
-	start    []uint32 // text i's postings are post[start[i]:start[i+1]]
-	post     []byte   // by text: its usual fields, then a uvarint gap<<1 | other each dataset, [fields]
-	defaults []Field  // text i's fields in the defaults and the app's name
-}
-
-// get is the table's i-th text.
-func (t *table) get(i int) string { return t.text[t.at[i]:t.at[i+1]] }
-
-// postings are text i's postings.
-func (t *table) postings(i int) []byte { return t.post[t.start[i]:t.start[i+1]] }
-
-// len is the number of texts.
-func (t *table) len() int { return len(t.defaults) }
-
-func (t *table) bytes() int {
-	const header = 24 // a slice
-	return 16 + len(t.text) + 4*header + 4*len(t.at) + 4*len(t.start) + len(t.post) + len(t.defaults)
 }
 
 // maxDatasets is how many datasets of one app an index can place: the
@@ -154,54 +133,27 @@ func NewIndex(app string, cfg *governance.Config) *Index {
 // kept between indexes (a build makes one per app), so that their lists
 // and maps are allocated once per goroutine rather than once per app.
 type builder struct {
-	words texts
-	buf   []byte // the word being read, lower-cased
-	post  []byte // the postings being written
-	count [1 << fieldBits]uint32
+	ids      map[string]int32 // word → its place in words
+	words    []string
+	defaults []Field  // by word
+	entries  []uint64 // word<<32 | position<<8 | field, in position order
+	buf      []byte   // the word being read, lower-cased
+	post     []byte   // the postings being written
+	count    [1 << fieldBits]uint32
 	// finish's working lists.
 	order, rank, at, placed []uint32
 }
 
-// texts are the distinct texts of a table being built, with where each
-// was found.
-type texts struct {
-	ids      map[string]int32 // text → its place in list
-	list     []string
-	defaults []Field  // by text
-	entries  []uint64 // text<<32 | position<<8 | field, in position order
-}
-
-// add files text under field for the dataset at pos (-1: the defaults).
-func (t *texts) add(text []byte, pos int, f Field) {
-	id, ok := t.ids[string(text)]
-	if !ok {
-		s := string(text)
-		id = int32(len(t.list))
-		t.ids[s] = id
-		t.list = append(t.list, s)
-		t.defaults = append(t.defaults, 0)
-	}
-	if pos < 0 {
-		t.defaults[id] |= f
-		return
-	}
-	t.entries = append(t.entries, uint64(id)<<32|uint64(pos)<<fieldBits|uint64(f))
-}
-
-func (t *texts) reset() {
-	clear(t.ids)
-	t.list, t.defaults, t.entries = t.list[:0], t.defaults[:0], t.entries[:0]
-}
-
 var builders = sync.Pool{New: func() any {
-	return &builder{words: texts{ids: map[string]int32{}}}
+	return &builder{ids: map[string]int32{}}
 }}
 
 func (b *builder) release() {
-	if len(b.words.entries) > 1<<20 {
+	if len(b.entries) > 1<<20 {
 		return // an app of a rare size: its lists are not kept
 	}
-	b.words.reset()
+	clear(b.ids)
+	b.words, b.defaults, b.entries = b.words[:0], b.defaults[:0], b.entries[:0]
 	builders.Put(b)
 }
 
@@ -232,59 +184,69 @@ func (b *builder) rule(r *governance.Rule, pos int, fields Field) {
 // add files every word of text under field, for the dataset at pos (-1:
 // the defaults).
 func (b *builder) add(text string, pos int, f Field) {
-	eachWord(text, &b.buf, func(w []byte) { b.words.add(w, pos, f) })
+	eachWord(text, &b.buf, func(w []byte) {
+		id, ok := b.ids[string(w)]
+		if !ok {
+			word := string(w)
+			id = int32(len(b.words))
+			b.ids[word] = id
+			b.words = append(b.words, word)
+			b.defaults = append(b.defaults, 0)
+		}
+		if pos < 0 {
+			b.defaults[id] |= f
+			return
+		}
+		b.entries = append(b.entries, uint64(id)<<32|uint64(pos)<<fieldBits|uint64(f))
+	})
 }
 
-// finish lays the words out (lay).
-func (b *builder) finish(ix *Index) { ix.words = b.lay(&b.words) }
-
-// lay lays t's texts out sorted, back to back, with their postings: a
-// dataset once per text, its fields joined. The entries are in position
-// order already; placing them by text (a counting pass) keeps that order
-// within each text, and a dataset's entries for one text side by side.
-func (b *builder) lay(t *texts) table {
-	var out table
-	n := len(t.list)
-	b.order = grow(b.order, n) // place in the table → text id
+// finish lays the words out sorted, back to back, with their postings: a
+// dataset once per word, its fields joined. The entries are in position
+// order already; placing them by word (a counting pass) keeps that order
+// within each word, and a dataset's entries for one word side by side.
+func (b *builder) finish(ix *Index) {
+	n := len(b.words)
+	b.order = grow(b.order, n) // place in words → word id
 	for i := range b.order {
 		b.order[i] = uint32(i)
 	}
-	slices.SortFunc(b.order, func(x, y uint32) int { return cmp.Compare(t.list[x], t.list[y]) })
-	b.rank = grow(b.rank, n) // text id → place in the table
+	slices.SortFunc(b.order, func(x, y uint32) int { return cmp.Compare(b.words[x], b.words[y]) })
+	b.rank = grow(b.rank, n) // word id → place in words
 	size := 0
-	for _, w := range t.list {
+	for _, w := range b.words {
 		size += len(w)
 	}
-	var text strings.Builder
-	text.Grow(size)
-	out.at = make([]uint32, n+1)
-	out.defaults = make([]Field, n)
+	var words strings.Builder
+	words.Grow(size)
+	ix.at = make([]uint32, n+1)
+	ix.defaults = make([]Field, n)
 	for i, id := range b.order {
 		b.rank[id] = uint32(i)
-		text.WriteString(t.list[id])
-		out.at[i+1] = uint32(text.Len())
-		out.defaults[i] = t.defaults[id]
+		words.WriteString(b.words[id])
+		ix.at[i+1] = uint32(words.Len())
+		ix.defaults[i] = b.defaults[id]
 	}
-	out.text = text.String()
-	// Where each text's entries go, then each entry in its place.
+	ix.words = words.String()
+	// Where each word's entries go, then each entry in its place.
 	b.at = grow(b.at, n+1)
 	clear(b.at)
-	for _, e := range t.entries {
+	for _, e := range b.entries {
 		b.at[b.rank[e>>32]+1]++
 	}
 	for i := 1; i < len(b.at); i++ {
 		b.at[i] += b.at[i-1]
 	}
-	b.placed = grow(b.placed, len(t.entries))
-	for _, e := range t.entries {
+	b.placed = grow(b.placed, len(b.entries))
+	for _, e := range b.entries {
 		w := b.rank[e>>32]
 		b.placed[b.at[w]] = uint32(e)
 		b.at[w]++
 	}
-	// b.at[w] is now where text w's entries end. A dataset's entries for
-	// one text are side by side: join their fields, then write the
-	// text's postings.
-	out.start = make([]uint32, n+1)
+	// b.at[w] is now where word w's entries end. A dataset's entries for
+	// one word are side by side: join their fields, then write the word's
+	// postings.
+	ix.start = make([]uint32, n+1)
 	b.post = b.post[:0]
 	from := uint32(0)
 	for w := range n {
@@ -298,10 +260,9 @@ func (b *builder) lay(t *texts) table {
 		}
 		from = b.at[w]
 		b.post = appendPostings(b.post, joined, &b.count)
-		out.start[w+1] = uint32(len(b.post))
+		ix.start[w+1] = uint32(len(b.post))
 	}
-	out.post = slices.Clone(b.post)
-	return out
+	ix.post = slices.Clone(b.post)
 }
 
 // appendPostings appends a word's postings, each a position<<fieldBits |
@@ -349,20 +310,22 @@ func grow(s []uint32, n int) []uint32 {
 func (ix *Index) Len() int { return len(ix.inherit) }
 
 // Words is the number of distinct words the index holds.
-func (ix *Index) Words() int { return ix.words.len() }
+func (ix *Index) Words() int { return len(ix.defaults) }
 
-// Bytes are the bytes the index holds: its words and its lists.
+// Bytes are the bytes the index holds: its words and its lists, not the
+// ownership lists a search by an owner's words lists (ownerLists, about
+// four bytes a dataset once made).
 func (ix *Index) Bytes() int {
 	const header = 24 // a slice
-	return ix.words.bytes() + header + len(ix.inherit)
+	return 16 + len(ix.words) + 5*header + 4*len(ix.at) + 4*len(ix.start) + len(ix.post) + len(ix.defaults) + len(ix.inherit)
 }
 
 // word is the index's i-th word.
-func (ix *Index) word(i int) string { return ix.words.get(i) }
+func (ix *Index) word(i int) string { return ix.words[ix.at[i]:ix.at[i+1]] }
 
 // EachWord calls fn with every distinct word the index holds, sorted.
 func (ix *Index) EachWord(fn func(word string)) {
-	for i := range ix.words.len() {
+	for i := range ix.defaults {
 		fn(ix.word(i))
 	}
 }

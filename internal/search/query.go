@@ -261,11 +261,15 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 	s.readRegistry(q, reg)
 	// A word neither the app nor the owners it may name hold misses every
 	// dataset: most apps are passed over on a binary search per word.
+	s.ranges = s.ranges[:0]
 	for k, w := range q.words {
-		if lo, hi := ix.prefixRange(w); lo == hi && !s.mayHoldOwners(ix, k) {
+		lo, hi := ix.prefixRange(w)
+		if lo == hi && !s.mayHoldOwners(ix, k) {
 			return
 		}
+		s.ranges = append(s.ranges, [2]int{lo, hi})
 	}
+	ranges := s.ranges
 	// What the registry says of the owners each dataset states (none
 	// inherited: the defaults' owners reach a dataset through inherit)
 	// and of the defaults', when a word of the query begins a word some
@@ -273,8 +277,9 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 	// hold.
 	var defaultsOwned ownerWords
 	var byOwners uint16
+	var ol *ownerLists
 	if s.anyOwner != 0 {
-		ol := ix.ownerLists(cfg)
+		ol = ix.ownerLists(cfg)
 		s.listOwned = slices.Grow(s.listOwned[:0], len(ol.lists))[:len(ol.lists)]
 		for i, l := range ol.lists {
 			s.listOwned[i] = s.listWords(*l)
@@ -286,18 +291,13 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 		}
 	}
 	// A word neither the app nor its owners hold misses every dataset.
-	s.ranges = s.ranges[:0]
-	for k, w := range q.words {
-		lo, hi := ix.prefixRange(w)
-		if lo == hi && byOwners&(1<<k) == 0 {
+	for k, r := range ranges {
+		if r[0] == r[1] && byOwners&(1<<k) == 0 {
 			return
 		}
-		s.ranges = append(s.ranges, [2]int{lo, hi})
 	}
-	ranges := s.ranges
 	s.reset(n)
 	if byOwners != 0 {
-		ol := ix.ownerLists(cfg)
 		s.owned = slices.Grow(s.owned[:0], n)[:n]
 		for d, l := range ol.of {
 			s.owned[d] = ownerWords{}
@@ -314,11 +314,11 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 			// Sorted, the word itself comes first among the words it
 			// begins.
 			whole := i == ranges[k][0] && ix.word(i) == w
-			fromDefaults |= ix.words.defaults[i]
+			fromDefaults |= ix.defaults[i]
 			if whole {
-				exactDefaults |= ix.words.defaults[i]
+				exactDefaults |= ix.defaults[i]
 			}
-			scatter(ix.words.postings(i), s, whole)
+			scatter(ix.post[ix.start[i]:ix.start[i+1]], s, whole)
 		}
 		if bit := uint16(1) << k; byOwners&bit != 0 {
 			for d := range n {
@@ -386,7 +386,7 @@ func scatter(post []byte, s *Scratch, whole bool) {
 
 // prefixRange is the range of the index's words that begin with w.
 func (ix *Index) prefixRange(w string) (lo, hi int) {
-	n := ix.words.len()
+	n := len(ix.defaults)
 	lo, hi = 0, n // the first word not below w is in [lo, hi]
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)

@@ -108,6 +108,17 @@ sources:
 // registry, as the check serves it.
 func fixture(t testing.TB, config, registry string) (*governance.Config, *owners.Registry) {
 	t.Helper()
+	cfg, reg := parsed(t, config, registry)
+	cfg, _, err := owners.ResolveConfigOwnership(cfg, reg, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, reg
+}
+
+// parsed is a configuration with its names as written, and a registry.
+func parsed(t testing.TB, config, registry string) (*governance.Config, *owners.Registry) {
+	t.Helper()
 	cfg, err := governance.Parse([]byte(config), "governance.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -116,12 +127,7 @@ func fixture(t testing.TB, config, registry string) (*governance.Config, *owners
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := f.Build()
-	cfg, _, err = owners.ResolveConfigOwnership(cfg, reg, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, reg
+	return cfg, f.Build()
 }
 
 type hit struct {
@@ -423,15 +429,7 @@ func TestMatchConcurrent(t *testing.T) {
 // (an alias served as written) still finds a dataset by the words of the
 // owner the alias names, as the reference reading does.
 func TestMatchNamesAsWritten(t *testing.T) {
-	cfg, err := governance.Parse([]byte(configText), "governance.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := owners.Parse([]byte(registryText), "owners.yaml", owners.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := f.Build()
+	cfg, reg := parsed(t, configText, registryText)
 	ix := NewIndex("weather", cfg)
 	docs := documents("weather", cfg, reg)
 	for _, text := range []string{"example", "Example REC", "rec", "spindox"} {
