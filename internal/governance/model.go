@@ -476,12 +476,17 @@ type Source struct {
 func (s *Source) Pos() yaml11.Pos { return yaml11.Pos{Line: int(s.Line), Column: int(s.Column)} }
 
 // Config is one governance document, or the merge of a base and an overlay.
+//
+// Its flags are side by side so that a Config takes 144 bytes: at 160 it
+// shared its size class with the YAML reader's nodes, which fill that
+// class while a tree is read, and each Config a unit keeps held a span of
+// freed nodes for as long as it was served (ADR-0027).
 type Config struct {
 	Active       bool
 	ActiveSet    bool
+	DependsOnSet bool
 	Defaults     *Rule
 	DependsOn    []Dependency // nil with DependsOnSet false: not declared
-	DependsOnSet bool
 	Sources      []Source
 
 	// Files are the documents this configuration was built from, base first.
