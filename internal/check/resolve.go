@@ -37,8 +37,14 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 			c.ownerRules(&gates, c.sourceFinding(written, int(i)))
 		}
 	}
-	own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })
-	res.Findings = append(own, c.findings...)
+	// Most edits of the registry leave a unit's findings about it as they
+	// were; the unit then keeps its list, which the report reads again,
+	// rather than a copy of it for every unit at every reload.
+	res.Findings = slices.Clip(prev.Findings)
+	if !sameRegistryFindings(prev.Findings, c.findings) {
+		own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })
+		res.Findings = append(own, c.findings...)
+	}
 	res.Config, res.Rewritten = c.resolve(written)
 	if res.Config = keepResolved(prev.Config, res.Config); res.Config == prev.Config {
 		res.Rewritten = prev.Rewritten
@@ -48,6 +54,22 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 		res.OwnersAsked = c.owners.asked
 	}
 	return res
+}
+
+// sameRegistryFindings reports whether the findings of fs that read the
+// owners registry are fresh, in the same order and saying the same.
+func sameRegistryFindings(fs, fresh []Finding) bool {
+	k := 0
+	for _, f := range fs {
+		if !registryCodes[f.Code] {
+			continue
+		}
+		if k == len(fresh) || !sameFinding(f, fresh[k]) || f.Message != fresh[k].Message {
+			return false
+		}
+		k++
+	}
+	return k == len(fresh)
 }
 
 // keepResolved is cfg, a configuration resolved again from the same

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -123,6 +124,49 @@ func TestResolveOwnersLeavesPrev(t *testing.T) {
 				t.Errorf("%s, resolved again with %s: the earlier result changed (-before +after):\n%s", from.name, to.name, diff)
 			}
 		}
+	}
+}
+
+// TestResolveOwnersKeepsFindings: a unit resolved again keeps the findings
+// list of the result it starts from when its findings about the registry
+// say the same as before, rather than copying it for every unit at every
+// reload; otherwise its list is its own, and the earlier one unchanged.
+func TestResolveOwnersKeepsFindings(t *testing.T) {
+	aboutRegistry := func(fs []check.Finding) []string {
+		var out []string
+		for _, f := range fs {
+			if f.Code == check.CodeOwnerUnresolved || f.Code == check.CodeOwnerDIDMissing {
+				out = append(out, fmt.Sprint(f.Code, " ", *f.Subject, " ", f.Message))
+			}
+		}
+		return out
+	}
+	kept, own := 0, 0
+	for _, from := range resolveRegistries {
+		prev := check.CheckUnit(&resolvePlan(t, from.text, nil).Units[0])
+		before := slices.Clone(prev.Findings)
+		for _, to := range resolveRegistries {
+			got := check.ResolveOwners(&resolvePlan(t, to.text, nil).Units[0], &prev)
+			if len(prev.Findings)+len(got.Findings) == 0 {
+				continue // no list to keep
+			}
+			same := slices.Equal(aboutRegistry(prev.Findings), aboutRegistry(got.Findings))
+			shared := len(got.Findings) > 0 && len(prev.Findings) > 0 && &got.Findings[0] == &prev.Findings[0]
+			if shared != same {
+				t.Errorf("%s, then %s: findings list shared %v, findings about the registry as before %v", from.name, to.name, shared, same)
+			}
+			if shared {
+				kept++
+			} else {
+				own++
+			}
+			if diff := cmp.Diff(before, prev.Findings, cmp.Comparer(func(a, b check.Finding) bool { return fmt.Sprint(a) == fmt.Sprint(b) })); diff != "" {
+				t.Errorf("%s, then %s: the earlier findings changed (-before +after):\n%s", from.name, to.name, diff)
+			}
+		}
+	}
+	if kept == 0 || own == 0 {
+		t.Errorf("the registries make %d kept lists and %d of their own: the test needs both", kept, own)
 	}
 }
 

@@ -332,6 +332,29 @@ func BenchmarkReload(b *testing.B) {
 			b.StopTimer()
 			reportRetained(b, base, store, tree)
 		})
+		// Every owner's display name edited, as the load script's full
+		// reloads do: every unit's names resolved again, none checked again.
+		b.Run(fmt.Sprintf("owners/pipelines-%d-apps", apps), func(b *testing.B) {
+			rate := runtime.MemProfileRate
+			runtime.MemProfileRate = 0
+			l, tree := genPipelines(b, apps)
+			base := heapInUse()
+			store := loadedStore(b, l, StoreOptions{})
+			runtime.MemProfileRate = rate
+			p := filepath.Join(l.Inputs.Trees[0], "owners.yaml")
+			orig := tree.Files["owners.yaml"]
+			b.SetBytes(int64(tree.Bytes()))
+			b.ReportAllocs()
+			benchReloads(b, store, reloadWant{outcome: Activated, built: apps, resolved: apps}, func(i int) {
+				edited := orig
+				if i%2 == 1 {
+					edited = bytes.ReplaceAll(orig, []byte(" Organisation"), []byte(" Organization"))
+				}
+				writeInput(b, p, edited)
+			})
+			b.StopTimer()
+			reportRetained(b, base, store, tree)
+		})
 	}
 	for _, kind := range []string{"one-file", "owners"} {
 		for _, n := range treegen.ScaleSizes {
