@@ -169,7 +169,8 @@ func buildUnit(key, filesKey [32]byte, u *check.Unit, d digests, answers *ownerA
 // is the app, which holds nothing else the registry says (newApp); else
 // the app is built anew.
 func resolveUnit(prev *builtUnit, u *check.Unit, answers *ownerAnswers) *builtUnit {
-	b := &builtUnit{key: prev.key, filesKey: prev.filesKey, files: prev.files, node: prev.node, resolved: true}
+	b := &builtUnit{key: prev.key, filesKey: prev.filesKey, files: prev.files, node: prev.node, resolved: true,
+		asked: prev.asked}
 	b.result = check.ResolveOwners(u, &prev.result)
 	if prev.app != nil && b.result.Config == prev.app.Config {
 		b.app = prev.app
@@ -215,8 +216,12 @@ func (b *builtUnit) serve(u *check.Unit, answers *ownerAnswers) {
 // digest of the answers, and lets go of what a kept unit must not hold.
 func (b *builtUnit) note(answers *ownerAnswers) {
 	// The ids packed in one string, which a kept unit holds for every
-	// reload: the check's list is let go below.
-	b.asked = newIDList(b.result.OwnersAsked)
+	// reload: the check's list is let go below. A unit resolved again
+	// starts from the list of the build it was resolved from, kept when
+	// the ids asked are the same, as they are after most registry edits.
+	if !b.asked.holds(b.result.OwnersAsked) {
+		b.asked = newIDList(b.result.OwnersAsked)
+	}
 	b.answers = answers.hash(b.asked)
 	b.registry = answers.registry
 	// The node holds what the graph reads of the base; the rest of it is
@@ -409,6 +414,18 @@ func newIDList(ids []string) idList {
 		b.WriteString(id)
 	}
 	return idList(b.String())
+}
+
+// holds reports whether l is ids, in order.
+func (l idList) holds(ids []string) bool {
+	i := 0
+	for id := range l.all() {
+		if i == len(ids) || ids[i] != id {
+			return false
+		}
+		i++
+	}
+	return i == len(ids)
 }
 
 // all yields the ids in order, each a substring of l.

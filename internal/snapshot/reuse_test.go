@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -782,9 +783,46 @@ func TestIDList(t *testing.T) {
 		{"owner-1"},
 		{"a", "", "b", long, "ü-id"},
 	} {
-		got := slices.Collect(newIDList(ids).all())
+		l := newIDList(ids)
+		got := slices.Collect(l.all())
 		if !slices.Equal(got, ids) {
 			t.Errorf("newIDList(%q).all() = %q", ids, got)
+		}
+		if !l.holds(ids) {
+			t.Errorf("newIDList(%q).holds(itself) = false", ids)
+		}
+		for _, other := range [][]string{append(slices.Clone(ids), "more"), slices.Concat([]string{"first"}, ids)} {
+			if l.holds(other) {
+				t.Errorf("newIDList(%q).holds(%q) = true", ids, other)
+			}
+		}
+		if len(ids) > 0 && l.holds(ids[:len(ids)-1]) {
+			t.Errorf("newIDList(%q).holds(%q) = true", ids, ids[:len(ids)-1])
+		}
+	}
+}
+
+// TestNoteKeepsTheListAsked: a unit resolved again keeps the packed list
+// of ids of the build it was resolved from when it asked the same ids,
+// rather than pack another for every unit at every registry edit; when it
+// asked others, its list is new.
+func TestNoteKeepsTheListAsked(t *testing.T) {
+	answers := newOwnerAnswers(nil)
+	prev := newIDList([]string{"dso", "rec"})
+	for _, tc := range []struct {
+		asked []string
+		kept  bool
+	}{
+		{[]string{"dso", "rec"}, true},
+		{[]string{"dso"}, false},
+		{[]string{"rec", "dso"}, false},
+		{nil, false},
+	} {
+		b := &builtUnit{asked: prev, result: check.UnitResult{OwnersAsked: tc.asked}}
+		b.note(answers)
+		kept := unsafe.StringData(string(b.asked)) == unsafe.StringData(string(prev))
+		if kept != tc.kept || !slices.Equal(slices.Collect(b.asked.all()), tc.asked) {
+			t.Errorf("asked %q: list %q, kept %v; want kept %v", tc.asked, slices.Collect(b.asked.all()), kept, tc.kept)
 		}
 	}
 }
