@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/celine-eu/governanced/internal/governance"
@@ -28,13 +29,12 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 	if prev.Config == nil {
 		return res // not materialised: nothing asked the registry
 	}
-	written := prev.written()
 	c := &unitChecker{env: u.Env}
 	if u.Env.Owners != nil {
 		c.owners = &ownersView{registry: u.Env.Owners}
 		for _, i := range prev.Offered {
-			gates := governance.MergeGates(written.Defaults, written.Sources[i].Rule)
-			c.ownerRules(&gates, c.sourceFinding(written, int(i)))
+			gates := governance.MergeGates(prev.writtenRule(-1), prev.writtenRule(int(i)))
+			c.ownerRules(&gates, c.sourceFinding(prev.Config, int(i)))
 		}
 	}
 	// Most edits of the registry leave a unit's findings about it as they
@@ -45,9 +45,14 @@ func ResolveOwners(u *Unit, prev *UnitResult) UnitResult {
 		own := slices.DeleteFunc(slices.Clone(prev.Findings), func(f Finding) bool { return registryCodes[f.Code] })
 		res.Findings = append(own, c.findings...)
 	}
-	res.Config, res.Rewritten = c.resolve(written)
-	if res.Config = keepResolved(prev.Config, res.Config); res.Config == prev.Config {
-		res.Rewritten = prev.Rewritten
+	// Most edits of the registry leave every name resolving as before: the
+	// served configuration then stands, found so without building another
+	// (owners.ResolvesAs asks the registry what resolving would).
+	if c.owners == nil || !owners.ResolvesAs(prev.Config, prev.writtenOwnership, c.owners, c.env.Placeholders) {
+		res.Config, res.Rewritten = c.resolve(prev.written())
+		if res.Config = keepResolved(prev.Config, res.Config); res.Config == prev.Config {
+			res.Rewritten = prev.Rewritten
+		}
 	}
 	res.OwnersAsked = nil
 	if c.owners != nil {
@@ -146,6 +151,42 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 	}
 	// A copy of its size: a unit keeps it for as long as it is served.
 	return cfg, slices.Clone(rewritten)
+}
+
+// writtenOwnership is the ownership list as written of Config's i-th
+// sources entry (-1: the defaults): the one its resolution rewrote, or the
+// served one.
+func (r *UnitResult) writtenOwnership(i int) []governance.Owner {
+	if l, ok := r.rewrittenList(i); ok && l != nil {
+		return *l
+	}
+	return r.servedRule(i).Ownership()
+}
+
+// writtenRule is Config's i-th sources rule (-1: the defaults) as its
+// files say it: with the ownership list its resolution rewrote put back.
+func (r *UnitResult) writtenRule(i int) *governance.Rule {
+	if l, ok := r.rewrittenList(i); ok {
+		return r.servedRule(i).WithOwnership(l)
+	}
+	return r.servedRule(i)
+}
+
+func (r *UnitResult) servedRule(i int) *governance.Rule {
+	if i < 0 {
+		return r.Config.Defaults
+	}
+	return r.Config.Sources[i].Rule
+}
+
+// rewrittenList is the list as written of the i-th rule (-1: the
+// defaults) when resolution rewrote it. Rewritten is in position order.
+func (r *UnitResult) rewrittenList(i int) (*[]governance.Owner, bool) {
+	k, ok := slices.BinarySearchFunc(r.Rewritten, int32(i), func(w WrittenOwnership, at int32) int { return cmp.Compare(w.Source, at) })
+	if !ok {
+		return nil, false
+	}
+	return r.Rewritten[k].Ownership, true
 }
 
 // written is the unit's configuration as its files say it: Config with the

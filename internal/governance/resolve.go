@@ -95,8 +95,6 @@ func (c *Config) resolvedAt(ix *index, i int) *Rule {
 	return r
 }
 
-// idx returns the index; configurations built by this package always have one,
-// a zero Config gets one on first use.
 // WithRules is a copy of c whose defaults are defaults and whose sources
 // entries keep their keys, in order, each with the rule rule returns for it
 // (i is the entry's position in c.Sources).
@@ -116,6 +114,8 @@ func (c *Config) WithRules(defaults *Rule, rule func(i int, s Source) *Rule) *Co
 	return &out
 }
 
+// idx returns the index; configurations built by this package always have one,
+// a zero Config gets one on first use.
 func (c *Config) idx() *index {
 	if c.index == nil {
 		c.index = buildIndex(c.Sources)

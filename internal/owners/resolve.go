@@ -148,8 +148,23 @@ func (rs *resolver) rule(r *governance.Rule, where place) *governance.Rule {
 // case) r's own is returned, so that only a list resolution changes is
 // made anew.
 func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owner {
-	out := rs.scratch[:0]
 	written := r.Ownership()
+	out := rs.resolve(written, func(name string) {
+		rs.noted++
+		rs.note(name, where, r.Origin(governance.FieldOwnership))
+	})
+	if slices.Equal(out, written) {
+		return written
+	}
+	return slices.Clone(out)
+}
+
+// resolve is the list written resolved, in the resolver's scratch list
+// (valid until the next call): each item's name by ResolveName, its type
+// kept, then the items equal to an earlier one removed. unresolved is
+// called with each name that resolves to nothing.
+func (rs *resolver) resolve(written []governance.Owner, unresolved func(name string)) []governance.Owner {
+	out := rs.scratch[:0]
 	var seen map[governance.Owner]bool // for a long list; a short one is scanned
 	if len(written) > 8 {
 		seen = make(map[governance.Owner]bool, len(written))
@@ -157,8 +172,7 @@ func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owne
 	for _, o := range written {
 		id, ok := ResolveName(o.Name, rs.owners, rs.placeholders)
 		if !ok {
-			rs.noted++
-			rs.note(o.Name, where, r.Origin(governance.FieldOwnership))
+			unresolved(o.Name)
 		}
 		resolved := governance.Owner{Name: id, Type: o.Type}
 		if seen != nil && seen[resolved] || seen == nil && slices.Contains(out, resolved) {
@@ -170,10 +184,35 @@ func (rs *resolver) ownership(r *governance.Rule, where place) []governance.Owne
 		out = append(out, resolved)
 	}
 	rs.scratch = out
-	if slices.Equal(out, written) {
-		return written
+	return out
+}
+
+// ResolvesAs reports whether ResolveConfigOwnership of the configuration
+// written would give each rule of served its ownership list: written(i) is
+// the list as written of served's i-th sources entry (-1: the defaults),
+// whose other fields are served's. It asks owners what
+// ResolveConfigOwnership would, in the same order, and builds nothing: a
+// server asks it of every unit at every edit of the registry, and most
+// such edits leave every name resolving as before. It stops at the first
+// rule that resolves otherwise.
+func ResolvesAs(served *governance.Config, written func(i int) []governance.Owner, owners Lookup, placeholders map[string]string) bool {
+	rs := resolver{owners: owners, placeholders: placeholders}
+	same := func(i int, r *governance.Rule) bool {
+		l := written(i)
+		if len(l) == 0 {
+			return true // never resolved: served as written
+		}
+		return slices.Equal(rs.resolve(l, func(string) {}), r.Ownership())
 	}
-	return slices.Clone(out)
+	if !same(-1, served.Defaults) {
+		return false
+	}
+	for i := range served.Sources {
+		if !same(i, served.Sources[i].Rule) {
+			return false
+		}
+	}
+	return true
 }
 
 // shared is rule for a configuration: the rule itself when resolution leaves

@@ -2,6 +2,8 @@ package owners
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -245,5 +247,74 @@ func TestResolveConfigOwnershipAfterResolve(t *testing.T) {
 	}
 	if r, _ := cfg.Resolve("datasets.a"); r.Ownership()[1].Name != "grid" {
 		t.Errorf("the input configuration answers resolved names: %v", r.Ownership())
+	}
+}
+
+// askedLookup records the ids asked of a registry, each once, in the order
+// first asked: what a server digests a unit's answers by.
+type askedLookup struct {
+	Lookup
+	asked []string
+}
+
+func (l *askedLookup) ByID(key string) *Entry {
+	if !slices.Contains(l.asked, key) {
+		l.asked = append(l.asked, key)
+	}
+	return l.Lookup.ByID(key)
+}
+
+// TestResolvesAs: ResolvesAs answers whether ResolveConfigOwnership of the
+// written configuration gives every rule of the served one its list, for
+// a configuration resolved against one registry and asked about another,
+// and asks the registry what that resolution asks, in the same order.
+func TestResolvesAs(t *testing.T) {
+	registries := []struct{ name, text string }{
+		{"the registry", registryText},
+		{"a display name edited", strings.Replace(registryText, "name: Example REC", "name: The REC", 1)},
+		{"the alias rec removed", strings.Replace(registryText, "aliases: [community, rec]", "aliases: [community]", 1)},
+		{"the alias rec moved", strings.Replace(strings.Replace(registryText, "aliases: [community, rec]", "aliases: [community]", 1),
+			"url: https://dso.example", "url: https://dso.example\n    aliases: [rec]", 1)},
+		{"the DSO removed", strings.Replace(registryText, "  - id: example-dso\n    type: schema:Corporation\n    name: Example DSO\n", "  - id: other\n    type: schema:Corporation\n    name: Other\n", 1)},
+	}
+	placeholders := map[string]string{"grid": "example-dso"}
+	written := parseConfig(t, configText)
+	writtenOf := func(i int) []governance.Owner {
+		if i < 0 {
+			return written.Defaults.Ownership()
+		}
+		return written.Sources[i].Rule.Ownership()
+	}
+	same, other := 0, 0
+	for _, from := range registries {
+		served, _, err := ResolveConfigOwnership(written, mustParse(t, from.text), false, placeholders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range registries {
+			resolving := &askedLookup{Lookup: mustParse(t, to.text)}
+			again, _, err := ResolveConfigOwnership(written, resolving, false, placeholders)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Equal(again.Defaults.Ownership(), served.Defaults.Ownership())
+			for i := range again.Sources {
+				want = want && slices.Equal(again.Sources[i].Rule.Ownership(), served.Sources[i].Rule.Ownership())
+			}
+			asking := &askedLookup{Lookup: mustParse(t, to.text)}
+			if got := ResolvesAs(served, writtenOf, asking, placeholders); got != want {
+				t.Errorf("resolved with %s, asked about %s: ResolvesAs = %v, resolution gives every rule its list: %v", from.name, to.name, got, want)
+			} else if got && !slices.Equal(asking.asked, resolving.asked) {
+				t.Errorf("resolved with %s, asked about %s: asked %q, resolution asks %q", from.name, to.name, asking.asked, resolving.asked)
+			}
+			if want {
+				same++
+			} else {
+				other++
+			}
+		}
+	}
+	if same == len(registries) || other == 0 {
+		t.Errorf("%d pairs resolve as before and %d otherwise: the test needs both beyond each registry with itself", same, other)
 	}
 }
