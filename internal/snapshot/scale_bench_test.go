@@ -310,51 +310,45 @@ func BenchmarkReload(b *testing.B) {
 		})
 	})
 	for _, apps := range pipelineApps {
-		// Many pipelines: a literal source appended to one app, whose
-		// depends_on entries and keys are all the graph matches again.
-		b.Run(fmt.Sprintf("one-file/pipelines-%d-apps", apps), func(b *testing.B) {
-			// A memory profile (-memprofile) samples the reloads, not the
-			// tree's generation and first build.
-			rate := runtime.MemProfileRate
-			runtime.MemProfileRate = 0
-			l, tree := genPipelines(b, apps)
-			base := heapInUse()
-			store := loadedStore(b, l, StoreOptions{})
-			runtime.MemProfileRate = rate
-			file := fmt.Sprintf("apps/app_%04d/governance.yaml", apps/2)
-			p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(file))
-			orig := tree.Files[file]
-			b.SetBytes(int64(tree.Bytes()))
-			b.ReportAllocs()
-			benchReloads(b, store, reloadWant{outcome: Activated, built: 1}, func(i int) {
-				writeInput(b, p, appendedSource(orig, i))
-			})
-			b.StopTimer()
-			reportRetained(b, base, store, tree)
-		})
-		// Every owner's display name edited, as the load script's full
-		// reloads do: every unit's names resolved again, none checked again.
-		b.Run(fmt.Sprintf("owners/pipelines-%d-apps", apps), func(b *testing.B) {
-			rate := runtime.MemProfileRate
-			runtime.MemProfileRate = 0
-			l, tree := genPipelines(b, apps)
-			base := heapInUse()
-			store := loadedStore(b, l, StoreOptions{})
-			runtime.MemProfileRate = rate
-			p := filepath.Join(l.Inputs.Trees[0], "owners.yaml")
-			orig := tree.Files["owners.yaml"]
-			b.SetBytes(int64(tree.Bytes()))
-			b.ReportAllocs()
-			benchReloads(b, store, reloadWant{outcome: Activated, built: apps, resolved: apps}, func(i int) {
-				edited := orig
+		edits := []struct {
+			kind, file string
+			want       reloadWant
+			edit       func(orig []byte, i int) []byte
+		}{
+			// A literal source appended to one app, whose depends_on
+			// entries and keys are all the graph matches again.
+			{"one-file", fmt.Sprintf("apps/app_%04d/governance.yaml", apps/2), reloadWant{outcome: Activated, built: 1}, appendedSource},
+			// Every owner's display name edited, as the load script's
+			// full reloads do: every unit's names resolved again, none
+			// checked again.
+			{"owners", "owners.yaml", reloadWant{outcome: Activated, built: apps, resolved: apps}, func(orig []byte, i int) []byte {
 				if i%2 == 1 {
-					edited = bytes.ReplaceAll(orig, []byte(" Organisation"), []byte(" Organization"))
+					return bytes.ReplaceAll(orig, []byte(" Organisation"), []byte(" Organization"))
 				}
-				writeInput(b, p, edited)
+				return orig
+			}},
+		}
+		for _, e := range edits {
+			b.Run(fmt.Sprintf("%s/pipelines-%d-apps", e.kind, apps), func(b *testing.B) {
+				// A memory profile (-memprofile) samples the reloads, not
+				// the tree's generation and first build.
+				rate := runtime.MemProfileRate
+				runtime.MemProfileRate = 0
+				l, tree := genPipelines(b, apps)
+				base := heapInUse()
+				store := loadedStore(b, l, StoreOptions{})
+				runtime.MemProfileRate = rate
+				p := filepath.Join(l.Inputs.Trees[0], filepath.FromSlash(e.file))
+				orig := tree.Files[e.file]
+				b.SetBytes(int64(tree.Bytes()))
+				b.ReportAllocs()
+				benchReloads(b, store, e.want, func(i int) {
+					writeInput(b, p, e.edit(orig, i))
+				})
+				b.StopTimer()
+				reportRetained(b, base, store, tree)
 			})
-			b.StopTimer()
-			reportRetained(b, base, store, tree)
-		})
+		}
 	}
 	for _, kind := range []string{"one-file", "owners"} {
 		for _, n := range treegen.ScaleSizes {
