@@ -157,10 +157,14 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 // sources entry (-1: the defaults): the one its resolution rewrote, or the
 // served one.
 func (r *UnitResult) writtenOwnership(i int) []governance.Owner {
-	if l, ok := r.rewrittenList(i); ok && l != nil {
-		return *l
+	l, ok := r.rewrittenList(i)
+	switch {
+	case !ok:
+		return r.servedRule(i).Ownership()
+	case l == nil:
+		return nil
 	}
-	return r.servedRule(i).Ownership()
+	return *l
 }
 
 // writtenRule is Config's i-th sources rule (-1: the defaults) as its
@@ -180,7 +184,8 @@ func (r *UnitResult) servedRule(i int) *governance.Rule {
 }
 
 // rewrittenList is the list as written of the i-th rule (-1: the
-// defaults) when resolution rewrote it. Rewritten is in position order.
+// defaults) when resolution rewrote it. Rewritten is in position order, as
+// resolve makes it.
 func (r *UnitResult) rewrittenList(i int) (*[]governance.Owner, bool) {
 	k, ok := slices.BinarySearchFunc(r.Rewritten, int32(i), func(w WrittenOwnership, at int32) int { return cmp.Compare(w.Source, at) })
 	if !ok {
@@ -196,20 +201,9 @@ func (r *UnitResult) written() *governance.Config {
 	if len(r.Rewritten) == 0 {
 		return r.Config
 	}
-	ownershipAt := make(map[int]*[]governance.Owner, len(r.Rewritten))
-	for _, rw := range r.Rewritten {
-		ownershipAt[int(rw.Source)] = rw.Ownership
-	}
-	unresolve := func(i int, rule *governance.Rule) *governance.Rule {
-		ownership, ok := ownershipAt[i]
-		if !ok {
-			return rule
-		}
-		return rule.WithOwnership(ownership)
-	}
 	// WithRules: the copy must not share the resolved configuration's
 	// cache of merged rules.
-	return r.Config.WithRules(unresolve(-1, r.Config.Defaults), func(i int, s governance.Source) *governance.Rule {
-		return unresolve(i, s.Rule)
+	return r.Config.WithRules(r.writtenRule(-1), func(i int, _ governance.Source) *governance.Rule {
+		return r.writtenRule(i)
 	})
 }

@@ -54,7 +54,8 @@ type UnitResult struct {
 	// rewrote, with their lists as written: Config with each list put back
 	// is the unit as its files say, which ResolveOwners resolves again.
 	// Resolution changes nothing else of a rule, so only the lists are
-	// kept, and those are shared between the rules stating them.
+	// kept, and those are shared between the rules stating them. In
+	// position order, the defaults (-1) first.
 	Rewritten []WrittenOwnership
 }
 
