@@ -160,7 +160,10 @@ func (r *UnitResult) writtenOwnership(i int) []governance.Owner {
 	l, ok := r.rewrittenList(i)
 	switch {
 	case !ok:
-		return r.servedRule(i).Ownership()
+		if rule := r.servedRule(i); rule != nil {
+			return rule.Ownership()
+		}
+		return nil
 	case l == nil:
 		return nil
 	}

@@ -199,8 +199,11 @@ func ResolvesAs(served *governance.Config, written func(i int) []governance.Owne
 	rs := resolver{owners: owners, placeholders: placeholders}
 	same := func(i int, r *governance.Rule) bool {
 		l := written(i)
-		if len(l) == 0 {
+		switch {
+		case len(l) == 0:
 			return true // never resolved: served as written
+		case r == nil:
+			return false
 		}
 		return slices.Equal(rs.resolve(l, func(string) {}), r.Ownership())
 	}

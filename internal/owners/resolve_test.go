@@ -318,3 +318,25 @@ func TestResolvesAs(t *testing.T) {
 		t.Errorf("%d pairs resolve as before and %d otherwise: the test needs both beyond each registry with itself", same, other)
 	}
 }
+
+// TestResolvesAsWithoutDefaults: a configuration with no defaults rule
+// (one made in code) is answered, not dereferenced: as served when the
+// defaults have no list as written, not so when a list is said to be
+// written for a rule that is not there.
+func TestResolvesAsWithoutDefaults(t *testing.T) {
+	served := &governance.Config{}
+	reg := mustParse(t, registryText)
+	none := func(int) []governance.Owner { return nil }
+	if !ResolvesAs(served, none, reg, nil) {
+		t.Error("no defaults and no list written: ResolvesAs = false")
+	}
+	some := func(i int) []governance.Owner {
+		if i < 0 {
+			return []governance.Owner{owner("rec", "DATA_OWNER")}
+		}
+		return nil
+	}
+	if ResolvesAs(served, some, reg, nil) {
+		t.Error("a list written for defaults that are not there: ResolvesAs = true")
+	}
+}
