@@ -3,6 +3,7 @@ package keyindex
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -204,5 +205,24 @@ func BenchmarkJoin(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Join(parts).FileGlobs()
+	}
+}
+
+// BenchmarkJoinAfter is BenchmarkJoin for a reload that built one app's
+// index again: the other apps' globs keep their filing.
+func BenchmarkJoinAfter(b *testing.B) {
+	keys := pipelineKeys(benchApps, benchPerApp)
+	parts := make([]*Index, benchApps)
+	for a := range parts {
+		parts[a] = New(keys[a*benchPerApp : (a+1)*benchPerApp])
+	}
+	prev := Join(parts)
+	prev.FileGlobs()
+	edited := slices.Clone(parts)
+	mid := benchApps / 2
+	edited[mid] = New(append(slices.Clone(keys[mid*benchPerApp:(mid+1)*benchPerApp]), "datasets.appended.edit"))
+	b.ReportAllocs()
+	for b.Loop() {
+		JoinAfter(prev, parts, edited)
 	}
 }

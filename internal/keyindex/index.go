@@ -90,6 +90,9 @@ func (ix *Index) globOf(k, i int) Glob {
 type patternIndex struct {
 	by       [numAnchorKinds]buckets
 	floating []globEntry // globs without an anchor: tried for every name
+	// refiled counts the globs filed by JoinAfter into an earlier filing
+	// since the last filing of every glob (rejoin.go).
+	refiled int
 }
 
 // buckets are globs grouped under anchor texts, each bucket longest

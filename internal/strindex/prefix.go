@@ -97,5 +97,9 @@ func (p *PrefixSet) EachSuffix(name string, yield func(pos int) bool) {
 	}
 }
 
+// Lookup is the position of s among the prefixes (the first of repeats);
+// -1 when it is none of them.
+func (p *PrefixSet) Lookup(s string) int { return p.ix.Lookup(s) }
+
 // Len is the number of prefixes indexed, repeats included.
 func (p *PrefixSet) Len() int { return p.ix.Len() }

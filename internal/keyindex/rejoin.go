@@ -1,0 +1,199 @@
+package keyindex
+
+import (
+	"slices"
+	"sort"
+)
+
+// JoinAfter is Join(parts) with its globs filed, for an index that
+// replaces prev, Join(prevParts) (whose globs it files if they are not
+// yet). A reload joins the apps' indexes again when one app changed;
+// filing every glob of the tree again under the tree's anchors would cost
+// in proportion to the tree. So the globs of the parts prev and parts
+// share (the same *Index) keep the anchors prev filed them under, moved to
+// their new positions, and only the other parts' globs are filed: each
+// under the anchor of its own that has the smallest bucket among prev's
+// anchors. prev's anchor sets are shared, not copied.
+//
+// A glob none of whose anchors prev has (a new shape of key), parts that
+// repeat an index or keep prev's in another order, and more than a
+// quarter of the globs filed so since the last filing of all (and more
+// than maxRefiled) make it file every glob afresh, as Join and
+// FileGlobs do; so does a prev without globs. The answers are Join's
+// either way: a glob may be filed under any anchor it holds, and a lookup
+// opens every bucket whose anchor the name holds.
+func JoinAfter(prev *Index, prevParts, parts []*Index) *Index {
+	ix := Join(parts)
+	if len(ix.globAt) == 0 {
+		return ix
+	}
+	var pi *patternIndex
+	if prev != nil && len(prev.globAt) > 0 {
+		pi = refile(prev.patternSide(), prevParts, parts, ix)
+	}
+	if pi == nil {
+		pi = ix.fileGlobs()
+	}
+	ix.patternsOnce.Do(func() { ix.patterns = pi })
+	return ix
+}
+
+// maxRefiled is how many globs JoinAfter files into an earlier filing,
+// beyond a quarter of the index's globs, before it files every glob
+// afresh.
+const maxRefiled = 64
+
+// partSpan is where a part's entries and globs start in a joined index.
+type partSpan struct {
+	entry, glob int32
+}
+
+// spans are the starts of parts' entries and globs in their join, and one
+// past the last.
+func spans(parts []*Index) []partSpan {
+	out := make([]partSpan, len(parts)+1)
+	for k, p := range parts {
+		out[k+1] = partSpan{entry: out[k].entry + int32(p.Len()), glob: out[k].glob + int32(len(p.globAt))}
+	}
+	return out
+}
+
+// refile is the filing of ix, Join(parts), made from old, the filing of
+// Join(prevParts): nil when a glob must be filed under an anchor old does
+// not have, or a part is repeated.
+func refile(old *patternIndex, prevParts, parts []*Index, ix *Index) *patternIndex {
+	at := make(map[*Index]int, len(parts))
+	for k, p := range parts {
+		if _, dup := at[p]; dup {
+			return nil
+		}
+		at[p] = k
+	}
+	oldSpans, newSpans := spans(prevParts), spans(parts)
+	// moved[k] is where prevParts[k] went in parts; -1 when it is gone.
+	// The parts kept must keep their order, which keeps their entries' in
+	// every bucket.
+	moved := make([]int, len(prevParts))
+	kept := make([]bool, len(parts))
+	last := -1
+	for k, p := range prevParts {
+		moved[k] = -1
+		if j, ok := at[p]; ok && !kept[j] {
+			if j < last {
+				return nil
+			}
+			moved[k], kept[j], last = j, true, j
+		}
+	}
+	// move is e at its place in ix, ok false when its part is gone.
+	move := func(e globEntry) (globEntry, bool) {
+		k := sort.Search(len(prevParts), func(k int) bool { return oldSpans[k+1].entry > e.id })
+		if k == len(prevParts) || moved[k] < 0 {
+			return e, false
+		}
+		from, to := oldSpans[k], newSpans[moved[k]]
+		e.id += to.entry - from.entry
+		e.glob += to.glob - from.glob
+		return e, true
+	}
+
+	// The new parts' globs, each under the anchor of its own with the
+	// smallest bucket in old.
+	type added struct {
+		kind   anchorKind
+		bucket int
+		e      globEntry
+	}
+	var adds []added
+	var floating []globEntry
+	var scratch []anchor
+	for j, p := range parts {
+		if kept[j] {
+			continue
+		}
+		for g := range p.globAt {
+			k := int(newSpans[j].glob) + g
+			glob := ix.glob(k)
+			e := globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(glob.runes())}
+			scratch = uniqueAnchors(glob.anchors(scratch[:0]), 0)
+			if len(scratch) == 0 {
+				floating = append(floating, e)
+				continue
+			}
+			best, bestSize := -1, 0
+			var bestKind anchorKind
+			for _, a := range scratch {
+				b := &old.by[a.kind]
+				if b.set == nil {
+					continue
+				}
+				pos := b.set.Lookup(a.text)
+				if pos < 0 {
+					continue
+				}
+				if size := len(b.bucket(pos)); best < 0 || size < bestSize {
+					best, bestSize, bestKind = pos, size, a.kind
+				}
+			}
+			if best < 0 {
+				return nil // an anchor prev's sets do not have
+			}
+			e.sure = bestKind == anchorPrefix && glob.isPrefixStar()
+			adds = append(adds, added{kind: bestKind, bucket: best, e: e})
+		}
+	}
+
+	slices.SortFunc(adds, func(a, b added) int {
+		if a.kind != b.kind {
+			return int(a.kind) - int(b.kind)
+		}
+		return a.bucket - b.bucket
+	})
+	// The globs filed so choose among the anchors the earlier filing has,
+	// by its buckets' sizes: once many have been, every glob is filed
+	// afresh, which also lets go of the anchors no glob holds any more.
+	refiled := old.refiled + len(adds) + len(floating)
+	if refiled > maxRefiled && refiled > len(ix.globAt)/4 {
+		return nil
+	}
+	pi := &patternIndex{refiled: refiled}
+	for kind := range old.by {
+		ob := &old.by[kind]
+		if ob.set == nil {
+			continue
+		}
+		nb := buckets{set: ob.set, start: make([]int32, len(ob.start))}
+		// Each bucket's kept entries, moved, then its added ones; the
+		// moves keep the kept entries' order (parts keep theirs), and a
+		// bucket that gained entries is sorted again.
+		entries := make([]globEntry, 0, len(ob.entries)+len(adds))
+		for b := range len(ob.start) - 1 {
+			nb.start[b] = int32(len(entries))
+			for _, e := range ob.bucket(b) {
+				if e, ok := move(e); ok {
+					entries = append(entries, e)
+				}
+			}
+			gained := false
+			for len(adds) > 0 && int(adds[0].kind) == kind && adds[0].bucket == b {
+				entries, adds, gained = append(entries, adds[0].e), adds[1:], true
+			}
+			if gained {
+				slices.SortFunc(entries[nb.start[b]:], longerFirst)
+			}
+		}
+		nb.start[len(ob.start)-1] = int32(len(entries))
+		nb.entries = slices.Clip(entries)
+		pi.by[kind] = nb
+	}
+	for _, e := range old.floating {
+		if e, ok := move(e); ok {
+			pi.floating = append(pi.floating, e)
+		}
+	}
+	if len(floating) > 0 {
+		pi.floating = append(pi.floating, floating...)
+		slices.SortStableFunc(pi.floating, longerFirst)
+	}
+	return pi
+}
