@@ -29,7 +29,7 @@ func JoinAfter(prev *Index, prevParts, parts []*Index) *Index {
 	}
 	var pi *patternIndex
 	if prev != nil && len(prev.globAt) > 0 {
-		pi = refile(prev.patternSide(), prevParts, parts, ix)
+		pi = refile(prev, prevParts, parts, ix)
 	}
 	if pi == nil {
 		pi = ix.fileGlobs()
@@ -58,10 +58,15 @@ func spans(parts []*Index) []partSpan {
 	return out
 }
 
-// refile is the filing of ix, Join(parts), made from old, the filing of
-// Join(prevParts): nil when a glob must be filed under an anchor old does
-// not have, or a part is repeated.
-func refile(old *patternIndex, prevParts, parts []*Index, ix *Index) *patternIndex {
+// refile is the filing of ix, Join(parts), made from the filing of prev,
+// Join(prevParts); nil when JoinAfter must file every glob afresh, or when
+// prev is not a join of prevParts' size.
+func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
+	oldSpans, newSpans := spans(prevParts), spans(parts)
+	if end := oldSpans[len(prevParts)]; int(end.entry) != prev.Len() || int(end.glob) != len(prev.globAt) {
+		return nil
+	}
+	old := prev.patternSide()
 	at := make(map[*Index]int, len(parts))
 	for k, p := range parts {
 		if _, dup := at[p]; dup {
@@ -69,7 +74,6 @@ func refile(old *patternIndex, prevParts, parts []*Index, ix *Index) *patternInd
 		}
 		at[p] = k
 	}
-	oldSpans, newSpans := spans(prevParts), spans(parts)
 	// moved[k] is where prevParts[k] went in parts; -1 when it is gone.
 	// The parts kept must keep their order, which keeps their entries' in
 	// every bucket.

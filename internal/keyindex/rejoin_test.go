@@ -157,3 +157,18 @@ func TestJoinAfterFilesAfresh(t *testing.T) {
 		t.Error("no rejoin filed every glob afresh")
 	}
 }
+
+// TestJoinAfterOtherParts: parts said to be prev's that are not (their
+// entries and globs do not add up to prev's) make JoinAfter file afresh,
+// and answer as the join.
+func TestJoinAfterOtherParts(t *testing.T) {
+	a, b := []string{"x.*", "x.y"}, []string{"y.*", "y.?", "z"}
+	prev := Join([]*Index{New(a)})
+	prev.FileGlobs()
+	parts := []*Index{New(a), New(b)}
+	ix := JoinAfter(prev, []*Index{New(b)}, parts)
+	if ix.patternSide().by[anchorPrefix].set == prev.patternSide().by[anchorPrefix].set {
+		t.Error("refiled a filing its parts are not")
+	}
+	checkIndex(t, ix, slices.Concat(a, b), []string{"x.q", "y.q", "z", "y.*"})
+}
