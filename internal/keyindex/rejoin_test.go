@@ -162,13 +162,14 @@ func TestJoinAfterFilesAfresh(t *testing.T) {
 // entries and globs do not add up to prev's) make JoinAfter file afresh,
 // and answer as the join.
 func TestJoinAfterOtherParts(t *testing.T) {
-	a, b := []string{"x.*", "x.y"}, []string{"y.*", "y.?", "z"}
-	prev := Join([]*Index{New(a)})
+	a, b := []string{"x.*", "x.y"}, []string{"x.*", "x.?", "z"}
+	pa, pb := New(a), New(b)
+	prev := Join([]*Index{pa})
 	prev.FileGlobs()
-	parts := []*Index{New(a), New(b)}
-	ix := JoinAfter(prev, []*Index{New(b)}, parts)
+	parts := []*Index{pb, pa}
+	ix := JoinAfter(prev, parts, parts)
 	if ix.patternSide().by[anchorPrefix].set == prev.patternSide().by[anchorPrefix].set {
 		t.Error("refiled a filing its parts are not")
 	}
-	checkIndex(t, ix, slices.Concat(a, b), []string{"x.q", "y.q", "z", "y.*"})
+	checkIndex(t, ix, slices.Concat(b, a), []string{"x.q", "y.q", "z", "x.*"})
 }
