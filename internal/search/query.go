@@ -84,7 +84,6 @@ type Scratch struct {
 	score              []uint32
 	miss               []bool // a word missed the dataset
 	ranges             [][2]int
-	owned              []ownerWords // by position: what the registry says of the dataset's owners
 	listOwned          []ownerWords // by list of the index's ownerLists
 	// What the registry says of the owners the search met, for the query
 	// and registry it was asked for (ownerWords).
@@ -297,15 +296,6 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 		}
 	}
 	s.reset(n)
-	if byOwners != 0 {
-		s.owned = slices.Grow(s.owned[:0], n)[:n]
-		for d, l := range ol.of {
-			s.owned[d] = ownerWords{}
-			if l > 0 {
-				s.owned[d] = s.listOwned[l-1]
-			}
-		}
-	}
 	for k, w := range q.words {
 		clear(s.hit)
 		clear(s.exact)
@@ -321,10 +311,14 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 			scatter(ix.post[ix.start[i]:ix.start[i+1]], s, whole)
 		}
 		if bit := uint16(1) << k; byOwners&bit != 0 {
-			for d := range n {
-				if s.owned[d].hit&bit != 0 {
+			// What the registry says of the list each dataset states.
+			for d, l := range ol.of {
+				if l == 0 {
+					continue
+				}
+				if w := s.listOwned[l-1]; w.hit&bit != 0 {
 					s.hit[d] |= Owner
-					if s.owned[d].exact&bit != 0 {
+					if w.exact&bit != 0 {
 						s.exact[d] |= Owner
 					}
 				}
