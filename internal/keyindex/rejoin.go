@@ -19,16 +19,13 @@ import (
 // repeat an index or keep prev's in another order, and more than a
 // quarter of the globs filed so since the last filing of all (and more
 // than maxRefiled) make it file every glob afresh, as Join and
-// FileGlobs do; so does a prev without globs. The answers are Join's
+// FileGlobs do; so does a nil prev, or one without globs. The answers are Join's
 // either way: a glob may be filed under any anchor it holds, and a lookup
 // opens every bucket whose anchor the name holds.
 func JoinAfter(prev *Index, prevParts, parts []*Index) *Index {
 	ix := Join(parts)
-	if len(ix.globAt) == 0 {
-		return ix
-	}
 	var pi *patternIndex
-	if prev != nil && len(prev.globAt) > 0 {
+	if prev != nil && len(prev.globAt) > 0 && len(ix.globAt) > 0 {
 		pi = refile(prev, prevParts, parts, ix)
 	}
 	if pi == nil {

@@ -221,23 +221,23 @@ func assemble(revision string, files []InputFile, rep *check.Report, registry *o
 			}
 		}
 	}
-	switch {
-	case prev != nil && sameKeys(prev.apps, appKeys):
+	if prev != nil && sameKeys(prev.apps, appKeys) {
 		// Every app's keys as before (a reload of the owners registry
 		// alone): the same index, its file globs already made.
 		s.keys = prev.keys
-	case prev != nil:
-		// The globs of the apps whose keys are the same keep their
-		// filing; only the others' are filed, before the snapshot is
-		// served rather than on its first read.
-		prevKeys := make([]*keyindex.Index, len(prev.apps))
-		for i, a := range prev.apps {
-			prevKeys[i] = a.Config.Keys()
+	} else {
+		// The globs filed before the snapshot is served, not on its
+		// first read; those of the apps whose keys are the previous
+		// snapshot's keep their filing.
+		var prevJoin *keyindex.Index
+		var prevKeys []*keyindex.Index
+		if prev != nil {
+			prevJoin = prev.keys
+			for _, a := range prev.apps {
+				prevKeys = append(prevKeys, a.Config.Keys())
+			}
 		}
-		s.keys = keyindex.JoinAfter(prev.keys, prevKeys, appKeys)
-	default:
-		s.keys = keyindex.Join(appKeys)
-		s.keys.FileGlobs() // before the snapshot is served, not on its first read
+		s.keys = keyindex.JoinAfter(prevJoin, prevKeys, appKeys)
 	}
 	// After the check that no name is served twice: the graph's names
 	// must be unique.
