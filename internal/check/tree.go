@@ -432,9 +432,11 @@ func (t tree) readFile(display string) ([]byte, fs.FileInfo, error) {
 
 // ReadFile reads the file name of fsys when it is a regular file of at most
 // limit bytes: the type is checked before the file is opened, and the read
-// stops one byte past the limit. info is what the file was when its type was
-// checked. fsys must implement fs.StatFS for the check to come first: without
-// it fs.Stat opens the file, and opening a FIFO blocks.
+// stops one byte past the limit. info is what the opened file was when it
+// was read (its own Stat): the file whose bytes data holds, whatever fsys
+// said of the name before. fsys must implement fs.StatFS for the type check
+// to come first: without it fs.Stat opens the file, and opening a FIFO
+// blocks.
 func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo, err error) {
 	info, err = fs.Stat(fsys, name)
 	if err != nil {
@@ -444,9 +446,20 @@ func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo
 		return nil, info, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 	}
 	if info.Size() > int64(limit) {
-		return nil, info, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, info.Size(), limit)}
+		return nil, info, tooLarge(name, info.Size(), limit)
 	}
-	data, err = readLimited(fsys, name, limit, info.Size())
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, info, err
+	}
+	defer f.Close()
+	if opened, err := f.Stat(); err == nil {
+		info = opened
+		if !info.Mode().IsRegular() { // replaced since it was looked at
+			return nil, info, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
+		}
+	}
+	data, err = readLimited(f, limit, info.Size())
 	if err != nil {
 		return nil, info, err
 	}
@@ -456,17 +469,16 @@ func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo
 	return data, info, nil
 }
 
+func tooLarge(name string, size int64, limit int) error {
+	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, size, limit)}
+}
+
 // readLimited reads at most limit+1 bytes of a file that was size bytes
 // when looked at, into a buffer of that size and one byte more: a file
 // that did not grow is read into one allocation of its size (io.ReadAll
 // would double a buffer from 512 bytes, a large tree's reading making
 // twice its bytes in garbage).
-func readLimited(fsys fs.FS, name string, limit int, size int64) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+func readLimited(f io.Reader, limit int, size int64) ([]byte, error) {
 	r := io.LimitReader(f, int64(limit)+1)
 	buf := make([]byte, 0, max(0, min(size, int64(limit)))+1)
 	for {

@@ -32,6 +32,14 @@ import (
 // swapped in that instant could show the type, size or names of what lies
 // outside, never its bytes. Directories are resolved once per reading.
 //
+// A reading looks at each name once: the passes over a tree (the view,
+// the integrity check, the plan) ask the same names' metadata and the same
+// directories' listings, and a confinedDir, which lasts one reading,
+// answers them again from what it read first. That makes a reading one
+// instant of the tree, the same answer to every pass; what changes during
+// it is found by Loader.unchanged, which looks at every input again
+// afresh, and by the hash of the bytes read.
+//
 // The owners files and the placeholder map are named one by one by the
 // operator and are read where they are, unless they lie under a tree root.
 // The command-line check (`governanced validate`) follows every link, as the
@@ -68,6 +76,25 @@ type confinedDir struct {
 
 	mu   sync.Mutex
 	dirs map[string]resolved // the directories resolved in this reading, by name in the directory
+	// What this reading found at each resolved name (Lstat) and in each
+	// resolved directory (ReadDir), by name in the directory.
+	lstats   map[string]lstatResult
+	listings map[string]listing
+}
+
+type lstatResult struct {
+	info fs.FileInfo
+	err  error
+}
+
+type listing struct {
+	entries []fs.DirEntry
+	err     error
+}
+
+func newConfinedDir(name, display, abs string, root *os.Root) *confinedDir {
+	return &confinedDir{name: name, display: display, prefixes: []string{abs}, real: abs, root: root,
+		dirs: map[string]resolved{}, lstats: map[string]lstatResult{}, listings: map[string]listing{}}
 }
 
 // resolved is a name with its links resolved, or why it cannot be.
@@ -106,7 +133,7 @@ func (in Inputs) openFiles() (_ *osFiles, closeFiles func()) {
 		if err != nil {
 			return
 		}
-		d := &confinedDir{name: name, display: display, prefixes: []string{abs}, real: abs, root: root, dirs: map[string]resolved{}}
+		d := newConfinedDir(name, display, abs, root)
 		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 			d.prefixes = append(d.prefixes, real)
 			d.real = real
@@ -259,7 +286,35 @@ func (d *confinedDir) path(rel string) string {
 	return filepath.Join(d.real, filepath.FromSlash(rel))
 }
 
-func (d *confinedDir) lstat(rel string) (fs.FileInfo, error) { return os.Lstat(d.path(rel)) }
+// lstat is os.Lstat of the resolved name rel, once per reading.
+func (d *confinedDir) lstat(rel string) (fs.FileInfo, error) {
+	d.mu.Lock()
+	r, ok := d.lstats[rel]
+	d.mu.Unlock()
+	if !ok {
+		r.info, r.err = os.Lstat(d.path(rel))
+		d.mu.Lock()
+		d.lstats[rel] = r
+		d.mu.Unlock()
+	}
+	return r.info, r.err
+}
+
+// readDir is os.ReadDir of the resolved directory rel, once per reading.
+// Each caller gets a list of its own, which it may sort or cut.
+func (d *confinedDir) readDir(rel string) ([]fs.DirEntry, error) {
+	d.mu.Lock()
+	l, ok := d.listings[rel]
+	d.mu.Unlock()
+	if !ok {
+		l.entries, l.err = os.ReadDir(d.path(rel))
+		d.listed(rel, l.entries)
+		d.mu.Lock()
+		d.listings[rel] = l
+		d.mu.Unlock()
+	}
+	return slices.Clone(l.entries), l.err
+}
 
 // listed notes the directories a listing of the resolved directory rel
 // found: one that is not a link resolves to itself, so a reading that lists
@@ -339,11 +394,7 @@ func (f *osFiles) Stat(name string) (fs.FileInfo, error) {
 
 func (f *osFiles) ReadDir(name string) ([]fs.DirEntry, error) {
 	return confinedOp(f, "readdir", name, true,
-		func(d *confinedDir, rel string, _ fs.FileInfo) ([]fs.DirEntry, error) {
-			es, err := os.ReadDir(d.path(rel))
-			d.listed(rel, es)
-			return es, err
-		},
+		func(d *confinedDir, rel string, _ fs.FileInfo) ([]fs.DirEntry, error) { return d.readDir(rel) },
 		func() ([]fs.DirEntry, error) { return fs.ReadDir(f.outer, name) })
 }
 

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/celine-eu/governanced/internal/check"
 	"github.com/celine-eu/governanced/internal/testfs"
 )
 
@@ -230,4 +232,56 @@ func nameOf(t *testing.T, abs string) string {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestReadingIsOneInstant: a reading looks at each name's metadata and
+// each directory's listing once, so every pass over the tree sees the same
+// tree; a new reading sees it anew. Bytes are read afresh, with what the
+// opened file is, so that a file changed during the reading is told from
+// the one first looked at (Loader.readDeferred).
+func TestReadingIsOneInstant(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{"root/a/f": "x", "root/a/g": "y"})
+	root := filepath.Join(dir, "root")
+	name := func(rel string) string { return nameOf(t, filepath.Join(root, rel)) }
+	look := func(files *osFiles) (size int64, names []string) {
+		t.Helper()
+		info, err := files.Stat(name("a/f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := files.ReadDir(name("a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return info.Size(), names
+	}
+	files, closeFiles := Inputs{Trees: []string{root}}.openFiles()
+	defer closeFiles()
+	size, names := look(files)
+	if size != 1 || !slices.Equal(names, []string{"f", "g"}) {
+		t.Fatalf("first look: %d bytes, %q", size, names)
+	}
+	es, _ := files.ReadDir(name("a"))
+	clear(es) // a caller's list is its own
+	if err := os.WriteFile(filepath.Join(root, "a/f"), []byte("xyz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a/h"), []byte("z"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if size, names := look(files); size != 1 || !slices.Equal(names, []string{"f", "g"}) {
+		t.Errorf("the same reading looked again: %d bytes, %q; want what it saw first", size, names)
+	}
+	data, info, err := check.ReadFile(files, name("a/f"), 1<<20)
+	if err != nil || string(data) != "xyz" || info.Size() != 3 {
+		t.Errorf("ReadFile = %q, %d bytes, %v; want the bytes now and the opened file's size", data, info.Size(), err)
+	}
+	again, closeAgain := Inputs{Trees: []string{root}}.openFiles()
+	defer closeAgain()
+	if size, names := look(again); size != 3 || !slices.Equal(names, []string{"f", "g", "h"}) {
+		t.Errorf("a new reading: %d bytes, %q; want the tree as it is now", size, names)
+	}
 }
