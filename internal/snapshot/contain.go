@@ -209,17 +209,28 @@ func (d *confinedDir) resolve(rel string, last bool) (name string, info fs.FileI
 
 // resolveDir is resolve of a directory, once per reading.
 func (d *confinedDir) resolveDir(rel string) (string, error) {
-	d.mu.Lock()
-	r, ok := d.dirs[rel]
-	d.mu.Unlock()
-	if ok {
-		return r.name, r.err
-	}
-	r.name, r.err = d.walk(rel, true)
-	d.mu.Lock()
-	d.dirs[rel] = r
-	d.mu.Unlock()
+	r := once(&d.mu, d.dirs, rel, func() (r resolved) {
+		r.name, r.err = d.walk(rel, true)
+		return r
+	})
 	return r.name, r.err
+}
+
+// once is m[key], as look finds it the first time a reading asks. Two
+// readers asking at once may both make it; either answer is kept, as both
+// describe the same name.
+func once[V any](mu *sync.Mutex, m map[string]V, key string, look func() V) V {
+	mu.Lock()
+	v, ok := m[key]
+	mu.Unlock()
+	if ok {
+		return v
+	}
+	v = look()
+	mu.Lock()
+	m[key] = v
+	mu.Unlock()
+	return v
 }
 
 // walk resolves rel component by component.
@@ -288,31 +299,21 @@ func (d *confinedDir) path(rel string) string {
 
 // lstat is os.Lstat of the resolved name rel, once per reading.
 func (d *confinedDir) lstat(rel string) (fs.FileInfo, error) {
-	d.mu.Lock()
-	r, ok := d.lstats[rel]
-	d.mu.Unlock()
-	if !ok {
+	r := once(&d.mu, d.lstats, rel, func() (r lstatResult) {
 		r.info, r.err = os.Lstat(d.path(rel))
-		d.mu.Lock()
-		d.lstats[rel] = r
-		d.mu.Unlock()
-	}
+		return r
+	})
 	return r.info, r.err
 }
 
 // readDir is os.ReadDir of the resolved directory rel, once per reading.
 // Each caller gets a list of its own, which it may sort or cut.
 func (d *confinedDir) readDir(rel string) ([]fs.DirEntry, error) {
-	d.mu.Lock()
-	l, ok := d.listings[rel]
-	d.mu.Unlock()
-	if !ok {
+	l := once(&d.mu, d.listings, rel, func() (l listing) {
 		l.entries, l.err = os.ReadDir(d.path(rel))
 		d.listed(rel, l.entries)
-		d.mu.Lock()
-		d.listings[rel] = l
-		d.mu.Unlock()
-	}
+		return l
+	})
 	return slices.Clone(l.entries), l.err
 }
 
