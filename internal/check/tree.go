@@ -446,7 +446,7 @@ func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo
 		return nil, info, &fs.PathError{Op: "read", Path: name, Err: ErrNotRegular}
 	}
 	if info.Size() > int64(limit) {
-		return nil, info, tooLarge(name, info.Size(), limit)
+		return nil, info, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, info.Size(), limit)}
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -467,10 +467,6 @@ func ReadFile(fsys fs.FS, name string, limit int) (data []byte, info fs.FileInfo
 		return nil, info, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: more than the limit of %d bytes", ErrTooLarge, limit)}
 	}
 	return data, info, nil
-}
-
-func tooLarge(name string, size int64, limit int) error {
-	return &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrTooLarge, size, limit)}
 }
 
 // readLimited reads at most limit+1 bytes of a file that was size bytes
