@@ -258,8 +258,7 @@ func (ix *Index) fileGlobs() *patternIndex {
 	var builders [numAnchorKinds]bucketBuilder
 	filed := make([]filedGlob, 0, len(ix.globAt))
 	for k := range ix.globAt {
-		g := ix.glob(k)
-		e := globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(g.runes())}
+		g, e := ix.entry(k)
 		scratch = uniqueAnchors(g.anchors(scratch[:0]), 0)
 		if len(scratch) == 0 {
 			pi.floating = append(pi.floating, e)
@@ -286,6 +285,13 @@ func (ix *Index) fileGlobs() *patternIndex {
 	}
 	slices.SortStableFunc(pi.floating, longerFirst)
 	return pi
+}
+
+// entry is ix's k-th glob and its entry in a bucket, its anchor not yet
+// chosen (sure is set by whoever files it).
+func (ix *Index) entry(k int) (Glob, globEntry) {
+	g := ix.glob(k)
+	return g, globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(g.runes())}
 }
 
 // longerFirst orders a bucket: longer patterns first, then by position.

@@ -100,12 +100,7 @@ func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
 
 	// The new parts' globs, each under the anchor of its own with the
 	// smallest bucket in old.
-	type added struct {
-		kind   anchorKind
-		bucket int
-		e      globEntry
-	}
-	var adds []added
+	var adds []filedGlob
 	var floating []globEntry
 	var scratch []anchor
 	for j, p := range parts {
@@ -114,8 +109,7 @@ func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
 		}
 		for g := range p.globAt {
 			k := int(newSpans[j].glob) + g
-			glob := ix.glob(k)
-			e := globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(glob.runes())}
+			glob, e := ix.entry(k)
 			scratch = uniqueAnchors(glob.anchors(scratch[:0]), 0)
 			if len(scratch) == 0 {
 				floating = append(floating, e)
@@ -140,15 +134,15 @@ func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
 				return nil // an anchor prev's sets do not have
 			}
 			e.sure = bestKind == anchorPrefix && glob.isPrefixStar()
-			adds = append(adds, added{kind: bestKind, bucket: best, e: e})
+			adds = append(adds, filedGlob{kind: bestKind, bucket: int32(best), e: e})
 		}
 	}
 
-	slices.SortFunc(adds, func(a, b added) int {
+	slices.SortFunc(adds, func(a, b filedGlob) int {
 		if a.kind != b.kind {
 			return int(a.kind) - int(b.kind)
 		}
-		return a.bucket - b.bucket
+		return int(a.bucket - b.bucket)
 	})
 	// The globs filed so choose among the anchors the earlier filing has,
 	// by its buckets' sizes: once many have been, every glob is filed
@@ -176,7 +170,7 @@ func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
 				}
 			}
 			gained := false
-			for len(adds) > 0 && int(adds[0].kind) == kind && adds[0].bucket == b {
+			for len(adds) > 0 && int(adds[0].kind) == kind && int(adds[0].bucket) == b {
 				entries, adds, gained = append(entries, adds[0].e), adds[1:], true
 			}
 			if gained {
