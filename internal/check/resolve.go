@@ -157,17 +157,16 @@ func (c *unitChecker) resolve(merged *governance.Config) (*governance.Config, []
 // sources entry (-1: the defaults): the one its resolution rewrote, or the
 // served one.
 func (r *UnitResult) writtenOwnership(i int) []governance.Owner {
-	l, ok := r.rewrittenList(i)
-	switch {
-	case !ok:
-		if rule := r.servedRule(i); rule != nil {
-			return rule.Ownership()
+	if l, ok := r.rewrittenList(i); ok {
+		if l == nil {
+			return nil
 		}
-		return nil
-	case l == nil:
-		return nil
+		return *l
 	}
-	return *l
+	if rule := r.servedRule(i); rule != nil {
+		return rule.Ownership()
+	}
+	return nil
 }
 
 // writtenRule is Config's i-th sources rule (-1: the defaults) as its
