@@ -63,53 +63,100 @@ func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
 	if end := oldSpans[len(prevParts)]; int(end.entry) != prev.Len() || int(end.glob) != len(prev.globAt) {
 		return nil
 	}
+	m, ok := newMoves(prevParts, parts, oldSpans, newSpans)
+	if !ok {
+		return nil
+	}
 	old := prev.patternSide()
+	adds, floating, ok := fileAdded(old, parts, m.kept, newSpans, ix)
+	if !ok {
+		return nil
+	}
+	// The globs filed so choose among the anchors the earlier filing has,
+	// by its buckets' sizes: once many have been, every glob is filed
+	// afresh, which also lets go of the anchors no glob holds any more.
+	refiled := old.refiled + len(adds) + len(floating)
+	if refiled > maxRefiled && refiled > len(ix.globAt)/4 {
+		return nil
+	}
+	pi := &patternIndex{refiled: refiled}
+	for kind := range old.by {
+		if old.by[kind].set != nil {
+			pi.by[kind], adds = m.rebucket(&old.by[kind], anchorKind(kind), adds)
+		}
+	}
+	for _, e := range old.floating {
+		if e, ok := m.move(e); ok {
+			pi.floating = append(pi.floating, e)
+		}
+	}
+	if len(floating) > 0 {
+		pi.floating = append(pi.floating, floating...)
+		slices.SortStableFunc(pi.floating, longerFirst)
+	}
+	return pi
+}
+
+// moves says where each of an earlier join's parts went in a new one.
+type moves struct {
+	oldSpans, newSpans []partSpan
+	// to[k] is where prevParts[k] went in parts; -1 when it is gone.
+	to []int
+	// kept[j]: parts[j] is one of prevParts.
+	kept []bool
+}
+
+// newMoves matches parts with prevParts; ok is false when a part repeats
+// or the parts kept are in another order: the kept parts' entries must
+// keep their order in every bucket.
+func newMoves(prevParts, parts []*Index, oldSpans, newSpans []partSpan) (m moves, ok bool) {
 	at := make(map[*Index]int, len(parts))
 	for k, p := range parts {
 		if _, dup := at[p]; dup {
-			return nil
+			return m, false
 		}
 		at[p] = k
 	}
-	// moved[k] is where prevParts[k] went in parts; -1 when it is gone.
-	// The parts kept must keep their order, which keeps their entries' in
-	// every bucket.
-	moved := make([]int, len(prevParts))
-	kept := make([]bool, len(parts))
+	m = moves{oldSpans: oldSpans, newSpans: newSpans, to: make([]int, len(prevParts)), kept: make([]bool, len(parts))}
 	last := -1
 	for k, p := range prevParts {
-		moved[k] = -1
-		if j, ok := at[p]; ok && !kept[j] {
+		m.to[k] = -1
+		if j, ok := at[p]; ok && !m.kept[j] {
 			if j < last {
-				return nil
+				return m, false
 			}
-			moved[k], kept[j], last = j, true, j
+			m.to[k], m.kept[j], last = j, true, j
 		}
 	}
-	// move is e at its place in ix, ok false when its part is gone.
-	move := func(e globEntry) (globEntry, bool) {
-		k := sort.Search(len(prevParts), func(k int) bool { return oldSpans[k+1].entry > e.id })
-		if k == len(prevParts) || moved[k] < 0 {
-			return e, false
-		}
-		from, to := oldSpans[k], newSpans[moved[k]]
-		e.id += to.entry - from.entry
-		e.glob += to.glob - from.glob
-		return e, true
-	}
+	return m, true
+}
 
-	// The new parts' globs, each under the anchor of its own with the
-	// smallest bucket in old.
-	var adds []filedGlob
-	var floating []globEntry
+// move is e, an entry of the earlier join, at its place in the new one;
+// ok is false when its part is gone.
+func (m *moves) move(e globEntry) (globEntry, bool) {
+	n := len(m.to)
+	k := sort.Search(n, func(k int) bool { return m.oldSpans[k+1].entry > e.id })
+	if k == n || m.to[k] < 0 {
+		return e, false
+	}
+	from, to := m.oldSpans[k], m.newSpans[m.to[k]]
+	e.id += to.entry - from.entry
+	e.glob += to.glob - from.glob
+	return e, true
+}
+
+// fileAdded files the globs of the parts not kept, each under the anchor
+// of its own with the smallest bucket in old; the globs with no anchor
+// float. adds come sorted by kind and bucket. ok is false when a glob
+// has no anchor old's sets hold.
+func fileAdded(old *patternIndex, parts []*Index, kept []bool, newSpans []partSpan, ix *Index) (adds []filedGlob, floating []globEntry, ok bool) {
 	var scratch []anchor
 	for j, p := range parts {
 		if kept[j] {
 			continue
 		}
 		for g := range p.globAt {
-			k := int(newSpans[j].glob) + g
-			glob, e := ix.entry(k)
+			glob, e := ix.entry(int(newSpans[j].glob) + g)
 			scratch = uniqueAnchors(glob.anchors(scratch[:0]), 0)
 			if len(scratch) == 0 {
 				floating = append(floating, e)
@@ -131,64 +178,45 @@ func refile(prev *Index, prevParts, parts []*Index, ix *Index) *patternIndex {
 				}
 			}
 			if best < 0 {
-				return nil // an anchor prev's sets do not have
+				return nil, nil, false // an anchor prev's sets do not have
 			}
 			e.sure = bestKind == anchorPrefix && glob.isPrefixStar()
 			adds = append(adds, filedGlob{kind: bestKind, bucket: int32(best), e: e})
 		}
 	}
-
 	slices.SortFunc(adds, func(a, b filedGlob) int {
 		if a.kind != b.kind {
 			return int(a.kind) - int(b.kind)
 		}
 		return int(a.bucket - b.bucket)
 	})
-	// The globs filed so choose among the anchors the earlier filing has,
-	// by its buckets' sizes: once many have been, every glob is filed
-	// afresh, which also lets go of the anchors no glob holds any more.
-	refiled := old.refiled + len(adds) + len(floating)
-	if refiled > maxRefiled && refiled > len(ix.globAt)/4 {
-		return nil
-	}
-	pi := &patternIndex{refiled: refiled}
-	for kind := range old.by {
-		ob := &old.by[kind]
-		if ob.set == nil {
-			continue
-		}
-		nb := buckets{set: ob.set, start: make([]int32, len(ob.start))}
-		// Each bucket's kept entries, moved, then its added ones; the
-		// moves keep the kept entries' order (parts keep theirs), and a
-		// bucket that gained entries is sorted again.
-		entries := make([]globEntry, 0, len(ob.entries)+len(adds))
-		for b := range len(ob.start) - 1 {
-			nb.start[b] = int32(len(entries))
-			for _, e := range ob.bucket(b) {
-				if e, ok := move(e); ok {
-					entries = append(entries, e)
-				}
-			}
-			gained := false
-			for len(adds) > 0 && int(adds[0].kind) == kind && int(adds[0].bucket) == b {
-				entries, adds, gained = append(entries, adds[0].e), adds[1:], true
-			}
-			if gained {
-				slices.SortFunc(entries[nb.start[b]:], longerFirst)
+	return adds, floating, true
+}
+
+// rebucket is ob, the earlier join's buckets of kind, for the new join:
+// each bucket's kept entries, moved, then the entries of adds filed in
+// it, which it returns without them. The moves keep the kept entries'
+// order (parts keep theirs), and a bucket that gained entries is sorted
+// again.
+func (m *moves) rebucket(ob *buckets, kind anchorKind, adds []filedGlob) (buckets, []filedGlob) {
+	nb := buckets{set: ob.set, start: make([]int32, len(ob.start))}
+	entries := make([]globEntry, 0, len(ob.entries)+len(adds))
+	for b := range len(ob.start) - 1 {
+		nb.start[b] = int32(len(entries))
+		for _, e := range ob.bucket(b) {
+			if e, ok := m.move(e); ok {
+				entries = append(entries, e)
 			}
 		}
-		nb.start[len(ob.start)-1] = int32(len(entries))
-		nb.entries = slices.Clip(entries)
-		pi.by[kind] = nb
-	}
-	for _, e := range old.floating {
-		if e, ok := move(e); ok {
-			pi.floating = append(pi.floating, e)
+		gained := false
+		for len(adds) > 0 && adds[0].kind == kind && int(adds[0].bucket) == b {
+			entries, adds, gained = append(entries, adds[0].e), adds[1:], true
+		}
+		if gained {
+			slices.SortFunc(entries[nb.start[b]:], longerFirst)
 		}
 	}
-	if len(floating) > 0 {
-		pi.floating = append(pi.floating, floating...)
-		slices.SortStableFunc(pi.floating, longerFirst)
-	}
-	return pi
+	nb.start[len(ob.start)-1] = int32(len(entries))
+	nb.entries = slices.Clip(entries)
+	return nb, adds
 }
