@@ -258,98 +258,135 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 		s = &Scratch{}
 	}
 	s.readRegistry(q, reg)
-	// A word neither the app nor the owners it may name hold misses every
-	// dataset: most apps are passed over on a binary search per word.
-	s.ranges = s.ranges[:0]
-	for k, w := range q.words {
-		lo, hi := ix.prefixRange(w)
-		if lo == hi && !s.mayHoldOwners(ix, k) {
-			return
-		}
-		s.ranges = append(s.ranges, [2]int{lo, hi})
+	if !s.wordRanges(ix, q) {
+		return
 	}
-	ranges := s.ranges
-	// What the registry says of the owners each dataset states (none
-	// inherited: the defaults' owners reach a dataset through inherit)
-	// and of the defaults', when a word of the query begins a word some
-	// owner of the registry holds; byOwners, the words the app's owners
-	// hold.
-	var defaultsOwned ownerWords
-	var byOwners uint16
-	var ol *ownerLists
-	if s.anyOwner != 0 {
-		ol = ix.ownerLists(cfg)
-		s.listOwned = slices.Grow(s.listOwned[:0], len(ol.lists))[:len(ol.lists)]
-		for i, l := range ol.lists {
-			s.listOwned[i] = s.listWords(*l)
-			byOwners |= s.listOwned[i].hit
-		}
-		if cfg.Defaults != nil {
-			defaultsOwned = s.listWords(cfg.Defaults.Ownership())
-			byOwners |= defaultsOwned.hit
-		}
-	}
+	o := s.owned(ix, cfg)
 	// A word neither the app nor its owners hold misses every dataset.
-	for k, r := range ranges {
-		if r[0] == r[1] && byOwners&(1<<k) == 0 {
+	for k, r := range s.ranges {
+		if r[0] == r[1] && o.words&(1<<k) == 0 {
 			return
 		}
 	}
 	s.reset(n)
 	for k, w := range q.words {
-		clear(s.hit)
-		clear(s.exact)
-		var fromDefaults, exactDefaults Field
-		for i := ranges[k][0]; i < ranges[k][1]; i++ {
-			// Sorted, the word itself comes first among the words it
-			// begins.
-			whole := i == ranges[k][0] && ix.word(i) == w
-			fromDefaults |= ix.defaults[i]
-			if whole {
-				exactDefaults |= ix.defaults[i]
-			}
-			scatter(ix.post[ix.start[i]:ix.start[i+1]], s, whole)
+		fromDefaults, exactDefaults := s.markWord(ix, w, s.ranges[k])
+		if bit := uint16(1) << k; o.words&bit != 0 {
+			f, e := s.markOwners(o, bit)
+			fromDefaults, exactDefaults = fromDefaults|f, exactDefaults|e
 		}
-		if bit := uint16(1) << k; byOwners&bit != 0 {
-			// What the registry says of the list each dataset states.
-			for d, l := range ol.of {
-				if l == 0 {
-					continue
-				}
-				if w := s.listOwned[l-1]; w.hit&bit != 0 {
-					s.hit[d] |= Owner
-					if w.exact&bit != 0 {
-						s.exact[d] |= Owner
-					}
-				}
-			}
-			if defaultsOwned.hit&bit != 0 {
-				fromDefaults |= Owner
-				if defaultsOwned.exact&bit != 0 {
-					exactDefaults |= Owner
-				}
-			}
-		}
-		for d := range n {
-			if s.miss[d] {
-				continue
-			}
-			hit := s.hit[d] | fromDefaults&ix.inherit[d]
-			if hit == 0 {
-				s.miss[d] = true
-				continue
-			}
-			exact := s.exact[d] | exactDefaults&ix.inherit[d]
-			s.fields[d] |= hit
-			s.score[d] += max(weight(hit), 2*weight(exact))
-			if hit&(Key|Title) != 0 {
-				s.score[d] += rankStep
-			}
-		}
+		s.scoreWord(ix, fromDefaults, exactDefaults)
 	}
 	for d := range n {
 		if !s.miss[d] {
 			fn(d, Match{Fields: s.fields[d], Score: s.score[d]})
+		}
+	}
+}
+
+// wordRanges sets s.ranges to the range of ix's words each word of q
+// begins; false when a word neither the app nor the owners it may name
+// hold misses every dataset: most apps are passed over on a binary
+// search per word.
+func (s *Scratch) wordRanges(ix *Index, q *Query) bool {
+	s.ranges = s.ranges[:0]
+	for k, w := range q.words {
+		lo, hi := ix.prefixRange(w)
+		if lo == hi && !s.mayHoldOwners(ix, k) {
+			return false
+		}
+		s.ranges = append(s.ranges, [2]int{lo, hi})
+	}
+	return true
+}
+
+// owned is what the registry says of the owners an app's datasets state
+// (none inherited: the defaults' owners reach a dataset through inherit)
+// and of the defaults', when a word of the query begins a word some owner
+// of the registry holds.
+type owned struct {
+	lists    *ownerLists // nil when no word begins an owner's
+	defaults ownerWords
+	words    uint16 // the words of the query the app's owners hold
+}
+
+func (s *Scratch) owned(ix *Index, cfg *governance.Config) owned {
+	var o owned
+	if s.anyOwner == 0 {
+		return o
+	}
+	o.lists = ix.ownerLists(cfg)
+	s.listOwned = slices.Grow(s.listOwned[:0], len(o.lists.lists))[:len(o.lists.lists)]
+	for i, l := range o.lists.lists {
+		s.listOwned[i] = s.listWords(*l)
+		o.words |= s.listOwned[i].hit
+	}
+	if cfg.Defaults != nil {
+		o.defaults = s.listWords(cfg.Defaults.Ownership())
+		o.words |= o.defaults.hit
+	}
+	return o
+}
+
+// markWord sets s.hit and s.exact to the fields each dataset holds w in,
+// from ix's words in r, the range of those w begins, and says which
+// fields the defaults hold it in.
+func (s *Scratch) markWord(ix *Index, w string, r [2]int) (fromDefaults, exactDefaults Field) {
+	clear(s.hit)
+	clear(s.exact)
+	for i := r[0]; i < r[1]; i++ {
+		// Sorted, the word itself comes first among the words it
+		// begins.
+		whole := i == r[0] && ix.word(i) == w
+		fromDefaults |= ix.defaults[i]
+		if whole {
+			exactDefaults |= ix.defaults[i]
+		}
+		scatter(ix.post[ix.start[i]:ix.start[i+1]], s, whole)
+	}
+	return fromDefaults, exactDefaults
+}
+
+// markOwners adds Owner to s.hit (and s.exact) of each dataset whose
+// stated owners hold the word bit, and says whether the defaults' do.
+func (s *Scratch) markOwners(o owned, bit uint16) (fromDefaults, exactDefaults Field) {
+	for d, l := range o.lists.of {
+		if l == 0 {
+			continue
+		}
+		if w := s.listOwned[l-1]; w.hit&bit != 0 {
+			s.hit[d] |= Owner
+			if w.exact&bit != 0 {
+				s.exact[d] |= Owner
+			}
+		}
+	}
+	if o.defaults.hit&bit != 0 {
+		fromDefaults |= Owner
+		if o.defaults.exact&bit != 0 {
+			exactDefaults |= Owner
+		}
+	}
+	return fromDefaults, exactDefaults
+}
+
+// scoreWord adds a word's marks (markWord, markOwners) to each dataset's
+// fields and score, and marks the datasets that do not hold it missed.
+func (s *Scratch) scoreWord(ix *Index, fromDefaults, exactDefaults Field) {
+	for d := range s.miss {
+		if s.miss[d] {
+			continue
+		}
+		hit := s.hit[d] | fromDefaults&ix.inherit[d]
+		if hit == 0 {
+			s.miss[d] = true
+			continue
+		}
+		exact := s.exact[d] | exactDefaults&ix.inherit[d]
+		s.fields[d] |= hit
+		s.score[d] += max(weight(hit), 2*weight(exact))
+		if hit&(Key|Title) != 0 {
+			s.score[d] += rankStep
 		}
 	}
 }
