@@ -85,6 +85,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"payment_id: direct_passthrough(payments.payment_id)", "order_id: direct_passthrough(payments.order_id)",
 				"method: direct_passthrough(payments.method)", "amount: direct_passthrough(payments.amount)", "paid_at: direct_passthrough(payments.paid_at)",
 				"event_id: direct_passthrough(events.event_id)", "payload: direct_passthrough(events.payload)", "tags: direct_passthrough(events.tags)", "filter: "}},
+		{"a comparison after a cast", "select order_id, amount::numeric < 100 as small from orders where discount::int > 0", sqlparse.Postgres,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "small: derived_recompute(orders.amount)", "filter: orders.discount"}},
 		{"unknown relation: names are trusted", "with s as (select * from raw) select id, upper(name) as name from s", sqlparse.DuckDB,
 			[]string{"id: direct_passthrough(raw.id)", "name: derived_recompute(raw.name)", "filter: "}},
 	}

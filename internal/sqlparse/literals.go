@@ -108,7 +108,7 @@ func (p *parser) typeName() (TypeName, error) {
 		}
 		text += mods
 	}
-	if p.isOp("<") {
+	if p.isOp("<") && nestedTypes[text] {
 		params, err := p.typeParameters()
 		if err != nil {
 			return TypeName{}, err
@@ -170,23 +170,50 @@ func (p *parser) typeModifiers() (string, error) {
 	return "(" + strings.ReplaceAll(strings.Join(args, " "), " , ", ", ") + ")", nil
 }
 
-// typeParameters reads BigQuery's ARRAY<…> and STRUCT<…> parameters as
-// text.
+// nestedTypes are the types written with parameters in angle brackets,
+// ARRAY<INT64> or STRUCT<a INT64, b STRING>: the reference's parser
+// (sqlglot's NESTED_TYPE_TOKENS) reads them after these names, of those
+// the supported dialects have. After any other type a < is the
+// comparison: x::int < 5.
+var nestedTypes = map[string]bool{"ARRAY": true, "LIST": true, "MAP": true, "OBJECT": true, "RANGE": true, "STRUCT": true}
+
+// typeParamOps are the operators a nested type's parameters may hold.
+var typeParamOps = map[string]bool{"<": true, ">": true, ">>": true, ",": true, "(": true, ")": true, ".": true}
+
+// tightBefore and tightAfter are the operators of a type's parameters
+// written with no space before or after them: ARRAY<STRUCT<a INT64>>,
+// NUMERIC(10, 2).
+var (
+	tightBefore = map[string]bool{"<": true, ">": true, ">>": true, ",": true, "(": true, ")": true}
+	tightAfter  = map[string]bool{"<": true, "(": true}
+)
+
+// typeParameters reads a nested type's parameters as text: type and field
+// names, numbers, commas, parentheses and nested <…>. An empty <>, or
+// another operator, is refused: its text would not read back as the same
+// tokens (ARRAY< > printed as ARRAY<>, the operator <>).
 func (p *parser) typeParameters() (string, error) {
 	depth := 0
 	var b strings.Builder
+	var prev token
 	for {
-		t := p.advance()
-		if t.kind == tEOF {
+		t := p.at()
+		switch {
+		case t.kind == tEOF:
 			return "", p.unexpected(`">"`)
+		case prev.kind == tOp && prev.text == "<" && t.kind == tOp:
+			return "", p.unexpected("a type or field name")
+		case t.kind == tOp && !typeParamOps[t.text]:
+			return "", p.errorf("%s is not allowed in a type's parameters", describe(t))
 		}
+		p.i++
 		if t.kind == tOp && t.text == "<" {
 			depth++
 		}
 		if t.kind == tOp && (t.text == ">" || t.text == ">>") {
 			depth -= len(t.text)
 		}
-		if b.Len() > 0 && t.text != ">" && t.text != "," && t.text != "<" && !strings.HasSuffix(b.String(), "<") {
+		if b.Len() > 0 && !(t.kind == tOp && tightBefore[t.text]) && !(prev.kind == tOp && tightAfter[prev.text]) {
 			b.WriteByte(' ')
 		}
 		if t.kind == tWord {
@@ -197,6 +224,7 @@ func (p *parser) typeParameters() (string, error) {
 		if depth <= 0 {
 			return b.String(), nil
 		}
+		prev = t
 	}
 }
 

@@ -77,6 +77,10 @@ func TestParse(t *testing.T) {
 			"SELECT LIST_TRANSFORM(l, x -> x + 1) AS l2 FROM t"},
 		{"grouping sets", "select a, b, count(*) from t group by grouping sets ((a), (a, b), ())", Postgres,
 			"SELECT a, b, COUNT(*) FROM t GROUP BY GROUPING SETS ((a), ROW(a, b), ())"},
+		{"a comparison after a cast", "select x::int < 5 as small, cast(y as array<int64>) as a from t where z::numeric < 100 and w > 2", Postgres,
+			"SELECT CAST(x AS INT) < 5 AS small, CAST(y AS ARRAY<INT64>) AS a FROM t WHERE CAST(z AS DECIMAL) < 100 AND w > 2"},
+		{"nested type parameters", "select cast(s as struct<a array<int64>, b numeric(10, 2)>) < t as c from u", BigQuery,
+			"SELECT CAST(s AS STRUCT<A ARRAY<INT64>, B NUMERIC(10, 2)>) < t AS c FROM u"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
@@ -109,6 +113,9 @@ func TestParseErrors(t *testing.T) {
 		{"empty", "  -- nothing\n", 2, 1, "empty statement"},
 		{"join of a table without on", "select a from t join u", 1, 23, "ON or USING"},
 		{"right join of a lateral function without on", "select a from t right join lateral unnest(t.l) x", 1, 49, "ON or USING"},
+		{"empty type parameters", "select x::array< > from t", 1, 18, "expected a type or field name"},
+		{"nested angle brackets first", "select x::array< <int> > from t", 1, 18, "expected a type or field name"},
+		{"an operator in type parameters", "select x::map<a = b> from t", 1, 17, `"=" is not allowed in a type's parameters`},
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
 	}
 	for _, tc := range tests {
