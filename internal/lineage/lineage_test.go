@@ -87,6 +87,8 @@ func TestAnalyze(t *testing.T) {
 				"event_id: direct_passthrough(events.event_id)", "payload: direct_passthrough(events.payload)", "tags: direct_passthrough(events.tags)", "filter: "}},
 		{"a comparison after a cast", "select order_id, amount::numeric < 100 as small from orders where discount::int > 0", sqlparse.Postgres,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "small: derived_recompute(orders.amount)", "filter: orders.discount"}},
+		{"bigquery array offset", "select e.event_id, e.tags[offset(0)] as first_tag from events as e", sqlparse.BigQuery,
+			[]string{"event_id: direct_passthrough(events.event_id)", "first_tag: derived_recompute(events.tags)", "filter: "}},
 		{"unknown relation: names are trusted", "with s as (select * from raw) select id, upper(name) as name from s", sqlparse.DuckDB,
 			[]string{"id: direct_passthrough(raw.id)", "name: derived_recompute(raw.name)", "filter: "}},
 	}

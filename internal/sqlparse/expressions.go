@@ -348,7 +348,14 @@ func (p *parser) postfix() (Expr, error) {
 func (p *parser) subscript(x Expr, pos Pos) (Expr, error) {
 	s := &Subscript{X: x, Pos: pos}
 	var err error
-	if !p.isOp(":") {
+	switch {
+	case p.isKw("OFFSET") && p.isOpAt(1, "("):
+		// BigQuery's a[OFFSET(0)], a call where OFFSET is otherwise a
+		// clause's keyword.
+		if s.Index, err = p.nameOrCall(); err != nil {
+			return nil, err
+		}
+	case !p.isOp(":"):
 		if s.Index, err = p.expr(); err != nil {
 			return nil, err
 		}

@@ -188,7 +188,13 @@ func (pr *Printer) operator(b *strings.Builder, e Expr) {
 	case *Subscript:
 		pr.Expr(b, x.X)
 		b.WriteByte('[')
-		if x.Index != nil {
+		if f, ok := x.Index.(*Func); ok && isOffsetCall(f) {
+			// Written as read (parser.subscript): quoted, the keyword
+			// would read back as a name, or in BigQuery as a string.
+			b.WriteString("OFFSET(")
+			pr.Expr(b, f.Args[0])
+			b.WriteByte(')')
+		} else if x.Index != nil {
 			pr.Expr(b, x.Index)
 		}
 		if x.Slice {
@@ -403,6 +409,13 @@ func (pr *Printer) groupingItems(b *strings.Builder, items []Expr) {
 		}
 		pr.Expr(b, e)
 	})
+}
+
+// isOffsetCall reports whether f is BigQuery's OFFSET(i), as a subscript
+// holds it: the unquoted keyword and one argument.
+func isOffsetCall(f *Func) bool {
+	return len(f.Name) == 1 && !f.Name[0].Quoted && strings.EqualFold(f.Name[0].Name, "offset") && len(f.Args) == 1 &&
+		!f.Star && !f.Distinct && f.OrderBy == nil && f.WithinGroup == nil && f.Filter == nil && f.NullsMode == "" && f.Over == nil
 }
 
 func (pr *Printer) funcCall(b *strings.Builder, f *Func) {

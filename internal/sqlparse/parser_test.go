@@ -81,6 +81,8 @@ func TestParse(t *testing.T) {
 			"SELECT CAST(x AS INT) < 5 AS small, CAST(y AS ARRAY<INT64>) AS a FROM t WHERE CAST(z AS DECIMAL) < 100 AND w > 2"},
 		{"nested type parameters", "select cast(s as struct<a array<int64>, b numeric(10, 2)>) < t as c from u", BigQuery,
 			"SELECT CAST(s AS STRUCT<A ARRAY<INT64>, B NUMERIC(10, 2)>) < t AS c FROM u"},
+		{"bigquery array offsets", "select a[offset(0)] as f, a[ordinal(1)] as g, a[safe_offset(2)] as h from t", BigQuery,
+			"SELECT a[OFFSET(0)] AS f, a[ORDINAL(1)] AS g, a[SAFE_OFFSET(2)] AS h FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
