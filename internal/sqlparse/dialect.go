@@ -18,6 +18,9 @@ type Dialect struct {
 	colonPaths bool
 	// nestedComments: /* /* */ */ nests (PostgreSQL, DuckDB).
 	nestedComments bool
+	// questionOps: ?, ?| and ?& are JSONB's key operators, not
+	// parameters (PostgreSQL: dbt compiles no parameters into a model).
+	questionOps bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
@@ -25,7 +28,7 @@ type Dialect struct {
 // extensions of the others.
 var (
 	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true}
-	Postgres  = Dialect{name: "postgres", nestedComments: true}
+	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
 	DuckDB    = Dialect{name: "duckdb", nestedComments: true}
 	Snowflake = Dialect{name: "snowflake", colonPaths: true}

@@ -15,7 +15,8 @@ var (
 	exponentOps       = map[string]bool{"^": true, "**": true}
 	prefixOps         = map[string]bool{"-": true, "+": true, "~": true, "|/": true}
 	otherOps          = map[string]bool{"||": true, "->": true, "->>": true, "#>": true, "#>>": true, "@>": true, "<@": true,
-		"~": true, "!~": true, "~*": true, "!~*": true, "~~": true, "&&": true, "<<": true, ">>": true, "&": true, "|": true, "#": true, "^@": true}
+		"~": true, "!~": true, "~*": true, "!~*": true, "~~": true, "&&": true, "<<": true, ">>": true, "&": true, "|": true, "#": true, "^@": true,
+		"?": true, "?|": true, "?&": true}
 )
 
 func (p *parser) exprList() ([]Expr, error) { return list(p, p.expr) }

@@ -156,8 +156,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // operators, longest first within each leading byte.
 var operators = []string{
 	"->>", "#>>", "!~*", "<=>", "...",
-	"::", "||", "<=", ">=", "<>", "!=", "==", "=>", "->", "#>", "@>", "<@", "~~", "!~", "~*", "**", "//", "<<", ">>", ":=", "&&", "|/", "^@", "..",
-	"(", ")", ",", ";", ".", "+", "-", "*", "/", "%", "^", "=", "<", ">", "~", "!", "&", "|", "[", "]", "{", "}", ":", "@", "#",
+	"::", "||", "<=", ">=", "<>", "!=", "==", "=>", "->", "#>", "@>", "<@", "?|", "?&", "~~", "!~", "~*", "**", "//", "<<", ">>", ":=", "&&", "|/", "^@", "..",
+	"(", ")", ",", ";", ".", "+", "-", "*", "/", "%", "^", "=", "<", ">", "~", "!", "&", "|", "[", "]", "{", "}", ":", "@", "#", "?",
 }
 
 func (lx *lexer) emit(kind tokenKind, text string, line, col int) {
@@ -180,7 +180,7 @@ func (lx *lexer) next() error {
 		return lx.dollarString(line, col)
 	case c == '$' && isDigit(lx.peekByte(1)):
 		lx.param(isDigit, line, col)
-	case c == '?':
+	case c == '?' && !lx.d.questionOps:
 		lx.param(func(byte) bool { return false }, line, col)
 	case isDigit(c) || (c == '.' && isDigit(lx.peekByte(1))):
 		lx.number(line, col)

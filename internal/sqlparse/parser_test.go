@@ -83,6 +83,8 @@ func TestParse(t *testing.T) {
 			"SELECT CAST(s AS STRUCT<A ARRAY<INT64>, B NUMERIC(10, 2)>) < t AS c FROM u"},
 		{"bigquery array offsets", "select a[offset(0)] as f, a[ordinal(1)] as g, a[safe_offset(2)] as h from t", BigQuery,
 			"SELECT a[OFFSET(0)] AS f, a[ORDINAL(1)] AS g, a[SAFE_OFFSET(2)] AS h FROM t"},
+		{"jsonb key operators", "select a::jsonb ? 'k' as has_k, b ?| array['x', 'y'] as any_of, b ?& array['x'] as all_of from t", Postgres,
+			"SELECT CAST(a AS JSONB) ? 'k' AS has_k, b ?| ['x', 'y'] AS any_of, b ?& ['x'] AS all_of FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
