@@ -418,6 +418,13 @@ func (p *parser) primaryWord(t token, pos Pos) (Expr, error) {
 			p.i++
 			return p.primary()
 		}
+		if p.isOpAt(1, "<") {
+			return p.typedConstructor(t.up, pos)
+		}
+	case "STRUCT":
+		if p.isOpAt(1, "<") {
+			return p.typedConstructor(t.up, pos)
+		}
 	}
 	if p.isOpAt(1, "(") {
 		if e, ok, err := p.specialForm(t, pos); ok || err != nil {
@@ -432,10 +439,44 @@ func (p *parser) primaryWord(t token, pos Pos) (Expr, error) {
 		p.i++
 		return &Special{Name: t.up, Pos: pos}, nil
 	}
-	if reserved[t.up] && !(p.isOpAt(1, "(") && (t.up == "LEFT" || t.up == "RIGHT" || t.up == "REPLACE" || t.up == "IF")) {
+	if reserved[t.up] && !(p.isOpAt(1, "(") && reservedCalls[t.up]) {
 		return nil, p.unexpected("an expression")
 	}
 	return p.nameOrCall()
+}
+
+// reservedCalls are the reserved words that are also functions: followed
+// by "(" where an expression starts, they are calls (Snowflake's
+// RLIKE(s, pattern) and COLLATE(s, spec)).
+var reservedCalls = map[string]bool{"LEFT": true, "RIGHT": true, "REPLACE": true, "IF": true, "RLIKE": true, "COLLATE": true}
+
+// typedConstructor reads BigQuery's ARRAY<T>[…] and STRUCT<T>(…), a value
+// of the type written, as the cast of the untyped value to that type.
+// Read as anything else, ARRAY<INT64>[1] would be two comparisons of
+// columns named ARRAY and INT64.
+func (p *parser) typedConstructor(kind string, pos Pos) (Expr, error) {
+	p.i++ // ARRAY or STRUCT
+	params, err := p.typeParameters()
+	if err != nil {
+		return nil, err
+	}
+	var x Expr
+	switch {
+	case kind == "ARRAY" && p.isOp("["):
+		x, err = p.primary()
+	case kind == "STRUCT" && p.isOp("("):
+		at := p.pos()
+		p.i++
+		x, err = p.row(at)
+	case kind == "ARRAY":
+		return nil, p.unexpected(`"["`)
+	default:
+		return nil, p.unexpected(`"("`)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Cast{X: x, Type: TypeName{Text: kind + params}, Kind: "CAST", Pos: pos}, nil
 }
 
 // specialForm reads the forms that look like calls but have a grammar of

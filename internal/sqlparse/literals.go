@@ -107,6 +107,12 @@ func (p *parser) typeName() (TypeName, error) {
 			return TypeName{}, err
 		}
 		text += mods
+		// TIMESTAMP(3) WITH TIME ZONE: the precision before the zone.
+		if len(parts) == 1 && (parts[0] == "TIMESTAMP" || parts[0] == "TIME") &&
+			p.isAnyKw("WITH", "WITHOUT") && p.isKwAt(1, "TIME") && p.isKwAt(2, "ZONE") {
+			text += " " + p.advance().up + " TIME ZONE"
+			p.i += 2
+		}
 	}
 	if p.isOp("<") && nestedTypes[text] {
 		params, err := p.typeParameters()

@@ -85,6 +85,13 @@ func TestParse(t *testing.T) {
 			"SELECT a[OFFSET(0)] AS f, a[ORDINAL(1)] AS g, a[SAFE_OFFSET(2)] AS h FROM t"},
 		{"jsonb key operators", "select a::jsonb ? 'k' as has_k, b ?| array['x', 'y'] as any_of, b ?& array['x'] as all_of from t", Postgres,
 			"SELECT CAST(a AS JSONB) ? 'k' AS has_k, b ?| ['x', 'y'] AS any_of, b ?& ['x'] AS all_of FROM t"},
+		{"bigquery typed constructors", "select array<int64>[1, 2] as l, array<struct<x int64>>[] as e, struct<a int64, b string>(1, 'x') as s", BigQuery,
+			"SELECT CAST([1, 2] AS ARRAY<INT64>) AS l, CAST([] AS ARRAY<STRUCT<X INT64>>) AS e, CAST(ROW(1, 'x') AS STRUCT<A INT64, B STRING>) AS s"},
+		{"snowflake rlike and collate calls", "select rlike(a, '^x', 'i') as m, collate(b, 'und:ci') as c, a rlike '^y' as n from t", Snowflake,
+			// Reserved names are written quoted, as LEFT( and RIGHT( are.
+			`SELECT "rlike"(a, '^x', 'i') AS m, "collate"(b, 'und:ci') AS c, a RLIKE '^y' AS n FROM t`},
+		{"a precision before the time zone", "select cast(a as timestamp(3) with time zone) as t, b::time(0) without time zone as u from t", Redshift,
+			"SELECT CAST(a AS TIMESTAMP(3) WITH TIME ZONE) AS t, CAST(b AS TIME(0) WITHOUT TIME ZONE) AS u FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
