@@ -92,6 +92,8 @@ func TestParse(t *testing.T) {
 			`SELECT "rlike"(a, '^x', 'i') AS m, "collate"(b, 'und:ci') AS c, a RLIKE '^y' AS n FROM t`},
 		{"a precision before the time zone", "select cast(a as timestamp(3) with time zone) as t, b::time(0) without time zone as u from t", Redshift,
 			"SELECT CAST(a AS TIMESTAMP(3) WITH TIME ZONE) AS t, CAST(b AS TIME(0) WITHOUT TIME ZONE) AS u FROM t"},
+		{"snowflake asof join match condition", "select t.a, q.p from trades t asof join quotes q match_condition (t.ts >= q.ts) on t.sym = q.sym", Snowflake,
+			"SELECT t.a, q.p FROM trades AS t ASOF JOIN quotes AS q ON (t.ts >= q.ts) AND (t.sym = q.sym)"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}

@@ -458,10 +458,30 @@ func (p *parser) joinConstraint(j *Join) error {
 	if j.Kind == "CROSS" || j.Kind == "POSITIONAL" || j.Natural {
 		return nil
 	}
+	var match Expr
+	if j.Kind == "ASOF" && p.isKw("MATCH_CONDITION") && p.isOpAt(1, "(") {
+		// Snowflake's ASOF JOIN t MATCH_CONDITION (…) [ON …]: both choose
+		// the rows joined, read as one ON, (match) AND (on).
+		at := p.pos()
+		p.i++
+		cond, err := inParens(p, p.expr)
+		if err != nil {
+			return err
+		}
+		match = &Paren{X: cond, Pos: at}
+		if !p.isKw("ON") {
+			j.On = match
+			return nil
+		}
+	}
 	var err error
 	switch {
 	case p.acceptKw("ON"):
+		at := p.pos()
 		j.On, err = p.expr()
+		if err == nil && match != nil {
+			j.On = &Binary{Op: "AND", L: match, R: &Paren{X: j.On, Pos: at}, Pos: at}
+		}
 	case p.acceptKw("USING"):
 		j.Using, err = p.identList()
 	case !joinFree(j):
@@ -526,7 +546,7 @@ func (p *parser) joinHead() (*Join, bool, error) {
 }
 
 // tableNoise are words that may follow a FROM item and are not an alias.
-var tableNoise = map[string]bool{"TABLESAMPLE": true, "SAMPLE": true, "AT": true, "BEFORE": true, "CHANGES": true, "FINAL": true}
+var tableNoise = map[string]bool{"TABLESAMPLE": true, "SAMPLE": true, "AT": true, "BEFORE": true, "CHANGES": true, "FINAL": true, "MATCH_CONDITION": true}
 
 func (p *parser) tableAlias() (*Alias, error) {
 	explicit := p.acceptKw("AS")
