@@ -91,6 +91,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"event_id: direct_passthrough(events.event_id)", "first_tag: derived_recompute(events.tags)", "filter: "}},
 		{"snowflake asof join: the match condition chooses rows", "select o.order_id, p.method from orders o asof join payments p match_condition (o.order_date >= p.paid_at) on o.order_id = p.order_id", sqlparse.Snowflake,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "method: direct_passthrough(payments.method)", "filter: orders.order_date,payments.order_id,payments.paid_at"}}, // as the same plain JOIN reads
+		{"a function's records, typed by a column definition list", "select e.event_id, r.kind from events as e, jsonb_to_recordset(e.payload) as r(kind text, n int)", sqlparse.Postgres,
+			[]string{"event_id: direct_passthrough(events.event_id)", "kind: derived_recompute(events.payload)", "filter: "}},
 		{"unknown relation: names are trusted", "with s as (select * from raw) select id, upper(name) as name from s", sqlparse.DuckDB,
 			[]string{"id: direct_passthrough(raw.id)", "name: derived_recompute(raw.name)", "filter: "}},
 	}

@@ -101,6 +101,10 @@ type TableExpr interface {
 type Alias struct {
 	Name    Ident
 	Columns []Ident
+	// Types are the columns' types when the list defines them, as a
+	// function returning records is given them (PostgreSQL's
+	// jsonb_to_recordset(x) AS r(a INT, b TEXT)); nil otherwise.
+	Types []TypeName
 }
 
 // Table is a named relation: [[database.]schema.]name.

@@ -647,7 +647,18 @@ func (pr *Printer) alias(b *strings.Builder, a *Alias) {
 	}
 	b.WriteString(" AS ")
 	writeIdent(b, a.Name)
-	if len(a.Columns) > 0 {
+	switch {
+	case a.Types != nil:
+		b.WriteByte('(')
+		for i, c := range a.Columns {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeIdent(b, c)
+			b.WriteString(" " + a.Types[i].Text)
+		}
+		b.WriteByte(')')
+	case len(a.Columns) > 0:
 		writeIdentList(b, a.Columns)
 	}
 }

@@ -94,6 +94,8 @@ func TestParse(t *testing.T) {
 			"SELECT CAST(a AS TIMESTAMP(3) WITH TIME ZONE) AS t, CAST(b AS TIME(0) WITHOUT TIME ZONE) AS u FROM t"},
 		{"snowflake asof join match condition", "select t.a, q.p from trades t asof join quotes q match_condition (t.ts >= q.ts) on t.sym = q.sym", Snowflake,
 			"SELECT t.a, q.p FROM trades AS t ASOF JOIN quotes AS q ON (t.ts >= q.ts) AND (t.sym = q.sym)"},
+		{"a column definition list", "select r.a, r.b from t, jsonb_to_recordset(t.payload) as r(a int, b varchar(10))", Postgres,
+			"SELECT r.a, r.b FROM t, JSONB_TO_RECORDSET(t.payload) AS r(a INT, b VARCHAR(10))"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
@@ -129,6 +131,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty type parameters", "select x::array< > from t", 1, 18, "expected a type or field name"},
 		{"nested angle brackets first", "select x::array< <int> > from t", 1, 18, "expected a type or field name"},
 		{"an operator in type parameters", "select x::map<a = b> from t", 1, 17, `"=" is not allowed in a type's parameters`},
+		{"a column definition list typing some columns", "select * from f(x) as r(a int, b)", 1, 33, "gives every column a type, or none"},
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
 	}
 	for _, tc := range tests {

@@ -565,11 +565,43 @@ func (p *parser) tableAlias() (*Alias, error) {
 	}
 	a := &Alias{Name: id}
 	if p.isOp("(") {
-		if a.Columns, err = p.identList(); err != nil {
+		if err := p.aliasColumns(a); err != nil {
 			return nil, err
 		}
 	}
 	return a, nil
+}
+
+// aliasColumns reads a table alias's column list, ( name {, name} ), or
+// the column definition list ( name type {, name type} ).
+func (p *parser) aliasColumns(a *Alias) error {
+	_, err := inParens(p, func() (struct{}, error) {
+		for {
+			c, err := p.columnName()
+			if err != nil {
+				return struct{}{}, err
+			}
+			a.Columns = append(a.Columns, c)
+			defines := !p.isOp(",") && !p.isOp(")")
+			switch {
+			case defines && len(a.Columns) == 1:
+				a.Types = []TypeName{}
+			case defines != (a.Types != nil):
+				return struct{}{}, p.errorf("a column definition list gives every column a type, or none")
+			}
+			if defines {
+				ty, err := p.typeName()
+				if err != nil {
+					return struct{}{}, err
+				}
+				a.Types = append(a.Types, ty)
+			}
+			if !p.acceptOp(",") {
+				return struct{}{}, nil
+			}
+		}
+	})
+	return err
 }
 
 func (p *parser) tablePrimary() (TableExpr, error) {
