@@ -259,7 +259,9 @@ func (p *parser) interval() (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		iv.Value = e
+		// Kept in its parentheses, which it is written in again:
+		// INTERVAL (n - 1) DAY without them reads n - (1 DAY).
+		iv.Value = &Paren{X: e, Pos: at}
 	default:
 		e, err := p.postfix() // INTERVAL x DAY with a column (BigQuery)
 		if err != nil {

@@ -96,6 +96,8 @@ func TestParse(t *testing.T) {
 			"SELECT t.a, q.p FROM trades AS t ASOF JOIN quotes AS q ON (t.ts >= q.ts) AND (t.sym = q.sym)"},
 		{"a column definition list", "select r.a, r.b from t, jsonb_to_recordset(t.payload) as r(a int, b varchar(10))", Postgres,
 			"SELECT r.a, r.b FROM t, JSONB_TO_RECORDSET(t.payload) AS r(a INT, b VARCHAR(10))"},
+		{"an interval of an expression keeps its parentheses", "select d + interval (n - 1) day as x from t", DuckDB,
+			"SELECT d + INTERVAL (n - 1) DAY AS x FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
