@@ -399,7 +399,9 @@ type Lambda struct {
 
 // Collate is x COLLATE name.
 type Collate struct {
-	X         Expr
+	X Expr
+	// Collation is as SQL: a name, or a quoted name or a string (Snowflake's
+	// 'und:ci') with its quotes, so that it prints as it reads.
 	Collation string
 	Pos
 }

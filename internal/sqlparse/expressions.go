@@ -331,7 +331,7 @@ func (p *parser) postfix() (Expr, error) {
 			if t.kind != tWord && t.kind != tQuoted && t.kind != tString {
 				return nil, p.unexpected("a collation")
 			}
-			x = &Collate{X: x, Collation: t.text, Pos: pos}
+			x = &Collate{X: x, Collation: tokenSQL(t), Pos: pos}
 		case p.acceptKws("AT", "TIME", "ZONE"):
 			var zone Expr
 			zone, err = p.unary()

@@ -460,6 +460,12 @@ func (pr *Printer) Window(b *strings.Builder, w *Window) {
 		writeIdent(b, *w.Ref)
 		return
 	}
+	pr.windowSpec(b, w)
+}
+
+// windowSpec prints w in its parentheses, as a WINDOW clause's
+// definitions are written even when they only name another: AS (w1).
+func (pr *Printer) windowSpec(b *strings.Builder, w *Window) {
 	b.WriteByte('(')
 	sep := ""
 	if w.Ref != nil {
@@ -601,7 +607,7 @@ func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
 		writeEach(b, ", ", s.Windows, func(w *NamedWindow) {
 			writeIdent(b, w.Name)
 			b.WriteString(" AS ")
-			pr.Window(b, w.Spec)
+			pr.windowSpec(b, w.Spec)
 		})
 	}
 	pr.clause(b, " QUALIFY ", s.Qualify)

@@ -22,6 +22,13 @@ func FuzzParse(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	dialects := []Dialect{Generic, Postgres, DuckDB, Snowflake, BigQuery, Redshift}
+	for _, c := range sqlglotStatements(f) {
+		for i, d := range dialects {
+			if d == c.dialect {
+				f.Add(c.sql, uint8(i))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, sql string, which uint8) {
 		d := dialects[int(which)%len(dialects)]
 		q, err := Parse(sql, d)

@@ -98,6 +98,10 @@ func TestParse(t *testing.T) {
 			"SELECT r.a, r.b FROM t, JSONB_TO_RECORDSET(t.payload) AS r(a INT, b VARCHAR(10))"},
 		{"an interval of an expression keeps its parentheses", "select d + interval (n - 1) day as x from t", DuckDB,
 			"SELECT d + INTERVAL (n - 1) DAY AS x FROM t"},
+		{"collations as written", `select a collate 'und:ci' as c, b collate "de_DE" as d from t`, Snowflake,
+			`SELECT a COLLATE 'und:ci' AS c, b COLLATE "de_DE" AS d FROM t`},
+		{"a window defined as another", "select sum(a) over w as s from t window w0 as (partition by b), w as (w0)", Postgres,
+			"SELECT SUM(a) OVER w AS s FROM t WINDOW w0 AS (PARTITION BY b), w AS (w0)"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}

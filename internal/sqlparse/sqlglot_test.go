@@ -2,6 +2,7 @@ package sqlparse
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -15,12 +16,31 @@ import (
 // statements it does not read are not in the file; grammar.md lists
 // those constructs.
 func TestSqlglotStatements(t *testing.T) {
-	f, err := os.Open(testcorpus.Path(t, "sqlglot/selects.tsv"))
+	for _, c := range sqlglotStatements(t) {
+		q, err := Parse(c.sql, c.dialect)
+		if err != nil {
+			t.Errorf("selects.tsv:%d (%s): %v\n%s", c.line, c.dialect.Name(), err, c.sql)
+			continue
+		}
+		checkRoundTrip(t, fmt.Sprintf("selects.tsv:%d", c.line), q, c.dialect)
+	}
+}
+
+type sqlglotStatement struct {
+	line    int
+	dialect Dialect
+	sql     string
+}
+
+// sqlglotStatements reads testdata/sqlglot/selects.tsv.
+func sqlglotStatements(tb testing.TB) []sqlglotStatement {
+	tb.Helper()
+	f, err := os.Open(testcorpus.Path(tb, "sqlglot/selects.tsv"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
-	n := 0
+	var out []sqlglotStatement
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Text()
@@ -30,18 +50,13 @@ func TestSqlglotStatements(t *testing.T) {
 		adapter, sql, ok := strings.Cut(text, "\t")
 		d, known := DialectFor(adapter)
 		if !ok || !known {
-			t.Fatalf("selects.tsv:%d: want a dialect, a tab and a statement, got %q", line, text)
+			tb.Fatalf("selects.tsv:%d: want a dialect, a tab and a statement, got %q", line, text)
 		}
-		n++
-		q, err := Parse(sql, d)
-		if err != nil {
-			t.Errorf("selects.tsv:%d (%s): %v\n%s", line, adapter, err, sql)
-			continue
-		}
-		checkRoundTrip(t, "selects.tsv:"+adapter, q, d)
+		out = append(out, sqlglotStatement{line: line, dialect: d, sql: sql})
 	}
 	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	testcorpus.AtLeast(t, "sqlglot/selects.tsv", n, 559)
+	testcorpus.AtLeast(tb, "sqlglot/selects.tsv", len(out), 559)
+	return out
 }
