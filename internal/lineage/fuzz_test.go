@@ -30,41 +30,50 @@ func FuzzAnalyze(f *testing.F) {
 			}
 			return
 		}
-		pred := map[Source]bool{}
-		for _, s := range res.PredicateColumns {
-			pred[s] = true
-		}
-		for _, s := range res.FilterColumns {
-			if !pred[s] {
-				t.Fatalf("filter column %s is not a predicate column", s)
-			}
-		}
-		for _, c := range res.Columns {
-			for _, e := range c.Entries {
-				if e.Mechanism < Direct || e.Mechanism > Derived {
-					t.Fatalf("%s: entry without a mechanism", c.Name)
-				}
-				if e.Mechanism != Derived && len(e.Sources) != 1 {
-					t.Fatalf("%s: a pass-through with %d sources", c.Name, len(e.Sources))
-				}
-				for _, s := range e.Sources {
-					if s.Column == "" {
-						t.Fatalf("%s: a source without a column", c.Name)
-					}
-				}
-			}
-			if c.Certain && c.Canonical == "" && len(c.Entries) > 0 {
-				t.Fatalf("%s: certain without a canonical form", c.Name)
-			}
-			if through, ok := c.Through(); ok {
-				for s := range through {
-					if !slices.ContainsFunc(c.Sources(), func(m SourceMechanism) bool { return m.Source == s }) {
-						t.Fatalf("%s: functions for %s, which is not a source", c.Name, s)
-					}
-				}
-			}
-		}
+		checkWellFormed(t, res)
 	})
+}
+
+// checkWellFormed fails the test unless res is well-formed: every entry
+// with a mechanism, a pass-through with one source, every source with a
+// column, filter columns among the predicate columns, a certain column
+// with its canonical form, and functions (Through) only for sources.
+func checkWellFormed(t *testing.T, res *Result) {
+	t.Helper()
+	pred := map[Source]bool{}
+	for _, s := range res.PredicateColumns {
+		pred[s] = true
+	}
+	for _, s := range res.FilterColumns {
+		if !pred[s] {
+			t.Fatalf("filter column %s is not a predicate column", s)
+		}
+	}
+	for _, c := range res.Columns {
+		for _, e := range c.Entries {
+			if e.Mechanism < Direct || e.Mechanism > Derived {
+				t.Fatalf("%s: entry without a mechanism", c.Name)
+			}
+			if e.Mechanism != Derived && len(e.Sources) != 1 {
+				t.Fatalf("%s: a pass-through with %d sources", c.Name, len(e.Sources))
+			}
+			for _, s := range e.Sources {
+				if s.Column == "" {
+					t.Fatalf("%s: a source without a column", c.Name)
+				}
+			}
+		}
+		if c.Certain && c.Canonical == "" && len(c.Entries) > 0 {
+			t.Fatalf("%s: certain without a canonical form", c.Name)
+		}
+		if through, ok := c.Through(); ok {
+			for s := range through {
+				if !slices.ContainsFunc(c.Sources(), func(m SourceMechanism) bool { return m.Source == s }) {
+					t.Fatalf("%s: functions for %s, which is not a source", c.Name, s)
+				}
+			}
+		}
+	}
 }
 
 // FuzzLineageWork: chains of CTEs, each reading one to three of the ones

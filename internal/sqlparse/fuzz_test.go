@@ -1,6 +1,7 @@
 package sqlparse
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/celine-eu/governanced/internal/testcorpus"
@@ -22,12 +23,9 @@ func FuzzParse(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	dialects := []Dialect{Generic, Postgres, DuckDB, Snowflake, BigQuery, Redshift}
-	for _, c := range sqlglotStatements(f) {
-		for i, d := range dialects {
-			if d == c.dialect {
-				f.Add(c.sql, uint8(i))
-			}
-		}
+	for _, c := range testcorpus.SqlglotSelects(f) {
+		d, _ := DialectFor(c.Dialect)
+		f.Add(c.SQL, uint8(slices.Index(dialects, d)))
 	}
 	f.Fuzz(func(t *testing.T, sql string, which uint8) {
 		d := dialects[int(which)%len(dialects)]

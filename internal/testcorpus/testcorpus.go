@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -174,5 +176,31 @@ func LineageSQL(tb testing.TB) []SQLCase {
 		}
 		out = append(out, sc)
 	}
+	return out
+}
+
+// SqlglotSelects reads testdata/sqlglot/selects.tsv, the SELECT statements
+// of the reference parser's dialect tests that this project's parser
+// reads: each a SQLCase whose File is "selects.tsv", ID its line number,
+// and Dialect its dbt adapter type. It fails the test when the file holds
+// fewer than its 559 or a line is not a dialect, a tab and a statement.
+func SqlglotSelects(tb testing.TB) []SQLCase {
+	tb.Helper()
+	data, err := os.ReadFile(Path(tb, "sqlglot/selects.tsv"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []SQLCase
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		dialect, sql, ok := strings.Cut(line, "\t")
+		if !ok || dialect == "" || sql == "" {
+			tb.Fatalf("selects.tsv:%d: want a dialect, a tab and a statement, got %q", i+1, line)
+		}
+		out = append(out, SQLCase{File: "selects.tsv", ID: strconv.Itoa(i + 1), SQL: sql, Dialect: dialect, ParseOK: true})
+	}
+	AtLeast(tb, "sqlglot/selects.tsv", len(out), 559)
 	return out
 }
