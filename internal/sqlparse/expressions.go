@@ -564,8 +564,9 @@ func (p *parser) extract(pos Pos) (Expr, error) {
 	return &Extract{Field: strings.ToUpper(ft.text), X: x, Pos: pos}, nil
 }
 
-// backtracking reads POSITION(a IN b), SUBSTRING(x FROM a FOR b) or
-// TRIM([mode] [chars] FROM x) as the function calls they mean. Each is
+// backtracking reads POSITION(a IN b), SUBSTRING(x FROM a FOR b),
+// TRIM([mode] [chars] FROM x) or TRIM(mode x [, chars]) as the function
+// calls they mean. Each is
 // also an ordinary call (position(a, b)): when the keyword form does not
 // follow, the cursor goes back and ok is false.
 func (p *parser) backtracking(word string, pos Pos) (e Expr, ok bool, err error) {
@@ -626,7 +627,8 @@ func (p *parser) substringArgs() (string, []Expr, bool, error) {
 
 func (p *parser) trimArgs() (string, []Expr, bool, error) {
 	name := "trim"
-	if p.isAnyKw("BOTH", "LEADING", "TRAILING") {
+	mode := p.isAnyKw("BOTH", "LEADING", "TRAILING")
+	if mode {
 		switch p.advance().up {
 		case "LEADING":
 			name = "ltrim"
@@ -643,7 +645,20 @@ func (p *parser) trimArgs() (string, []Expr, bool, error) {
 		chars = c
 	}
 	if !p.acceptKw("FROM") {
-		return "", nil, false, nil
+		if !mode || chars == nil {
+			return "", nil, false, nil
+		}
+		// PostgreSQL's other form, TRIM(BOTH x [, chars]): what came
+		// first is the string.
+		args := []Expr{chars}
+		if p.acceptOp(",") {
+			c, err := p.expr()
+			if err != nil {
+				return "", nil, true, err
+			}
+			args = append(args, c)
+		}
+		return name, args, true, nil
 	}
 	x, err := p.expr()
 	if err != nil {

@@ -102,6 +102,8 @@ func TestParse(t *testing.T) {
 			`SELECT a COLLATE 'und:ci' AS c, b COLLATE "de_DE" AS d FROM t`},
 		{"a window defined as another", "select sum(a) over w as s from t window w0 as (partition by b), w as (w0)", Postgres,
 			"SELECT SUM(a) OVER w AS s FROM t WINDOW w0 AS (PARTITION BY b), w AS (w0)"},
+		{"trim with a mode and no FROM", "select trim(both ' x ') as a, trim(leading b, '0') as c, trim(trailing from d) as e from t", Postgres,
+			"SELECT TRIM(' x ') AS a, LTRIM(b, '0') AS c, RTRIM(d) AS e FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
