@@ -93,6 +93,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"order_id: direct_passthrough(orders.order_id)", "method: direct_passthrough(payments.method)", "filter: orders.order_date,payments.order_id,payments.paid_at"}}, // as the same plain JOIN reads
 		{"a function's records, typed by a column definition list", "select e.event_id, r.kind from events as e, jsonb_to_recordset(e.payload) as r(kind text, n int)", sqlparse.Postgres,
 			[]string{"event_id: direct_passthrough(events.event_id)", "kind: derived_recompute(events.payload)", "filter: "}},
+		{"snowflake epoch parts are words, not columns, where names are trusted", "select date_part(epoch_second, ts) as s, date_part(epoch_millisecond, ts) as ms from raw", sqlparse.Snowflake,
+			[]string{"s: derived_recompute(raw.ts)", "ms: derived_recompute(raw.ts)", "filter: "}},
 		{"unknown relation: names are trusted", "with s as (select * from raw) select id, upper(name) as name from s", sqlparse.DuckDB,
 			[]string{"id: direct_passthrough(raw.id)", "name: derived_recompute(raw.name)", "filter: "}},
 	}

@@ -22,7 +22,9 @@ var dateParts = words(`year years yr yrs y yy yyy yyyy quarter quarters qtr qtrs
 	week weeks wk wks w isoweek day days d dd dayofweek dow dayofweekiso dayofyear doy hour hours h hh hr hrs
 	minute minutes m mi min mins second seconds s sec secs ss millisecond milliseconds ms msec microsecond
 	microseconds us usec nanosecond nanoseconds ns nsec epoch century centuries decade decades millennium
-	millennia isoyear isodow yearofweek weekofyear weekday date time datetime timezone_hour timezone_minute`)
+	millennia isoyear isodow yearofweek weekofyear weekday date time datetime timezone_hour timezone_minute
+	weekiso week_iso yearofweekiso dayofweek_iso epoch_second epoch_seconds epoch_millisecond
+	epoch_milliseconds epoch_microsecond epoch_microseconds epoch_nanosecond epoch_nanoseconds`)
 
 // datePartFuncs take a bare unit word among their arguments.
 var datePartFuncs = words(`dateadd date_add datediff date_diff date_sub date_trunc datetrunc datetime_add
