@@ -18,6 +18,9 @@ type Dialect struct {
 	colonPaths bool
 	// nestedComments: /* /* */ */ nests (PostgreSQL, DuckDB).
 	nestedComments bool
+	// dashedNames: a table name's first part may hold dashes unquoted,
+	// as BigQuery's project ids do (my-project.dataset.table).
+	dashedNames bool
 	// questionOps: ?, ?| and ?& are JSONB's key operators, not
 	// parameters (PostgreSQL: dbt compiles no parameters into a model).
 	questionOps bool
@@ -32,7 +35,7 @@ var (
 	Redshift  = Dialect{name: "redshift"}
 	DuckDB    = Dialect{name: "duckdb", nestedComments: true}
 	Snowflake = Dialect{name: "snowflake", colonPaths: true}
-	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true}
+	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true}
 )
 
 // Name is the dialect's name as dbt's adapter_type spells it ("generic" for

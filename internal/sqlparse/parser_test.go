@@ -104,6 +104,8 @@ func TestParse(t *testing.T) {
 			"SELECT SUM(a) OVER w AS s FROM t WINDOW w0 AS (PARTITION BY b), w AS (w0)"},
 		{"trim with a mode and no FROM", "select trim(both ' x ') as a, trim(leading b, '0') as c, trim(trailing from d) as e from t", Postgres,
 			"SELECT TRIM(' x ') AS a, LTRIM(b, '0') AS c, RTRIM(d) AS e FROM t"},
+		{"bigquery project ids with dashes", "select a - b as d from my-project-123.raw.events as e join other-project.raw.users u on e.id = u.id", BigQuery,
+			`SELECT a - b AS d FROM "my-project-123".raw.events AS e INNER JOIN "other-project".raw.users AS u ON e.id = u.id`},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}

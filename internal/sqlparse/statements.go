@@ -684,8 +684,13 @@ func (p *parser) tableName() ([]Ident, error) {
 	if err != nil {
 		return nil, err
 	}
+	dotTaken := false
+	if p.d.dashedNames && !first.Quoted {
+		first, dotTaken = p.dashedName(first)
+	}
 	name := []Ident{first}
-	for p.acceptOp(".") {
+	for dotTaken || p.acceptOp(".") {
+		dotTaken = false
 		id, err := p.anyIdent("a table name")
 		if err != nil {
 			return nil, err
@@ -693,6 +698,44 @@ func (p *parser) tableName() ([]Ident, error) {
 		name = append(name, id)
 	}
 	return name, nil
+}
+
+// dashedName extends first, a table name's first part just read, with the
+// dashes and words or numbers written against it, with no space between:
+// BigQuery's project ids hold dashes and need no quotes in a table name
+// (my-project-123.dataset.table), where a - between names would mean
+// nothing else. The name is then kept as quoted, which it prints as.
+// dotTaken is true when the last number took the dot after it (the
+// lexer reads 123. as a number): the name goes on after it.
+func (p *parser) dashedName(first Ident) (_ Ident, dotTaken bool) {
+	prev := p.toks[p.i-1]
+	for p.isOp("-") && adjacent(prev, p.at()) {
+		next := p.peek(1)
+		text := next.text
+		if next.kind == tNumber {
+			text = strings.TrimSuffix(text, ".")
+			if strings.ContainsAny(text, ".eExX_") {
+				break
+			}
+		}
+		if next.kind != tWord && next.kind != tNumber || !adjacent(p.at(), next) {
+			break
+		}
+		first.Name += "-" + strings.ToLower(text)
+		first.Quoted = true
+		p.i += 2
+		prev = next
+		if next.kind == tNumber && text != next.text {
+			return first, true
+		}
+	}
+	return first, false
+}
+
+// adjacent reports whether b is written right after a, with no space:
+// a is a word, number or operator written as its text.
+func adjacent(a, b token) bool {
+	return a.line == b.line && a.col+len(a.text) == b.col
 }
 
 // table reads what may follow a named table: sampling clauses and an alias.
