@@ -213,9 +213,11 @@ func (p *parser) tableFuncTail(fn *Func, lateral bool, pos Pos) (TableExpr, erro
 	return tf, nil
 }
 
-// skipTableModifiers skips TABLESAMPLE/SAMPLE (…) clauses.
+// skipTableModifiers skips TABLESAMPLE/SAMPLE (…) clauses: they choose
+// rows at random, by no column.
 func (p *parser) skipTableModifiers() error {
-	for p.isKw("TABLESAMPLE") || (p.isKw("SAMPLE") && (p.isOpAt(1, "(") || p.peek(1).kind == tNumber)) {
+	for p.isKw("TABLESAMPLE") || p.isKw("SAMPLE") && (p.isOpAt(1, "(") || p.peek(1).kind == tNumber ||
+		sampleMethods[p.peek(1).up] && p.isOpAt(2, "(")) {
 		p.i++
 		for p.at().kind == tWord && !p.isOp("(") && !reserved[p.at().up] {
 			p.i++
@@ -237,6 +239,10 @@ func (p *parser) skipTableModifiers() error {
 	}
 	return nil
 }
+
+// sampleMethods are the methods Snowflake's SAMPLE names before its
+// parentheses (SAMPLE BLOCK (10)).
+var sampleMethods = map[string]bool{"BERNOULLI": true, "ROW": true, "SYSTEM": true, "BLOCK": true}
 
 // skipUsingSample skips DuckDB's USING SAMPLE clause.
 func (p *parser) skipUsingSample() error {

@@ -106,6 +106,8 @@ func TestParse(t *testing.T) {
 			"SELECT TRIM(' x ') AS a, LTRIM(b, '0') AS c, RTRIM(d) AS e FROM t"},
 		{"bigquery project ids with dashes", "select a - b as d from my-project-123.raw.events as e join other-project.raw.users u on e.id = u.id", BigQuery,
 			`SELECT a - b AS d FROM "my-project-123".raw.events AS e INNER JOIN "other-project".raw.users AS u ON e.id = u.id`},
+		{"samples with a method, and after a subquery", "select a from t sample block (10) seed (42), (select b from u) sample (1) as v tablesample bernoulli (5)", Snowflake,
+			"SELECT a FROM t, (SELECT b FROM u) AS v"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}

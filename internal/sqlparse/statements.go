@@ -645,8 +645,14 @@ func (p *parser) parenTable(lateral bool, pos Pos) (TableExpr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := p.skipTableModifiers(); err != nil {
+			return nil, err
+		}
 		alias, err := p.tableAlias()
 		if err != nil {
+			return nil, err
+		}
+		if err := p.skipTableModifiers(); err != nil {
 			return nil, err
 		}
 		return &DerivedTable{Query: q, Lateral: lateral, Alias: alias, Pos: pos}, nil
