@@ -21,6 +21,11 @@ type Dialect struct {
 	// dashedNames: a table name's first part may hold dashes unquoted,
 	// as BigQuery's project ids do (my-project.dataset.table).
 	dashedNames bool
+	// fileTables: a string in FROM names a file to read (DuckDB).
+	fileTables bool
+	// bareFilter: an aggregate's FILTER (cond) may leave out WHERE
+	// (DuckDB).
+	bareFilter bool
 	// questionOps: ?, ?| and ?& are JSONB's key operators, not
 	// parameters (PostgreSQL: dbt compiles no parameters into a model).
 	questionOps bool
@@ -33,7 +38,7 @@ var (
 	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true}
 	Snowflake = Dialect{name: "snowflake", colonPaths: true}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true}
 )

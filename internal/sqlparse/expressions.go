@@ -425,6 +425,18 @@ func (p *parser) primaryWord(t token, pos Pos) (Expr, error) {
 		if p.isOpAt(1, "<") {
 			return p.typedConstructor(t.up, pos)
 		}
+	case "APPROXIMATE":
+		// Redshift's APPROXIMATE COUNT(DISTINCT x), a count of its own:
+		// read as the call approximate_count(DISTINCT x).
+		if p.isKwAt(1, "COUNT") && p.isOpAt(2, "(") {
+			p.i++
+			e, err := p.nameOrCall()
+			if f, ok := e.(*Func); ok && err == nil {
+				f.Name = []Ident{{Name: "approximate_count"}}
+				f.Pos = pos
+			}
+			return e, err
+		}
 	}
 	if p.isOpAt(1, "(") {
 		if e, ok, err := p.specialForm(t, pos); ok || err != nil {
@@ -507,7 +519,7 @@ func (p *parser) specialForm(t token, pos Pos) (e Expr, ok bool, err error) {
 	case "EXTRACT":
 		p.i += 2
 		e, err = p.extract(pos)
-	case "POSITION", "SUBSTRING", "SUBSTR", "TRIM":
+	case "POSITION", "SUBSTRING", "SUBSTR", "TRIM", "OVERLAY":
 		return p.backtracking(t.up, pos)
 	case "ROW", "STRUCT":
 		p.i += 2
@@ -565,9 +577,9 @@ func (p *parser) extract(pos Pos) (Expr, error) {
 }
 
 // backtracking reads POSITION(a IN b), SUBSTRING(x FROM a FOR b),
-// TRIM([mode] [chars] FROM x) or TRIM(mode x [, chars]) as the function
-// calls they mean. Each is
-// also an ordinary call (position(a, b)): when the keyword form does not
+// TRIM([mode] [chars] FROM x), TRIM(mode x [, chars]) or
+// OVERLAY(x PLACING y FROM s [FOR n]) as the function calls they mean.
+// Each is also an ordinary call (position(a, b)): when the keyword form does not
 // follow, the cursor goes back and ok is false.
 func (p *parser) backtracking(word string, pos Pos) (e Expr, ok bool, err error) {
 	save := p.i
@@ -581,6 +593,8 @@ func (p *parser) backtracking(word string, pos Pos) (e Expr, ok bool, err error)
 		name, args, ok, err = p.substringArgs()
 	case "TRIM":
 		name, args, ok, err = p.trimArgs()
+	case "OVERLAY":
+		name, args, ok, err = p.overlayArgs()
 	}
 	if err != nil {
 		return nil, true, err
@@ -605,6 +619,30 @@ func (p *parser) positionArgs() (string, []Expr, bool, error) {
 		return "", nil, true, err
 	}
 	return "position", []Expr{a, b}, true, nil
+}
+
+// overlayArgs reads OVERLAY(x PLACING y FROM start [FOR n]) as
+// overlay(x, y, start [, n]).
+func (p *parser) overlayArgs() (string, []Expr, bool, error) {
+	x, err := p.expr()
+	if err != nil || !p.acceptKw("PLACING") {
+		return "", nil, false, nil
+	}
+	args := []Expr{x}
+	for _, kw := range []string{"", "FROM", "FOR"} {
+		if kw != "" && !p.acceptKw(kw) {
+			if kw == "FROM" {
+				return "", nil, true, p.unexpected("FROM")
+			}
+			break
+		}
+		a, err := p.expr()
+		if err != nil {
+			return "", nil, true, err
+		}
+		args = append(args, a)
+	}
+	return "overlay", args, true, nil
 }
 
 func (p *parser) substringArgs() (string, []Expr, bool, error) {
@@ -936,8 +974,8 @@ func (p *parser) callTail(f *Func) error {
 	if p.isKw("FILTER") && p.isOpAt(1, "(") {
 		p.i++
 		f.Filter, err = inParens(p, func() (Expr, error) {
-			if err := p.expectKw("WHERE"); err != nil {
-				return nil, err
+			if !p.acceptKw("WHERE") && !p.d.bareFilter {
+				return nil, p.unexpected("WHERE")
 			}
 			return p.expr()
 		})

@@ -108,6 +108,14 @@ func TestParse(t *testing.T) {
 			`SELECT a - b AS d FROM "my-project-123".raw.events AS e INNER JOIN "other-project".raw.users AS u ON e.id = u.id`},
 		{"samples with a method, and after a subquery", "select a from t sample block (10) seed (42), (select b from u) sample (1) as v tablesample bernoulli (5)", Snowflake,
 			"SELECT a FROM t, (SELECT b FROM u) AS v"},
+		{"overlay", "select overlay(a placing b from 1 for 2) as o, overlay(a placing b from 3) as p from t", Postgres,
+			"SELECT OVERLAY(a, b, 1, 2) AS o, OVERLAY(a, b, 3) AS p FROM t"},
+		{"redshift approximate count", "select approximate count(distinct y) as n from t", Redshift,
+			"SELECT APPROXIMATE_COUNT(DISTINCT y) AS n FROM t"},
+		{"duckdb filter without where", "select sum(x) filter (x = 1) as s from t", DuckDB,
+			"SELECT SUM(x) FILTER(WHERE x = 1) AS s FROM t"},
+		{"duckdb files as tables", "select e.id from 's3://Bucket/events/*.parquet' as e join 'users.csv' u on e.uid = u.id", DuckDB,
+			`SELECT e.id FROM "s3://bucket/events/*.parquet" AS e INNER JOIN "users.csv" AS u ON e.uid = u.id`},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
@@ -144,6 +152,7 @@ func TestParseErrors(t *testing.T) {
 		{"nested angle brackets first", "select x::array< <int> > from t", 1, 18, "expected a type or field name"},
 		{"an operator in type parameters", "select x::map<a = b> from t", 1, 17, `"=" is not allowed in a type's parameters`},
 		{"a column definition list typing some columns", "select * from f(x) as r(a int, b)", 1, 33, "gives every column a type, or none"},
+		{"filter without where outside duckdb", "select sum(x) filter (x = 1) from t", 1, 23, "expected WHERE"},
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
 	}
 	for _, tc := range tests {

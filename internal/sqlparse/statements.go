@@ -618,6 +618,15 @@ func (p *parser) tablePrimary() (TableExpr, error) {
 		return p.valuesTable(v, pos)
 	case p.isKw("TABLE") && p.isOpAt(1, "("):
 		return p.tableOfFunc(lateral, pos)
+	case p.d.fileTables && !lateral && p.at().kind == tString:
+		// DuckDB reads a file named as a string: FROM 'events.parquet',
+		// as dbt-duckdb writes an external source. It is a relation of
+		// that name, kept as a quoted one.
+		if p.at().text == "" {
+			return nil, p.errorf("a file to read has a name, not ''")
+		}
+		t := p.advance()
+		return p.table([]Ident{{Name: strings.ToLower(t.text), Quoted: true, Pos: t.pos()}}, pos)
 	}
 	name, err := p.tableName()
 	if err != nil {
