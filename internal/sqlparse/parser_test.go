@@ -153,6 +153,7 @@ func TestParseErrors(t *testing.T) {
 		{"an operator in type parameters", "select x::map<a = b> from t", 1, 17, `"=" is not allowed in a type's parameters`},
 		{"a column definition list typing some columns", "select * from f(x) as r(a int, b)", 1, 33, "gives every column a type, or none"},
 		{"filter without where outside duckdb", "select sum(x) filter (x = 1) from t", 1, 23, "expected WHERE"},
+		{"asof match condition with using", "select a from t asof join u match_condition (t.ts >= u.ts) using (id)", 1, 60, "is not read"},
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
 	}
 	for _, tc := range tests {

@@ -469,7 +469,10 @@ func (p *parser) joinConstraint(j *Join) error {
 			return err
 		}
 		match = &Paren{X: cond, Pos: at}
-		if !p.isKw("ON") {
+		switch {
+		case p.isKw("USING"):
+			return p.errorf("ASOF JOIN … MATCH_CONDITION (…) USING (…) is not read; write the USING columns as ON conditions")
+		case !p.isKw("ON"):
 			j.On = match
 			return nil
 		}
