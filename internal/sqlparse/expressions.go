@@ -579,8 +579,8 @@ func (p *parser) extract(pos Pos) (Expr, error) {
 // backtracking reads POSITION(a IN b), SUBSTRING(x FROM a FOR b),
 // TRIM([mode] [chars] FROM x), TRIM(mode x [, chars]) or
 // OVERLAY(x PLACING y FROM s [FOR n]) as the function calls they mean.
-// Each is also an ordinary call (position(a, b)): when the keyword form does not
-// follow, the cursor goes back and ok is false.
+// Each is also an ordinary call (position(a, b)): when the keyword form
+// does not follow, the cursor goes back and ok is false.
 func (p *parser) backtracking(word string, pos Pos) (e Expr, ok bool, err error) {
 	save := p.i
 	p.i += 2
