@@ -270,7 +270,6 @@ func (ix *Index) fileGlobs() *patternIndex {
 				best, bestFreq = a, f
 			}
 		}
-		e.sure = best.kind == anchorPrefix && g.isPrefixStar()
 		u := freq[best]
 		if u.bucket == 0 {
 			b := &builders[best.kind]
@@ -278,7 +277,7 @@ func (ix *Index) fileGlobs() *patternIndex {
 			u.bucket = int32(len(b.texts))
 			freq[best] = u
 		}
-		filed = append(filed, filedGlob{kind: best.kind, bucket: u.bucket - 1, e: e})
+		filed = append(filed, fileUnder(best.kind, u.bucket-1, g, e))
 	}
 	for k := range builders {
 		pi.by[k] = builders[k].build(anchorKind(k), filed)
@@ -287,8 +286,16 @@ func (ix *Index) fileGlobs() *patternIndex {
 	return pi
 }
 
+// fileUnder is g, whose entry is e, filed in the bucket of kind at
+// bucket: sure when that bucket's anchor is g's prefix and g is that
+// prefix and a *.
+func fileUnder(kind anchorKind, bucket int32, g Glob, e globEntry) filedGlob {
+	e.sure = kind == anchorPrefix && g.isPrefixStar()
+	return filedGlob{kind: kind, bucket: bucket, e: e}
+}
+
 // entry is ix's k-th glob and its entry in a bucket, its anchor not yet
-// chosen (sure is set by whoever files it).
+// chosen (fileUnder sets sure).
 func (ix *Index) entry(k int) (Glob, globEntry) {
 	g := ix.glob(k)
 	return g, globEntry{id: ix.globAt[k], glob: int32(k), runes: int32(g.runes())}

@@ -180,8 +180,7 @@ func fileAdded(old *patternIndex, parts []*Index, kept []bool, newSpans []partSp
 			if best < 0 {
 				return nil, nil, false // an anchor prev's sets do not have
 			}
-			e.sure = bestKind == anchorPrefix && glob.isPrefixStar()
-			adds = append(adds, filedGlob{kind: bestKind, bucket: int32(best), e: e})
+			adds = append(adds, fileUnder(bestKind, int32(best), glob, e))
 		}
 	}
 	slices.SortFunc(adds, func(a, b filedGlob) int {
