@@ -261,7 +261,7 @@ func (ix *Index) Match(q *Query, cfg *governance.Config, reg Registry, s *Scratc
 	if !s.wordRanges(ix, q) {
 		return
 	}
-	o := s.owned(ix, cfg)
+	o := s.readOwned(ix, cfg)
 	// A word neither the app nor its owners hold misses every dataset.
 	for k, r := range s.ranges {
 		if r[0] == r[1] && o.words&(1<<k) == 0 {
@@ -310,7 +310,9 @@ type owned struct {
 	words    uint16 // the words of the query the app's owners hold
 }
 
-func (s *Scratch) owned(ix *Index, cfg *governance.Config) owned {
+// readOwned reads what the registry says of the owners ix's datasets
+// state and of cfg's defaults (owned).
+func (s *Scratch) readOwned(ix *Index, cfg *governance.Config) owned {
 	var o owned
 	if s.anyOwner == 0 {
 		return o
