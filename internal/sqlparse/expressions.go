@@ -628,19 +628,24 @@ func (p *parser) overlayArgs() (string, []Expr, bool, error) {
 	if err != nil || !p.acceptKw("PLACING") {
 		return "", nil, false, nil
 	}
-	args := []Expr{x}
-	for _, kw := range []string{"", "FROM", "FOR"} {
-		if kw != "" && !p.acceptKw(kw) {
-			if kw == "FROM" {
-				return "", nil, true, p.unexpected("FROM")
-			}
-			break
-		}
-		a, err := p.expr()
+	y, err := p.expr()
+	if err != nil {
+		return "", nil, true, err
+	}
+	if !p.acceptKw("FROM") {
+		return "", nil, true, p.unexpected("FROM")
+	}
+	start, err := p.expr()
+	if err != nil {
+		return "", nil, true, err
+	}
+	args := []Expr{x, y, start}
+	if p.acceptKw("FOR") {
+		n, err := p.expr()
 		if err != nil {
 			return "", nil, true, err
 		}
-		args = append(args, a)
+		args = append(args, n)
 	}
 	return "overlay", args, true, nil
 }

@@ -657,14 +657,8 @@ func (p *parser) parenTable(lateral bool, pos Pos) (TableExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.skipTableModifiers(); err != nil {
-			return nil, err
-		}
-		alias, err := p.tableAlias()
+		alias, err := p.sampledAlias()
 		if err != nil {
-			return nil, err
-		}
-		if err := p.skipTableModifiers(); err != nil {
 			return nil, err
 		}
 		return &DerivedTable{Query: q, Lateral: lateral, Alias: alias, Pos: pos}, nil
@@ -758,7 +752,19 @@ func adjacent(a, b token) bool {
 
 // table reads what may follow a named table: sampling clauses and an alias.
 func (p *parser) table(name []Ident, pos Pos) (TableExpr, error) {
-	t := &Table{Name: name, Pos: pos}
+	alias, err := p.sampledAlias()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.skipUsingSample(); err != nil {
+		return nil, err
+	}
+	return &Table{Name: name, Alias: alias, Pos: pos}, nil
+}
+
+// sampledAlias reads a FROM item's alias with the samples written before
+// or after it (skipTableModifiers).
+func (p *parser) sampledAlias() (*Alias, error) {
 	if err := p.skipTableModifiers(); err != nil {
 		return nil, err
 	}
@@ -766,14 +772,10 @@ func (p *parser) table(name []Ident, pos Pos) (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Alias = alias
 	if err := p.skipTableModifiers(); err != nil {
 		return nil, err
 	}
-	if err := p.skipUsingSample(); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return alias, nil
 }
 
 // parenQueryAhead reports whether the "(" at the cursor opens a query
