@@ -295,22 +295,54 @@ func TestReuseFollowsEdits(t *testing.T) {
 }
 
 // TestReuseRandomEdits edits random files of a generated tree, a few at a
-// time, and holds every reload to a fresh build; every other step starts
-// again from the generated tree, so that edits do not pile up into a tree
-// that is never served.
+// time, and changes its shape (an app removed, an app copied under another
+// name, an overlay added or removed), and holds every reload to a fresh
+// build; every other step starts again from the generated tree, so that
+// edits do not pile up into a tree that is never served.
 func TestReuseRandomEdits(t *testing.T) {
 	tree := treegen.Generate(treegen.Options{Apps: 8, Sources: 160, Seed: 3, OverlayShare: 0.5, DependsOn: 4})
 	dir := t.TempDir()
 	if err := tree.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for name := range tree.Files {
-		if name != "owners.yaml" {
-			names = append(names, name)
+	// The files to edit, as the tree has them now.
+	files := func() []string {
+		var names []string
+		err := filepath.WalkDir(filepath.Join(dir, "apps"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				names = append(names, filepath.ToSlash(rel))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
+		return append(names, "owners.yaml")
 	}
-	slices.Sort(names)
+	appsDir := filepath.Join(dir, "apps")
+	copies := 0
+	shapeEdits := []func(app string){
+		func(app string) { // removed, with its overlay
+			if err := os.RemoveAll(filepath.Join(appsDir, app)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func(app string) { // copied as it is: its keys are claimed twice
+			copies++
+			if err := os.CopyFS(filepath.Join(appsDir, fmt.Sprintf("%s_copy%d", app, copies)), os.DirFS(filepath.Join(appsDir, app))); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func(app string) { // an overlay added, or removed
+			p := filepath.Join(appsDir, app, "governance."+tree.Options.OverlayName+".yaml")
+			if err := os.Remove(p); errors.Is(err, os.ErrNotExist) {
+				testfs.Write(t, appsDir, map[string]string{app + "/governance." + tree.Options.OverlayName + ".yaml": "defaults:\n  tags: [overlaid]\n"})
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
 	replace := func(old, new string) func([]byte) []byte {
 		return func(b []byte) []byte { return bytes.Replace(b, []byte(old), []byte(new), 1) }
 	}
@@ -325,7 +357,6 @@ func TestReuseRandomEdits(t *testing.T) {
 		add("  - id: org_100\n    aliases: [org_001]\n"),
 		replace("owners:", "owners: ["),
 	}
-	names = append(names, "owners.yaml")
 	edits := []func([]byte) []byte{
 		add("# a comment\n"),
 		replace("access_level: internal", "access_level: secret"),
@@ -342,15 +373,27 @@ func TestReuseRandomEdits(t *testing.T) {
 	store := NewStoreWith(loader, StoreOptions{Workers: 2})
 	reloadAndCompare(t, store, loader, true, "first load")
 	reused := 0
-	for step := range 16 {
+	for step := range 24 {
 		// Each step edits the tree last served (or, after a rejection, the
 		// tree that is still served) in one to three places.
 		if step%2 == 0 {
+			if err := os.RemoveAll(appsDir); err != nil {
+				t.Fatal(err)
+			}
 			if err := tree.Write(dir); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for range 1 + rng.IntN(3) {
+			if rng.IntN(3) == 0 {
+				apps, err := os.ReadDir(appsDir)
+				if err != nil || len(apps) == 0 {
+					t.Fatal("no app left to change", err)
+				}
+				shapeEdits[rng.IntN(len(shapeEdits))](apps[rng.IntN(len(apps))].Name())
+				continue
+			}
+			names := files()
 			name := names[rng.IntN(len(names))]
 			p := filepath.Join(dir, filepath.FromSlash(name))
 			b, err := os.ReadFile(p)
