@@ -213,11 +213,23 @@ func (p *parser) tableFuncTail(fn *Func, lateral bool, pos Pos) (TableExpr, erro
 	return tf, nil
 }
 
-// skipTableModifiers skips TABLESAMPLE/SAMPLE (…) clauses: they choose
-// rows at random, by no column.
+// skipTableModifiers skips what may follow a table and chooses its rows,
+// not its columns: TABLESAMPLE/SAMPLE (…) clauses, which choose rows at
+// random, and time travel, which chooses the table's rows as they were
+// (skipTimeTravel).
 func (p *parser) skipTableModifiers() error {
-	for p.isKw("TABLESAMPLE") || p.isKw("SAMPLE") && (p.isOpAt(1, "(") || p.peek(1).kind == tNumber ||
-		sampleMethods[p.peek(1).up] && p.isOpAt(2, "(")) {
+	for {
+		travelled, err := p.skipTimeTravel()
+		if err != nil {
+			return err
+		}
+		if travelled {
+			continue
+		}
+		if !(p.isKw("TABLESAMPLE") || p.isKw("SAMPLE") && (p.isOpAt(1, "(") || p.peek(1).kind == tNumber ||
+			sampleMethods[p.peek(1).up] && p.isOpAt(2, "("))) {
+			return nil
+		}
 		p.i++
 		for p.at().kind == tWord && !p.isOp("(") && !reserved[p.at().up] {
 			p.i++
@@ -237,7 +249,43 @@ func (p *parser) skipTableModifiers() error {
 			}
 		}
 	}
-	return nil
+}
+
+// skipTimeTravel skips one clause reading a table as it was at another
+// time, and reports whether there was one: Snowflake's AT (…), BEFORE (…),
+// CHANGES (…) and, after those, END (…) (DuckDB reads AT (VERSION => …)
+// too); BigQuery's FOR SYSTEM_TIME AS OF expr; Databricks' TIMESTAMP AS
+// OF expr and VERSION AS OF expr.
+func (p *parser) skipTimeTravel() (bool, error) {
+	switch {
+	case p.isAnyKw("AT", "BEFORE", "CHANGES") && p.isOpAt(1, "("):
+		changes := p.isKw("CHANGES")
+		p.i++
+		if err := p.skipParens(); err != nil {
+			return false, err
+		}
+		if changes && p.isAnyKw("AT", "BEFORE") && p.isOpAt(1, "(") {
+			p.i++
+			if err := p.skipParens(); err != nil {
+				return false, err
+			}
+		}
+		if changes && p.isKw("END") && p.isOpAt(1, "(") {
+			p.i++
+			if err := p.skipParens(); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	case p.isKw("FOR") && p.isKwAt(1, "SYSTEM_TIME") && p.isKwAt(2, "AS") && p.isKwAt(3, "OF"),
+		p.isAnyKw("TIMESTAMP", "VERSION") && p.isKwAt(1, "AS") && p.isKwAt(2, "OF"):
+		for !p.acceptKw("OF") {
+			p.i++
+		}
+		_, err := p.expr()
+		return err == nil, err
+	}
+	return false, nil
 }
 
 // sampleMethods are the methods Snowflake's SAMPLE names before its

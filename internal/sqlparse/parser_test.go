@@ -108,6 +108,14 @@ func TestParse(t *testing.T) {
 			`SELECT a - b AS d FROM "my-project-123".raw.events AS e INNER JOIN "other-project".raw.users AS u ON e.id = u.id`},
 		{"samples with a method, and after a subquery", "select a from t sample block (10) seed (42), (select b from u) sample (1) as v tablesample bernoulli (5)", Snowflake,
 			"SELECT a FROM t, (SELECT b FROM u) AS v"},
+		{"snowflake time travel, before and after an alias", "select o.id, n.id from t before (statement => '8e5d') as o full join t at(offset => -60 * 5) n on o.id = n.id", Snowflake,
+			"SELECT o.id, n.id FROM t AS o FULL JOIN t AS n ON o.id = n.id"},
+		{"snowflake changes", "select c1 from t1 changes (information => append_only) at (stream => 's1') end (timestamp => to_timestamp_tz('2024-07-01'))", Snowflake,
+			"SELECT c1 FROM t1"},
+		{"bigquery and databricks time travel", "select a from t for system_time as of timestamp_sub(current_timestamp(), interval 1 hour) as x, u version as of 3, v timestamp as of '2024-01-01' w", BigQuery,
+			"SELECT a FROM t AS x, u, v AS w"},
+		{"a word that is an alias, not time travel", "select version.b from u version", Postgres,
+			"SELECT version.b FROM u AS version"},
 		{"overlay", "select overlay(a placing b from 1 for 2) as o, overlay(a placing b from 3) as p from t", Postgres,
 			"SELECT OVERLAY(a, b, 1, 2) AS o, OVERLAY(a, b, 3) AS p FROM t"},
 		{"redshift approximate count", "select approximate count(distinct y) as n from t", Redshift,
@@ -155,6 +163,8 @@ func TestParseErrors(t *testing.T) {
 		{"filter without where outside duckdb", "select sum(x) filter (x = 1) from t", 1, 23, "expected WHERE"},
 		{"asof match condition with using", "select a from t asof join u match_condition (t.ts >= u.ts) using (id)", 1, 60, "is not read"},
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
+		{"time travel with no point in time", "select a from t for system_time as of", 1, 38, "expected an expression"},
+		{"an unclosed time travel", "select a from t at (offset => 1", 1, 32, `expected ")"`},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.sql, Postgres)
