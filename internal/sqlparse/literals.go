@@ -14,6 +14,7 @@ var typeSynonyms = map[string]string{
 	"DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "CHARACTER VARYING": "VARCHAR", "NUMERIC": "DECIMAL",
 	"TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
 	"TIME WITHOUT TIME ZONE": "TIME", "INT64": "BIGINT", "FLOAT64": "DOUBLE",
+	"TIMESTAMP WITH LOCAL TIME ZONE": "TIMESTAMP_LTZ", // Snowflake's, and its other name
 }
 
 // dateParts are the unit words of INTERVAL and of date functions' first
@@ -110,10 +111,10 @@ func (p *parser) typeName() (TypeName, error) {
 		}
 		text += mods
 		// TIMESTAMP(3) WITH TIME ZONE: the precision before the zone.
-		if len(parts) == 1 && (parts[0] == "TIMESTAMP" || parts[0] == "TIME") &&
-			p.isAnyKw("WITH", "WITHOUT") && p.isKwAt(1, "TIME") && p.isKwAt(2, "ZONE") {
-			text += " " + p.advance().up + " TIME ZONE"
-			p.i += 2
+		if len(parts) == 1 && (parts[0] == "TIMESTAMP" || parts[0] == "TIME") {
+			if zone := p.timeZoneWords(); zone != nil {
+				text += " " + strings.Join(zone, " ")
+			}
 		}
 	}
 	if p.isOp("<") && nestedTypes[text] {
@@ -144,16 +145,31 @@ func (p *parser) typeWords(parts []string) []string {
 			parts = append(parts, "VARYING")
 		}
 	case "TIMESTAMP", "TIME":
-		if p.isAnyKw("WITH", "WITHOUT") && p.isKwAt(1, "TIME") && p.isKwAt(2, "ZONE") {
-			parts = append(parts, p.advance().up, "TIME", "ZONE")
-			p.i += 2
-		}
+		parts = append(parts, p.timeZoneWords()...)
 	case "INTERVAL":
 		for p.at().kind == tWord && dateParts[strings.ToLower(p.at().text)] {
 			parts = append(parts, p.advance().up)
 		}
 	}
 	return parts
+}
+
+// timeZoneWords reads WITH TIME ZONE, WITHOUT TIME ZONE or (Snowflake)
+// WITH LOCAL TIME ZONE after a time type, and returns its words; none
+// when there is none.
+func (p *parser) timeZoneWords() []string {
+	n := 1
+	if p.isKw("WITH") && p.isKwAt(1, "LOCAL") {
+		n = 2
+	}
+	if !p.isAnyKw("WITH", "WITHOUT") || !p.isKwAt(n, "TIME") || !p.isKwAt(n+1, "ZONE") {
+		return nil
+	}
+	words := make([]string, 0, n+2)
+	for range n + 2 {
+		words = append(words, p.advance().up)
+	}
+	return words
 }
 
 // typeModifiers reads a type's parenthesised modifiers, VARCHAR(32) or

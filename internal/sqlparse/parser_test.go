@@ -116,6 +116,8 @@ func TestParse(t *testing.T) {
 			"SELECT a FROM t AS x, u, v AS w"},
 		{"a word that is an alias, not time travel", "select version.b from u version", Postgres,
 			"SELECT version.b FROM u AS version"},
+		{"time zone words", "select a::timestamp with local time zone as l, b::timestamp_ltz as m, c::timestamp(3) with local time zone as n, d::time without time zone as o from t", Snowflake,
+			"SELECT CAST(a AS TIMESTAMP_LTZ) AS l, CAST(b AS TIMESTAMP_LTZ) AS m, CAST(c AS TIMESTAMP(3) WITH LOCAL TIME ZONE) AS n, CAST(d AS TIME) AS o FROM t"},
 		{"overlay", "select overlay(a placing b from 1 for 2) as o, overlay(a placing b from 3) as p from t", Postgres,
 			"SELECT OVERLAY(a, b, 1, 2) AS o, OVERLAY(a, b, 3) AS p FROM t"},
 		{"redshift approximate count", "select approximate count(distinct y) as n from t", Redshift,
