@@ -305,10 +305,11 @@ func TestReuseRandomEdits(t *testing.T) {
 	if err := tree.Write(dir); err != nil {
 		t.Fatal(err)
 	}
+	appsDir := filepath.Join(dir, "apps")
 	// The files to edit, as the tree has them now.
 	files := func() []string {
 		var names []string
-		err := filepath.WalkDir(filepath.Join(dir, "apps"), func(p string, d os.DirEntry, err error) error {
+		err := filepath.WalkDir(appsDir, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				rel, _ := filepath.Rel(dir, p)
 				names = append(names, filepath.ToSlash(rel))
@@ -320,7 +321,6 @@ func TestReuseRandomEdits(t *testing.T) {
 		}
 		return append(names, "owners.yaml")
 	}
-	appsDir := filepath.Join(dir, "apps")
 	copies := 0
 	shapeEdits := []func(app string){
 		func(app string) { // removed, with its overlay

@@ -253,39 +253,44 @@ func (p *parser) skipTableModifiers() error {
 
 // skipTimeTravel skips one clause reading a table as it was at another
 // time, and reports whether there was one: Snowflake's AT (…), BEFORE (…),
-// CHANGES (…) and, after those, END (…) (DuckDB reads AT (VERSION => …)
-// too); BigQuery's FOR SYSTEM_TIME AS OF expr; Databricks' TIMESTAMP AS
-// OF expr and VERSION AS OF expr.
+// and CHANGES (…) with the AT or BEFORE and the END (…) after it (DuckDB
+// reads AT (VERSION => …) too); BigQuery's FOR SYSTEM_TIME AS OF expr;
+// Databricks' TIMESTAMP AS OF expr and VERSION AS OF expr.
 func (p *parser) skipTimeTravel() (bool, error) {
-	switch {
-	case p.isAnyKw("AT", "BEFORE", "CHANGES") && p.isOpAt(1, "("):
-		changes := p.isKw("CHANGES")
-		p.i++
-		if err := p.skipParens(); err != nil {
-			return false, err
+	if changes, err := p.skipWordParens("CHANGES"); changes || err != nil {
+		if err == nil {
+			_, err = p.skipWordParens("AT", "BEFORE")
 		}
-		if changes && p.isAnyKw("AT", "BEFORE") && p.isOpAt(1, "(") {
-			p.i++
-			if err := p.skipParens(); err != nil {
-				return false, err
-			}
+		if err == nil {
+			_, err = p.skipWordParens("END")
 		}
-		if changes && p.isKw("END") && p.isOpAt(1, "(") {
-			p.i++
-			if err := p.skipParens(); err != nil {
-				return false, err
-			}
-		}
-		return true, nil
-	case p.isKw("FOR") && p.isKwAt(1, "SYSTEM_TIME") && p.isKwAt(2, "AS") && p.isKwAt(3, "OF"),
-		p.isAnyKw("TIMESTAMP", "VERSION") && p.isKwAt(1, "AS") && p.isKwAt(2, "OF"):
-		for !p.acceptKw("OF") {
-			p.i++
-		}
-		_, err := p.expr()
-		return err == nil, err
+		return changes, err
 	}
-	return false, nil
+	if skipped, err := p.skipWordParens("AT", "BEFORE"); skipped || err != nil {
+		return skipped, err
+	}
+	var n int // the words before the point in time
+	switch {
+	case p.isKw("FOR") && p.isKwAt(1, "SYSTEM_TIME") && p.isKwAt(2, "AS") && p.isKwAt(3, "OF"):
+		n = 4
+	case p.isAnyKw("TIMESTAMP", "VERSION") && p.isKwAt(1, "AS") && p.isKwAt(2, "OF"):
+		n = 3
+	default:
+		return false, nil
+	}
+	p.i += n
+	_, err := p.expr()
+	return err == nil, err
+}
+
+// skipWordParens skips one of words and the parenthesised text after it,
+// and reports whether they were there.
+func (p *parser) skipWordParens(words ...string) (bool, error) {
+	if !p.isAnyKw(words...) || !p.isOpAt(1, "(") {
+		return false, nil
+	}
+	p.i++
+	return true, p.skipParens()
 }
 
 // sampleMethods are the methods Snowflake's SAMPLE names before its

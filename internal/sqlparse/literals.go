@@ -14,7 +14,7 @@ var typeSynonyms = map[string]string{
 	"DOUBLE PRECISION": "DOUBLE", "BOOL": "BOOLEAN", "CHARACTER VARYING": "VARCHAR", "NUMERIC": "DECIMAL",
 	"TIMESTAMP WITHOUT TIME ZONE": "TIMESTAMP", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
 	"TIME WITHOUT TIME ZONE": "TIME", "INT64": "BIGINT", "FLOAT64": "DOUBLE",
-	"TIMESTAMP WITH LOCAL TIME ZONE": "TIMESTAMP_LTZ", // Snowflake's, and its other name
+	"TIMESTAMP WITH LOCAL TIME ZONE": "TIMESTAMP_LTZ", // Snowflake: one type, two names
 }
 
 // dateParts are the unit words of INTERVAL and of date functions' first

@@ -167,6 +167,7 @@ func TestParseErrors(t *testing.T) {
 		{"backticks outside bigquery", "select `a` from t", 1, 8, "back-quoted identifiers are not postgres syntax"},
 		{"time travel with no point in time", "select a from t for system_time as of", 1, 38, "expected an expression"},
 		{"an unclosed time travel", "select a from t at (offset => 1", 1, 32, `expected ")"`},
+		{"changes without parentheses", "select a from t changes", 1, 17, `unexpected "changes"`},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.sql, Postgres)
