@@ -321,7 +321,7 @@ func (ls *lineageSide) analyseModel(ctx context.Context, uid string, pc *parseCa
 		ml.reason = "SQL does not parse: " + err.Error()
 		return ml
 	}
-	res, err := lineage.AnalyzeQuery(ctx, q, lineage.Options{Catalog: ls.catalog, Budget: budget})
+	res, err := lineage.AnalyzeQuery(ctx, q, lineage.Options{Dialect: ls.dialect, Catalog: ls.catalog, Budget: budget})
 	if err != nil {
 		// Over budget; or ctx ended, and analyse reports that instead.
 		ml.reason = err.Error()

@@ -7,7 +7,8 @@
 //
 // It resolves names through CTEs (nested and chained), subqueries, joins,
 // set operations, lateral column aliases, table functions (UNNEST, FLATTEN,
-// range) and `*` / `t.*` expanded from a catalog. For change detection it
+// range), PIVOT and UNPIVOT (read as the queries they stand for) and `*` /
+// `t.*` expanded from a catalog. For change detection it
 // also gives every column a signature of its derivation as written and a
 // canonical form of its value (every reference replaced by the expression
 // that produces it, down to base columns, then simplified), and the

@@ -22,6 +22,8 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("with recursive r as (select 1 as n union all select n + 1 from r) select * from r")
 	f.Add("select sum(x) over w from t window w as (w)")
 	f.Add("select a as b, b as a, a from t where b in (select a from t)")
+	f.Add("select * from orders pivot (sum(amount) as s, count(*) for (status, customer_id) in (('a', 1) as x, 'b') default on null (0)) as p(a, b)")
+	f.Add("select * from orders unpivot include nulls ((v, w) for k in ((amount, discount) as 'm', (order_id, status))) pivot (max(v) for k in (any order by k))")
 	f.Fuzz(func(t *testing.T, sql string) {
 		res, err := Analyze(t.Context(), sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
 		if err != nil {

@@ -257,15 +257,16 @@ func Analyze(ctx context.Context, sql string, opts Options) (*Result, error) {
 	return AnalyzeQuery(ctx, q, opts)
 }
 
-// AnalyzeQuery computes the lineage of a parsed statement (opts.Dialect is
-// not used), so that a caller analysing one statement against two catalogs
-// parses it once. It does not modify q. Its errors are Analyze's, but for
+// AnalyzeQuery computes the lineage of a parsed statement, so that a caller
+// analysing one statement against two catalogs parses it once; opts.Dialect
+// should be the one it was parsed in, which names the columns of a PIVOT or
+// UNPIVOT. It does not modify q. Its errors are Analyze's, but for
 // the *ParseError.
 func AnalyzeQuery(ctx context.Context, q *sqlparse.Query, opts Options) (res *Result, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	a := newAnalyzer(opts.Catalog, newMeter(ctx, opts.Budget))
+	a := newAnalyzer(opts.Catalog, opts.Dialect, newMeter(ctx, opts.Budget))
 	defer func() {
 		if r := recover(); r != nil {
 			s, ok := r.(stop)

@@ -15,6 +15,9 @@ var testCatalog = Catalog(func(r Relation) ([]string, bool) {
 		"customers": {"customer_id", "first_name", "last_name", "email", "country", "created_at"},
 		"payments":  {"payment_id", "order_id", "method", "amount", "paid_at"},
 		"events":    {"event_id", "payload", "tags"},
+		// pivot_test.go's
+		"quarterly_sales": {"empid", "dept", "quarter", "amount"},
+		"monthly_sales":   {"empid", "dept", "jan", "feb", "mar"},
 	}[r.Name]
 	return c, ok
 })
@@ -130,6 +133,11 @@ func TestSignatures(t *testing.T) {
 		{"join alias rename keeps the rows", "select o.order_id from orders o left join payments p on p.order_id = o.order_id", "select x.order_id from orders x left join payments y on y.order_id = x.order_id", "order_id", true, true, true, sqlparse.DuckDB},
 		{"join kind changes the rows", "select o.order_id from orders o left join payments p on p.order_id = o.order_id", "select o.order_id from orders o join payments p on p.order_id = o.order_id", "order_id", true, true, false, sqlparse.DuckDB},
 		{"limit changes the rows", "select order_id from orders", "select order_id from orders limit 5", "order_id", true, true, false, sqlparse.DuckDB},
+		{"pivot: another value beside it", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q3'))", "q1_s", true, true, true, sqlparse.DuckDB},
+		{"pivot: layout and case", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "SELECT *\nFROM quarterly_sales PIVOT (SUM(AMOUNT) s FOR QUARTER IN ('Q1', 'Q2'))", "q1_s", true, true, true, sqlparse.DuckDB},
+		{"pivot: another aggregate", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from quarterly_sales pivot (avg(amount) as s for quarter in ('Q1', 'Q2'))", "q1_s", false, false, true, sqlparse.DuckDB},
+		{"pivot: another value of the same name", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('q1', 'Q2'))", "q1_s", false, false, true, sqlparse.DuckDB},
+		{"pivot: rows filtered first", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from (select * from quarterly_sales where dept = 'a') pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "q1_s", false, true, false, sqlparse.DuckDB},
 	}
 	for _, tc := range tests {
 		b, h := analyze(t, tc.base, tc.dialect), analyze(t, tc.head, tc.dialect)

@@ -17,6 +17,9 @@ import (
 // analyzer resolves one statement within its meter.
 type analyzer struct {
 	catalog Catalog
+	// dialect names the columns of a PIVOT or UNPIVOT as its warehouse
+	// does.
+	dialect sqlparse.Dialect
 	m       *meter
 	bases   map[Relation]*rel
 	allRels map[Relation]bool
@@ -32,8 +35,8 @@ type subqueryKey struct {
 	sc *scope
 }
 
-func newAnalyzer(c Catalog, m *meter) *analyzer {
-	return &analyzer{catalog: c, m: m, bases: map[Relation]*rel{}, allRels: map[Relation]bool{}, subqueries: map[subqueryKey]*rel{}}
+func newAnalyzer(c Catalog, d sqlparse.Dialect, m *meter) *analyzer {
+	return &analyzer{catalog: c, dialect: d, m: m, bases: map[Relation]*rel{}, allRels: map[Relation]bool{}, subqueries: map[subqueryKey]*rel{}}
 }
 
 // cteEnv is the chain of WITH lists in scope, innermost first. The CTEs of

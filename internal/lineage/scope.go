@@ -122,6 +122,8 @@ func (sc *scope) addFrom(t sqlparse.TableExpr, sig *strings.Builder) {
 		sig.WriteString(r.rows.sig.String())
 	case *sqlparse.Join:
 		sc.addJoin(x, sig)
+	case *sqlparse.Pivot, *sqlparse.Unpivot:
+		sc.addTurned(x, sig)
 	default:
 		sig.WriteString("?")
 	}
@@ -211,17 +213,7 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 	r.funcName = strings.ToLower(sqlparse.FuncName(x.Func))
 	// The arguments may read earlier FROM items (UNNEST(t.arr), FLATTEN).
 	argCol := sc.exprCol(x.Func, "")
-	seen := map[Source]bool{}
-	for _, e := range argCol.entries {
-		a.m.sources(len(e.Sources))
-		for _, s := range e.Sources {
-			if !seen[s] {
-				seen[s] = true
-				r.funcSources = append(r.funcSources, s)
-			}
-		}
-	}
-	sortSources(r.funcSources)
+	r.funcSources = a.sourcesOf(argCol)
 	r.funcCanon = argCol.canon
 	r.funcCertain = argCol.certain
 	name := r.funcName
@@ -247,6 +239,25 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 		sc.rows.rels[s.Relation] = true
 	}
 	return "F(" + a.canonKey(r.funcCanon) + ")"
+}
+
+// sourcesOf is every source of cols' entries, once each, sorted.
+func (a *analyzer) sourcesOf(cols ...*col) []Source {
+	var out []Source
+	seen := map[Source]bool{}
+	for _, c := range cols {
+		for _, e := range c.entries {
+			a.m.sources(len(e.Sources))
+			for _, s := range e.Sources {
+				if !seen[s] {
+					seen[s] = true
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	sortSources(out)
+	return out
 }
 
 func isScalarTableFunc(name string) bool {

@@ -90,8 +90,8 @@ type SelectItem struct {
 	Pos
 }
 
-// TableExpr is a FROM item: *Table, *DerivedTable, *TableFunc, *Join or
-// *ValuesTable.
+// TableExpr is a FROM item: *Table, *DerivedTable, *TableFunc, *Join,
+// *ValuesTable, *Pivot or *Unpivot.
 type TableExpr interface {
 	Node
 	tableExpr()
@@ -138,6 +138,65 @@ type ValuesTable struct {
 	Values *Values
 	Alias  *Alias
 	Pos
+}
+
+// Pivot is a FROM item turned by PIVOT: Source's rows grouped by the
+// columns neither the aggregates nor For read, with a column for each of
+// In's values and each aggregate: the aggregate over the group's rows whose
+// For columns hold that value. Which names the columns get is the
+// warehouse's (Dialect.PivotColumns).
+type Pivot struct {
+	Source TableExpr
+	Aggs   []*PivotAgg
+	For    []*ColumnRef  // FOR col, or FOR (a, b)
+	In     []*PivotValue // IN (value [AS name], …); empty for Any and InQuery
+	// Any is IN (ANY [ORDER BY …]) and InQuery IN (SELECT …): Snowflake's
+	// pivots on the values the data holds, whose columns are known only
+	// when the query runs.
+	Any      bool
+	AnyOrder []*OrderItem
+	InQuery  *Query
+	Default  Expr // DEFAULT ON NULL (expr): Snowflake's value for a group without rows
+	Alias    *Alias
+	Pos
+}
+
+// PivotAgg is one aggregate of a PIVOT, with the name its columns take.
+type PivotAgg struct {
+	Func  *Func
+	Alias *Ident
+}
+
+// PivotValue is one value of a PIVOT's IN list (a Row for FOR (a, b)),
+// with the name its column takes.
+type PivotValue struct {
+	Value Expr
+	Alias *Ident
+}
+
+// Unpivot is a FROM item turned by UNPIVOT: each of Source's rows becomes
+// a row for each of In's column groups, the group's name in the column
+// Name and its columns' values in Values.
+type Unpivot struct {
+	Source TableExpr
+	// Nulls is "INCLUDE NULLS", "EXCLUDE NULLS" (the default: a row whose
+	// values are all null is left out) or "" as not written.
+	Nulls  string
+	Values []Ident // the value column, or (a, b) (BigQuery)
+	Name   Ident
+	In     []*UnpivotColumns
+	Alias  *Alias
+	Pos
+}
+
+// UnpivotColumns is one entry of an UNPIVOT's IN list: a column, or as many
+// as there are value columns, and what its rows hold in the name column:
+// Label (a string or number, BigQuery and Snowflake), Alias (a name), or
+// the columns' names.
+type UnpivotColumns struct {
+	Columns []Ident
+	Alias   *Ident
+	Label   *Literal
 }
 
 // Join joins two FROM items. Kind is "INNER", "LEFT", "RIGHT", "FULL",
@@ -433,6 +492,8 @@ func (*DerivedTable) tableExpr() {}
 func (*TableFunc) tableExpr()    {}
 func (*Join) tableExpr()         {}
 func (*ValuesTable) tableExpr()  {}
+func (*Pivot) tableExpr()        {}
+func (*Unpivot) tableExpr()      {}
 
 func (*ColumnRef) exprNode()    {}
 func (*Literal) exprNode()      {}
@@ -479,6 +540,8 @@ func (*DerivedTable) node() {}
 func (*TableFunc) node()    {}
 func (*Join) node()         {}
 func (*ValuesTable) node()  {}
+func (*Pivot) node()        {}
+func (*Unpivot) node()      {}
 func (*ColumnRef) node()    {}
 func (*Literal) node()      {}
 func (*TypedLiteral) node() {}

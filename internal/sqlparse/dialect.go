@@ -29,6 +29,15 @@ type Dialect struct {
 	// questionOps: ?, ?| and ?& are JSONB's key operators, not
 	// parameters (PostgreSQL: dbt compiles no parameters into a model).
 	questionOps bool
+	// How a PIVOT names its columns (PivotColumns): the aggregate's name
+	// before the value's (BigQuery: total_q1, not q1_total); a value's
+	// name as written, quotes and all (Snowflake: 'Q1'); an aggregate
+	// without a name named by its call when there are several (DuckDB:
+	// q1_sum(sales)).
+	pivotAggFirst, pivotWrittenValues, pivotCallNames bool
+	// unpivotValuesFirst: an UNPIVOT's value columns come before its name
+	// column (BigQuery), not after.
+	unpivotValuesFirst bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
@@ -38,9 +47,9 @@ var (
 	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true}
-	Snowflake = Dialect{name: "snowflake", colonPaths: true}
-	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true}
+	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true}
+	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true}
 )
 
 // Name is the dialect's name as dbt's adapter_type spells it ("generic" for
@@ -77,4 +86,67 @@ func DialectFor(adapterType string) (d Dialect, ok bool) {
 // Dialects lists the adapter types DialectFor accepts, for messages.
 func Dialects() []string {
 	return []string{"bigquery", "duckdb", "postgres", "redshift", "snowflake"}
+}
+
+// PivotColumns are the names of the columns p makes, as the warehouse
+// names them (lowercased, as every name here is): for each value of its IN
+// list in order, a column for each aggregate, named by the value (its
+// alias, else the value: a string's text, or in Snowflake the value as
+// written, 'Q1') joined by "_" with the aggregate's alias when it has one.
+// These are the names sqlglot 26.9 gives them, but that a Snowflake value
+// with an alias is named by the alias. ok is false for a pivot over the
+// values the data holds (IN (ANY), IN (SELECT …)), whose columns are known
+// only when it runs.
+func (d Dialect) PivotColumns(p *Pivot) (names []string, ok bool) {
+	if p.Any || p.InQuery != nil {
+		return nil, false
+	}
+	aggs := make([]string, len(p.Aggs))
+	for i, a := range p.Aggs {
+		switch {
+		case a.Alias != nil:
+			aggs[i] = a.Alias.Name
+		case d.pivotCallNames && len(p.Aggs) > 1:
+			aggs[i] = strings.ToLower(Format(a.Func))
+		}
+	}
+	for _, v := range p.In {
+		value := d.pivotValueName(v)
+		for _, agg := range aggs {
+			switch {
+			case agg == "":
+				names = append(names, value)
+			case d.pivotAggFirst:
+				names = append(names, agg+"_"+value)
+			default:
+				names = append(names, value+"_"+agg)
+			}
+		}
+	}
+	return names, true
+}
+
+// pivotValueName is the part of a pivot column's name its value gives.
+func (d Dialect) pivotValueName(v *PivotValue) string {
+	if v.Alias != nil {
+		return v.Alias.Name
+	}
+	if l, ok := v.Value.(*Literal); ok && !d.pivotWrittenValues && l.Prefix == "" {
+		return strings.ToLower(l.Text)
+	}
+	if c, ok := v.Value.(*ColumnRef); ok {
+		return c.Parts[len(c.Parts)-1].Name
+	}
+	return strings.ToLower(Format(v.Value))
+}
+
+// UnpivotColumns are the columns u adds after the columns of its source it
+// does not read: its name column and its value columns, in the order the
+// warehouse puts them (BigQuery: the values first).
+func (d Dialect) UnpivotColumns(u *Unpivot) []Ident {
+	out := make([]Ident, 0, 1+len(u.Values))
+	if d.unpivotValuesFirst {
+		return append(append(out, u.Values...), u.Name)
+	}
+	return append(append(out, u.Name), u.Values...)
 }

@@ -1,6 +1,6 @@
 // Package sqlparse parses the compiled SQL of a dbt model — one SELECT
-// statement, with CTEs, subqueries, joins, set operations, window functions
-// and the dialect extensions dbt projects write on PostgreSQL, DuckDB,
+// statement, with CTEs, subqueries, joins, PIVOT and UNPIVOT, set
+// operations, window functions and the dialect extensions dbt projects write on PostgreSQL, DuckDB,
 // Snowflake, BigQuery and Redshift — into a syntax tree, and prints
 // expressions back in one normalised form.
 //

@@ -702,6 +702,100 @@ func (pr *Printer) tableExpr(b *strings.Builder, t TableExpr) {
 		pr.alias(b, x.Alias)
 	case *Join:
 		pr.join(b, x)
+	case *Pivot:
+		pr.pivot(b, x)
+	case *Unpivot:
+		pr.unpivot(b, x)
+	}
+}
+
+// turned writes the FROM item a PIVOT or UNPIVOT turns: a join in
+// parentheses, which it turns as a whole.
+func (pr *Printer) turned(b *strings.Builder, t TableExpr) {
+	if _, join := t.(*Join); join {
+		b.WriteByte('(')
+		pr.tableExpr(b, t)
+		b.WriteByte(')')
+		return
+	}
+	pr.tableExpr(b, t)
+}
+
+func (pr *Printer) pivot(b *strings.Builder, x *Pivot) {
+	pr.turned(b, x.Source)
+	b.WriteString(" PIVOT (")
+	writeEach(b, ", ", x.Aggs, func(a *PivotAgg) {
+		pr.funcCall(b, a.Func)
+		writeAs(b, a.Alias)
+	})
+	b.WriteString(" FOR ")
+	if len(x.For) == 1 {
+		pr.Expr(b, x.For[0])
+	} else {
+		b.WriteByte('(')
+		writeEach(b, ", ", x.For, func(c *ColumnRef) { pr.Expr(b, c) })
+		b.WriteByte(')')
+	}
+	b.WriteString(" IN (")
+	switch {
+	case x.Any:
+		b.WriteString("ANY")
+		pr.orderBy(b, " ORDER BY ", x.AnyOrder)
+	case x.InQuery != nil:
+		pr.query(b, x.InQuery)
+	default:
+		writeEach(b, ", ", x.In, func(v *PivotValue) {
+			pr.Expr(b, v.Value)
+			writeAs(b, v.Alias)
+		})
+	}
+	b.WriteByte(')')
+	if x.Default != nil {
+		b.WriteString(" DEFAULT ON NULL (")
+		pr.Expr(b, x.Default)
+		b.WriteByte(')')
+	}
+	b.WriteByte(')')
+	pr.alias(b, x.Alias)
+}
+
+func (pr *Printer) unpivot(b *strings.Builder, x *Unpivot) {
+	pr.turned(b, x.Source)
+	b.WriteString(" UNPIVOT ")
+	if x.Nulls != "" {
+		b.WriteString(x.Nulls + " ")
+	}
+	b.WriteByte('(')
+	writeNames(b, x.Values)
+	b.WriteString(" FOR ")
+	writeIdent(b, x.Name)
+	b.WriteString(" IN (")
+	writeEach(b, ", ", x.In, func(in *UnpivotColumns) {
+		writeNames(b, in.Columns)
+		writeAs(b, in.Alias)
+		if in.Label != nil {
+			b.WriteString(" AS ")
+			pr.Expr(b, in.Label)
+		}
+	})
+	b.WriteString("))")
+	pr.alias(b, x.Alias)
+}
+
+// writeNames writes a name, or (a, b, …) for more than one.
+func writeNames(b *strings.Builder, ids []Ident) {
+	if len(ids) == 1 {
+		writeIdent(b, ids[0])
+		return
+	}
+	writeIdentList(b, ids)
+}
+
+// writeAs writes " AS name" for a name given.
+func writeAs(b *strings.Builder, id *Ident) {
+	if id != nil {
+		b.WriteString(" AS ")
+		writeIdent(b, *id)
 	}
 }
 

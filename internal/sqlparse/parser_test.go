@@ -126,6 +126,14 @@ func TestParse(t *testing.T) {
 			"SELECT SUM(x) FILTER(WHERE x = 1) AS s FROM t"},
 		{"duckdb files as tables", "select e.id from 's3://Bucket/events/*.parquet' as e join 'users.csv' u on e.uid = u.id", DuckDB,
 			`SELECT e.id FROM "s3://bucket/events/*.parquet" AS e INNER JOIN "users.csv" AS u ON e.uid = u.id`},
+		{"pivot with a default and an alias, then a sample", "select * from sales s pivot(sum(s.amount) as total, count(*) for quarter in ('Q1' as first, 'Q2') default on null (0)) as p tablesample bernoulli (1) where p.dept = 'x'", Snowflake,
+			"SELECT * FROM sales AS s PIVOT (SUM(s.amount) AS total, COUNT(*) FOR quarter IN ('Q1' AS first, 'Q2') DEFAULT ON NULL (0)) AS p WHERE p.dept = 'x'"},
+		{"pivot over the values the data holds", "select * from a pivot(max(v) for k in (any order by k)) join b pivot(min(v) for k in (select k from c)) on true", Snowflake,
+			"SELECT * FROM a PIVOT (MAX(v) FOR k IN (ANY ORDER BY k)) INNER JOIN b PIVOT (MIN(v) FOR k IN (SELECT k FROM c)) ON TRUE"},
+		{"pivot on two columns, of a join", "select * from (a join b using (id)) pivot (sum(x) for (y, z) in ((1, 'a') as one, (2, 'b') two))", DuckDB,
+			"SELECT * FROM (a INNER JOIN b USING (id)) PIVOT (SUM(x) FOR (y, z) IN (ROW(1, 'a') AS one, ROW(2, 'b') AS two))"},
+		{"unpivots, one turning another", "select * from t unpivot include nulls (v for k in (a, b as bee, c as 'sea')) as u unpivot ((x, y) for w in ((k, v) as 1))", BigQuery,
+			"SELECT * FROM t UNPIVOT INCLUDE NULLS (v FOR k IN (a, b AS bee, c AS 'sea')) AS u UNPIVOT ((x, y) FOR w IN ((k, v) AS 1))"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
 			`SELECT "order id" AS id FROM s.t`},
 	}
@@ -168,6 +176,14 @@ func TestParseErrors(t *testing.T) {
 		{"time travel with no point in time", "select a from t for system_time as of", 1, 38, "expected an expression"},
 		{"an unclosed time travel", "select a from t at (offset => 1", 1, 32, `expected ")"`},
 		{"changes without parentheses", "select a from t changes", 1, 17, `unexpected "changes"`},
+		{"pivot of a column, not an aggregate", "select * from t pivot (a for b in (1))", 1, 24, "aggregates with a function call"},
+		{"pivot of a window call", "select * from t pivot (sum(a) over () for b in (1))", 1, 24, "aggregates with a function call"},
+		{"pivot without for", "select * from t pivot (sum(a) as s)", 1, 35, "expected FOR"},
+		{"pivot reading an IN as its aggregate", "select * from t pivot (sum(a) in (1))", 1, 24, "aggregates with a function call"},
+		{"pivot without values", "select * from t pivot (sum(a) for b in ())", 1, 41, "expected an expression"},
+		{"pivot on an expression", "select * from t pivot (sum(a) for b + 1 in (1))", 1, 37, "expected IN"},
+		{"unpivot with a column short", "select * from t unpivot ((a, b) for k in ((c, d), (e)))", 1, 52, "as many columns in each IN entry"},
+		{"pivot without parentheses", "select * from t pivot", 1, 22, `expected "("`},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.sql, Postgres)

@@ -607,7 +607,9 @@ func (p *parser) aliasColumns(a *Alias) error {
 	return err
 }
 
-func (p *parser) tablePrimary() (TableExpr, error) {
+// tableItem reads a FROM item up to the PIVOTs and UNPIVOTs that may turn
+// it (tablePrimary).
+func (p *parser) tableItem() (TableExpr, error) {
 	pos := p.pos()
 	lateral := p.acceptKw("LATERAL")
 	switch {

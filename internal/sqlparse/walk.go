@@ -94,6 +94,25 @@ func walkChildren(v Visitor, n Node) {
 		walkNode(v, x.Left)
 		walkNode(v, x.Right)
 		walkExprs(v, x.On)
+	case *Pivot:
+		walkNode(v, x.Source)
+		for _, a := range x.Aggs {
+			Walk(v, a.Func)
+		}
+		walkEach(v, x.For)
+		for _, in := range x.In {
+			walkExprs(v, in.Value)
+		}
+		walkEach(v, x.AnyOrder)
+		walkQuery(v, x.InQuery)
+		walkExprs(v, x.Default)
+	case *Unpivot:
+		walkNode(v, x.Source)
+		for _, in := range x.In {
+			if in.Label != nil {
+				Walk(v, in.Label)
+			}
+		}
 
 	default:
 		walkExprChildren(v, n)
