@@ -100,7 +100,14 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 	case *sqlparse.NamedArg:
 		return &sqlparse.NamedArg{Name: x.Name, Value: c.expr(x.Value)}
 	case *sqlparse.Cast:
-		return &sqlparse.Cast{X: c.expr(x.X), Type: x.Type, Kind: x.Kind}
+		out := &sqlparse.Cast{X: c.expr(x.X), Type: x.Type, Kind: x.Kind}
+		if x.Format != nil {
+			out.Format = c.expr(x.Format)
+		}
+		if x.Zone != nil {
+			out.Zone = c.expr(x.Zone)
+		}
+		return out
 	case *sqlparse.Case:
 		return c.caseExpr(x)
 	case *sqlparse.In:

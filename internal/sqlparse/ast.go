@@ -333,6 +333,9 @@ type Cast struct {
 	X    Expr
 	Type TypeName
 	Kind string // "CAST", "TRY_CAST", "SAFE_CAST"
+	// Format and Zone are BigQuery's FORMAT f [AT TIME ZONE z]: how a
+	// string is read or written; nil when not written.
+	Format, Zone Expr
 	Pos
 }
 

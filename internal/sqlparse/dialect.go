@@ -38,6 +38,9 @@ type Dialect struct {
 	// unpivotValuesFirst: an UNPIVOT's value columns come before its name
 	// column (BigQuery), not after.
 	unpivotValuesFirst bool
+	// bareInnerJoins: an INNER JOIN may leave out ON, and is then a CROSS
+	// JOIN, the condition written in WHERE (Snowflake).
+	bareInnerJoins bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
@@ -48,7 +51,7 @@ var (
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
 	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true}
-	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true}
+	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true}
 )
 

@@ -533,7 +533,7 @@ func (p *parser) specialForm(t token, pos Pos) (e Expr, ok bool, err error) {
 	return e, true, nil
 }
 
-// cast reads CAST(x AS t [FORMAT f]) after "CAST(".
+// cast reads CAST(x AS t [FORMAT f [AT TIME ZONE z]]) after "CAST(".
 func (p *parser) cast(kind string, pos Pos) (Expr, error) {
 	x, err := p.expr()
 	if err != nil {
@@ -546,15 +546,21 @@ func (p *parser) cast(kind string, pos Pos) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := &Cast{X: x, Type: ty, Kind: kind, Pos: pos}
 	if p.acceptKw("FORMAT") { // BigQuery CAST(x AS STRING FORMAT 'YYYY')
-		if _, err := p.primary(); err != nil {
+		if c.Format, err = p.primary(); err != nil {
 			return nil, err
+		}
+		if p.acceptKws("AT", "TIME", "ZONE") {
+			if c.Zone, err = p.primary(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := p.expectOp(")"); err != nil {
 		return nil, err
 	}
-	return &Cast{X: x, Type: ty, Kind: kind, Pos: pos}, nil
+	return c, nil
 }
 
 // extract reads EXTRACT(field FROM x) after "EXTRACT(".

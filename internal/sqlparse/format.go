@@ -179,7 +179,17 @@ func (pr *Printer) operator(b *strings.Builder, e Expr) {
 		pr.wrapped(b, "(", x.X, ")")
 	case *Cast:
 		b.WriteString(x.Kind)
-		pr.wrapped(b, "(", x.X, " AS "+x.Type.Text+")")
+		if x.Format == nil {
+			pr.wrapped(b, "(", x.X, " AS "+x.Type.Text+")")
+			break
+		}
+		pr.wrapped(b, "(", x.X, " AS "+x.Type.Text+" FORMAT ")
+		pr.Expr(b, x.Format)
+		if x.Zone != nil {
+			b.WriteString(" AT TIME ZONE ")
+			pr.Expr(b, x.Zone)
+		}
+		b.WriteByte(')')
 	case *Collate:
 		pr.Expr(b, x.X)
 		b.WriteString(" COLLATE " + x.Collation)

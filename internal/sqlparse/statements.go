@@ -487,7 +487,10 @@ func (p *parser) joinConstraint(j *Join) error {
 		}
 	case p.acceptKw("USING"):
 		j.Using, err = p.identList()
-	case !joinFree(j):
+	case joinFree(j):
+	case p.d.bareInnerJoins && j.Kind == "INNER" && match == nil:
+		j.Kind = "CROSS" // what it is: every row of one side with every row of the other
+	default:
 		err = p.unexpected("ON or USING")
 	}
 	return err

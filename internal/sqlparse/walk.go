@@ -141,7 +141,7 @@ func walkExprChildren(v Visitor, n Node) {
 	case *NamedArg:
 		walkExprs(v, x.Value)
 	case *Cast:
-		walkExprs(v, x.X)
+		walkExprs(v, x.X, x.Format, x.Zone)
 	case *Case:
 		walkExprs(v, x.Operand)
 		for _, w := range x.Whens {
