@@ -100,14 +100,7 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 	case *sqlparse.NamedArg:
 		return &sqlparse.NamedArg{Name: x.Name, Value: c.expr(x.Value)}
 	case *sqlparse.Cast:
-		out := &sqlparse.Cast{X: c.expr(x.X), Type: x.Type, Kind: x.Kind}
-		if x.Format != nil {
-			out.Format = c.expr(x.Format)
-		}
-		if x.Zone != nil {
-			out.Zone = c.expr(x.Zone)
-		}
-		return out
+		return &sqlparse.Cast{X: c.expr(x.X), Type: x.Type, Kind: x.Kind, Format: c.expr(x.Format), Zone: c.expr(x.Zone)}
 	case *sqlparse.Case:
 		return c.caseExpr(x)
 	case *sqlparse.In:
@@ -167,7 +160,8 @@ func (c *canonizer) function(x *sqlparse.Func) sqlparse.Expr {
 	if c.failed {
 		return nil
 	}
-	plain := x.Over == nil && x.Filter == nil && !x.Distinct && len(x.OrderBy) == 0 && len(x.WithinGroup) == 0
+	plain := x.Over == nil && x.Filter == nil && !x.Distinct && len(x.OrderBy) == 0 && len(x.WithinGroup) == 0 &&
+		x.Limit == nil && x.Separator == nil
 	if plain {
 		switch {
 		case (name == "DIV0" || name == "DIV0NULL") && len(args) == 2 && nonZeroNumber(args[1]):
@@ -186,7 +180,7 @@ func (c *canonizer) function(x *sqlparse.Func) sqlparse.Expr {
 	}
 	f := &sqlparse.Func{Name: []sqlparse.Ident{{Name: strings.ToLower(name)}}, Args: args, Star: x.Star,
 		Distinct: x.Distinct, NullsMode: x.NullsMode, OrderBy: c.order(x.OrderBy), WithinGroup: c.order(x.WithinGroup),
-		Filter: c.expr(x.Filter)}
+		Filter: c.expr(x.Filter), Limit: c.expr(x.Limit), Separator: c.expr(x.Separator)}
 	if x.Over != nil {
 		w := x.Over
 		if c.window != nil {

@@ -2,7 +2,7 @@
 // statement: for every output column, the base columns it is made of and how
 // (a direct pass-through, a renamed pass-through, or a computation), and the
 // columns that only decide which rows survive (WHERE, JOIN … ON / USING,
-// HAVING, QUALIFY, GROUP BY, DISTINCT ON, ORDER BY under LIMIT, the
+// HAVING, QUALIFY, GROUP BY, DISTINCT ON, ORDER BY under LIMIT or TOP, the
 // subqueries of those, and the right side of EXCEPT / INTERSECT).
 //
 // It resolves names through CTEs (nested and chained), subqueries, joins,

@@ -97,9 +97,12 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, parent *scope, lateral 
 type queryTail struct {
 	orderBy       []*sqlparse.OrderItem
 	limit, offset sqlparse.Expr
+	top           sqlparse.Expr // the SELECT's TOP n, a limit of its own
 }
 
-func (t *queryTail) limited() bool { return t != nil && (t.limit != nil || t.offset != nil) }
+func (t *queryTail) limited() bool {
+	return t != nil && (t.limit != nil || t.offset != nil || t.top != nil)
+}
 
 func (a *analyzer) setExpr(s sqlparse.SetExpr, env *cteEnv, parent, lateral *scope, tail *queryTail) *rel {
 	switch x := s.(type) {
@@ -358,6 +361,13 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 			sc.predicate("ON", e)
 		}
 	}
+	if s.Top != nil {
+		withTop := queryTail{top: s.Top}
+		if tail != nil {
+			withTop.orderBy, withTop.limit, withTop.offset = tail.orderBy, tail.limit, tail.offset
+		}
+		tail = &withTop
+	}
 	sc.limitClause(tail, out)
 	return out
 }
@@ -392,7 +402,8 @@ func unparen(e sqlparse.Expr) sqlparse.Expr {
 	}
 }
 
-// limitClause: ORDER BY decides which rows survive only under LIMIT/OFFSET.
+// limitClause: ORDER BY decides which rows survive only under LIMIT, OFFSET
+// or TOP.
 func (sc *scope) limitClause(tail *queryTail, out *rel) {
 	if !tail.limited() {
 		return
@@ -407,6 +418,9 @@ func (sc *scope) limitClause(tail *queryTail, out *rel) {
 			key += " NULLS" + strconv.FormatBool(*o.NullsFirst)
 		}
 		sig.WriteString(" ORDER(" + key + ")")
+	}
+	if tail.top != nil {
+		sig.WriteString(" TOP(" + sqlparse.Format(tail.top) + ")")
 	}
 	if tail.limit != nil {
 		sig.WriteString(" LIMIT(" + sqlparse.Format(tail.limit) + ")")

@@ -58,6 +58,7 @@ type Values struct {
 
 // Select is one SELECT (or DuckDB FROM-first) block.
 type Select struct {
+	Top        Expr // TOP n (Snowflake, Redshift): the first n rows, as LIMIT n
 	Distinct   bool
 	DistinctOn []Expr
 	Items      []*SelectItem
@@ -312,6 +313,8 @@ type Func struct {
 	WithinGroup []*OrderItem
 	Filter      Expr
 	NullsMode   string // "IGNORE NULLS" / "RESPECT NULLS"
+	Limit       Expr   // array_agg(x ORDER BY y LIMIT n) (BigQuery)
+	Separator   Expr   // group_concat(x SEPARATOR s)
 	Over        *Window
 	Pos
 }

@@ -955,12 +955,12 @@ func (p *parser) callArgs(f *Func) error {
 		}
 	}
 	if p.acceptKw("LIMIT") {
-		if _, err := p.expr(); err != nil {
+		if f.Limit, err = p.expr(); err != nil {
 			return err
 		}
 	}
 	if p.acceptKw("SEPARATOR") {
-		if _, err := p.primary(); err != nil {
+		if f.Separator, err = p.primary(); err != nil {
 			return err
 		}
 	}

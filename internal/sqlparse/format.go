@@ -425,7 +425,8 @@ func (pr *Printer) groupingItems(b *strings.Builder, items []Expr) {
 // holds it: the unquoted keyword and one argument.
 func isOffsetCall(f *Func) bool {
 	return len(f.Name) == 1 && !f.Name[0].Quoted && strings.EqualFold(f.Name[0].Name, "offset") && len(f.Args) == 1 &&
-		!f.Star && !f.Distinct && f.OrderBy == nil && f.WithinGroup == nil && f.Filter == nil && f.NullsMode == "" && f.Over == nil
+		!f.Star && !f.Distinct && f.OrderBy == nil && f.WithinGroup == nil && f.Filter == nil && f.NullsMode == "" && f.Over == nil &&
+		f.Limit == nil && f.Separator == nil
 }
 
 func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
@@ -450,6 +451,8 @@ func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
 		b.WriteString(" " + f.NullsMode)
 	}
 	pr.orderBy(b, " ORDER BY ", f.OrderBy)
+	pr.clause(b, " LIMIT ", f.Limit)
+	pr.clause(b, " SEPARATOR ", f.Separator)
 	b.WriteByte(')')
 	if len(f.WithinGroup) > 0 {
 		pr.orderBy(b, " WITHIN GROUP (ORDER BY ", f.WithinGroup)
@@ -591,6 +594,9 @@ func (pr *Printer) values(b *strings.Builder, v *Values) {
 
 func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
 	b.WriteString("SELECT ")
+	if s.Top != nil {
+		pr.wrapped(b, "TOP ", s.Top, " ")
+	}
 	if s.Distinct {
 		b.WriteString("DISTINCT ")
 		if len(s.DistinctOn) > 0 {

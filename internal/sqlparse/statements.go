@@ -257,7 +257,7 @@ func (p *parser) selectCore() (*Select, error) {
 func (p *parser) selectList(s *Select) error {
 	var err error
 	if p.acceptKw("TOP") {
-		if _, err = p.primary(); err != nil {
+		if s.Top, err = p.primary(); err != nil {
 			return err
 		}
 	}

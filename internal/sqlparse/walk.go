@@ -62,6 +62,7 @@ func walkChildren(v Visitor, n Node) {
 			walkExprs(v, row...)
 		}
 	case *Select:
+		walkExprs(v, x.Top)
 		walkExprs(v, x.DistinctOn...)
 		walkEach(v, x.Items)
 		for _, t := range x.From {
@@ -133,6 +134,7 @@ func walkExprChildren(v Visitor, n Node) {
 	case *Func:
 		walkExprs(v, x.Args...)
 		walkEach(v, x.OrderBy)
+		walkExprs(v, x.Limit, x.Separator)
 		walkEach(v, x.WithinGroup)
 		walkExprs(v, x.Filter)
 		if x.Over != nil {
