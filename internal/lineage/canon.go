@@ -124,7 +124,7 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 	case *sqlparse.Struct:
 		return &sqlparse.Struct{Keys: x.Keys, Values: c.exprs(x.Values)}
 	case *sqlparse.Row:
-		return &sqlparse.Row{Elems: c.exprs(x.Elems)}
+		return &sqlparse.Row{Elems: c.exprs(x.Elems), Names: x.Names}
 	case *sqlparse.Subscript:
 		return &sqlparse.Subscript{X: c.expr(x.X), Index: c.expr(x.Index), Upper: c.expr(x.Upper), Slice: x.Slice}
 	case *sqlparse.Field:

@@ -139,6 +139,7 @@ func TestSignatures(t *testing.T) {
 		{"top changes the rows", "select top 5 order_id from orders order by amount", "select top 10 order_id from orders order by amount", "order_id", true, true, false, sqlparse.Snowflake},
 		{"an aggregate's limit", "select array_agg(status order by order_date limit 1) as s from orders", "select array_agg(status order by order_date limit 2) as s from orders", "s", false, false, true, sqlparse.BigQuery},
 		{"an aggregate's separator", "select group_concat(status separator ',') as s from orders", "select group_concat(status separator ';') as s from orders", "s", false, false, true, sqlparse.Generic},
+		{"a struct field renamed", "select struct(amount as a, status) as s from orders", "select struct(amount as b, status) as s from orders", "s", false, false, true, sqlparse.BigQuery},
 		{"a cast's format", "select cast(order_date as string format 'YYYY') as y from orders", "select cast(order_date as string format 'MM') as y from orders", "y", false, false, true, sqlparse.BigQuery},
 		{"a cast's time zone", "select cast(order_date as string format 'HH24' at time zone 'UTC') as h from orders", "select cast(order_date as string format 'HH24' at time zone 'CET') as h from orders", "h", false, false, true, sqlparse.BigQuery},
 		{"pivot: another value beside it", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q3'))", "q1_s", true, true, true, sqlparse.DuckDB},

@@ -428,6 +428,10 @@ type Struct struct {
 // Row is a row constructor: (a, b) or ROW(a, b).
 type Row struct {
 	Elems []Expr
+	// Names are the fields' names of BigQuery's STRUCT(x AS name, …), one
+	// for each of Elems (nil for a field without one); nil when no field
+	// is named.
+	Names []*Ident
 	Pos
 }
 

@@ -725,20 +725,25 @@ func (p *parser) trimArgs() (string, []Expr, bool, error) {
 func (p *parser) row(pos Pos) (Expr, error) {
 	r := &Row{Pos: pos}
 	if !p.isOp(")") {
+		var names []*Ident
+		named := false
 		elems, err := list(p, func() (Expr, error) {
 			e, err := p.expr()
 			if err != nil {
 				return nil, err
 			}
-			if _, err := p.optAlias(); err != nil {
-				return nil, err
-			}
-			return e, nil
+			name, err := p.optAlias()
+			names = append(names, name)
+			named = named || name != nil
+			return e, err
 		})
 		if err != nil {
 			return nil, err
 		}
 		r.Elems = elems
+		if named {
+			r.Names = names
+		}
 	}
 	if err := p.expectOp(")"); err != nil {
 		return nil, err

@@ -311,7 +311,15 @@ func (pr *Printer) constructor(b *strings.Builder, e Expr) {
 	case *Row:
 		// ROW() even when empty: a bare "()" is no expression.
 		b.WriteString("ROW(")
-		pr.exprs(b, x.Elems)
+		for i, e := range x.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			pr.Expr(b, e)
+			if x.Names != nil {
+				writeAs(b, x.Names[i])
+			}
+		}
 		b.WriteByte(')')
 	}
 }

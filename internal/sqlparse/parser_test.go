@@ -130,6 +130,8 @@ func TestParse(t *testing.T) {
 			"SELECT i, j FROM t1 CROSS JOIN t2 CROSS JOIN t3 WHERE t2.j = t1.i"},
 		{"top, an aggregate's limit and separator", "select top 5 array_agg(x order by y limit 10) as a, group_concat(z separator ';') as g from t", Generic,
 			"SELECT TOP 5 ARRAY_AGG(x ORDER BY y LIMIT 10) AS a, GROUP_CONCAT(z SEPARATOR ';') AS g FROM t"},
+		{"bigquery struct fields keep their names", "select struct(a as x, 2, c as `z`) as s from t", BigQuery,
+			"SELECT ROW(a AS x, 2, c AS z) AS s FROM t"},
 		{"bigquery cast formats", "select cast(a as string format 'YYYY-MM-DD' at time zone 'Asia/Kolkata') as s, safe_cast(b as date format f) as d from t", BigQuery,
 			"SELECT CAST(a AS STRING FORMAT 'YYYY-MM-DD' AT TIME ZONE 'Asia/Kolkata') AS s, SAFE_CAST(b AS DATE FORMAT f) AS d FROM t"},
 		{"pivot with a default and an alias, then a sample", "select * from sales s pivot(sum(s.amount) as total, count(*) for quarter in ('Q1' as first, 'Q2') default on null (0)) as p tablesample bernoulli (1) where p.dept = 'x'", Snowflake,
