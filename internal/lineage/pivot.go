@@ -32,9 +32,10 @@ func (sc *scope) addTurned(t sqlparse.TableExpr, sig *strings.Builder) {
 	a := sc.a
 	var r *rel
 	var alias *sqlparse.Alias
+	var chosen string
 	switch x := t.(type) {
 	case *sqlparse.Pivot:
-		alias = x.Alias
+		alias, chosen = x.Alias, x.Chosen
 		// A column for each value and each aggregate: a product of two
 		// lists of the text, charged before any is made.
 		a.m.nodes(len(x.In) * len(x.Aggs))
@@ -43,7 +44,7 @@ func (sc *scope) addTurned(t sqlparse.TableExpr, sig *strings.Builder) {
 			r = a.dynamicPivot(x, r, sc)
 		}
 	case *sqlparse.Unpivot:
-		alias = x.Alias
+		alias, chosen = x.Alias, x.Chosen
 		r = a.query(unpivotQuery(x, a.dialect), sc.env, sc.parent, nil)
 	}
 	name := turnedName(t)
@@ -52,7 +53,7 @@ func (sc *scope) addTurned(t sqlparse.TableExpr, sig *strings.Builder) {
 	}
 	sc.entries = append(sc.entries, &fromEntry{name: name, r: r})
 	a.mergeRows(sc.rows, r.rows)
-	sig.WriteString("(" + r.rows.key() + ")")
+	sig.WriteString("(" + r.rows.key() + ")" + chosen)
 }
 
 // turnedName is the name a FROM item is read by: its alias, else a table's

@@ -109,7 +109,7 @@ func (sc *scope) addFrom(t sqlparse.TableExpr, sig *strings.Builder) {
 		}
 		sc.entries = append(sc.entries, &fromEntry{name: name, r: r})
 		a.mergeRows(sc.rows, r.rows)
-		sig.WriteString("(" + r.rows.key() + ")")
+		sig.WriteString("(" + r.rows.key() + ")" + x.Chosen)
 	case *sqlparse.TableFunc:
 		sig.WriteString(sc.addTableFunc(x))
 	case *sqlparse.ValuesTable:
@@ -149,7 +149,7 @@ func (sc *scope) addTable(x *sqlparse.Table, sig *strings.Builder) {
 			}
 			sc.entries = append(sc.entries, &fromEntry{name: alias, r: r})
 			a.mergeRows(sc.rows, r.rows)
-			sig.WriteString("(" + r.rows.key() + ")")
+			sig.WriteString("(" + r.rows.key() + ")" + x.Chosen)
 			return
 		}
 	}
@@ -160,7 +160,7 @@ func (sc *scope) addTable(x *sqlparse.Table, sig *strings.Builder) {
 	}
 	sc.entries = append(sc.entries, &fromEntry{name: alias, written: written, r: r})
 	sc.rows.rels[rel] = true
-	sig.WriteString("T(" + rel.String() + ")")
+	sig.WriteString("T(" + rel.String() + ")" + x.Chosen)
 }
 
 // addJoin adds both sides of a join and what its USING, NATURAL or ON

@@ -112,6 +112,10 @@ type Alias struct {
 type Table struct {
 	Name  []Ident
 	Alias *Alias
+	// Chosen is what else was written to choose its rows (samples and time
+	// travel, grammar.md) as its tokens, words in upper case: not printed,
+	// and for the row signatures of lineage only.
+	Chosen string
 	Pos
 }
 
@@ -120,6 +124,7 @@ type DerivedTable struct {
 	Query   *Query
 	Lateral bool
 	Alias   *Alias
+	Chosen  string // as Table's
 	Pos
 }
 
@@ -159,6 +164,7 @@ type Pivot struct {
 	InQuery  *Query
 	Default  Expr // DEFAULT ON NULL (expr): Snowflake's value for a group without rows
 	Alias    *Alias
+	Chosen   string // as Table's
 	Pos
 }
 
@@ -187,6 +193,7 @@ type Unpivot struct {
 	Name   Ident
 	In     []*UnpivotColumns
 	Alias  *Alias
+	Chosen string // as Table's
 	Pos
 }
 

@@ -54,7 +54,7 @@ func (p *parser) pivot(source TableExpr) (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pv.Alias, err = p.sampledAlias(); err != nil {
+	if pv.Alias, pv.Chosen, err = p.sampledAlias(); err != nil {
 		return nil, err
 	}
 	return pv, nil
@@ -165,7 +165,7 @@ func (p *parser) unpivot(source TableExpr) (TableExpr, error) {
 			return nil, &Error{Pos: in.Columns[0].Pos, Msg: "an UNPIVOT reads as many columns in each IN entry as it has value columns"}
 		}
 	}
-	if up.Alias, err = p.sampledAlias(); err != nil {
+	if up.Alias, up.Chosen, err = p.sampledAlias(); err != nil {
 		return nil, err
 	}
 	return up, nil

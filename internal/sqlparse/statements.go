@@ -1,6 +1,9 @@
 package sqlparse
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // ---- queries ----
 
@@ -662,11 +665,11 @@ func (p *parser) parenTable(lateral bool, pos Pos) (TableExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		alias, err := p.sampledAlias()
+		alias, chosen, err := p.sampledAlias()
 		if err != nil {
 			return nil, err
 		}
-		return &DerivedTable{Query: q, Lateral: lateral, Alias: alias, Pos: pos}, nil
+		return &DerivedTable{Query: q, Lateral: lateral, Alias: alias, Chosen: chosen, Pos: pos}, nil
 	case p.isKwAt(1, "VALUES"):
 		v, err := inParens(p, p.values)
 		if err != nil {
@@ -757,30 +760,55 @@ func adjacent(a, b token) bool {
 
 // table reads what may follow a named table: sampling clauses and an alias.
 func (p *parser) table(name []Ident, pos Pos) (TableExpr, error) {
-	alias, err := p.sampledAlias()
+	alias, chosen, err := p.sampledAlias()
 	if err != nil {
 		return nil, err
 	}
+	start := p.i
 	if err := p.skipUsingSample(); err != nil {
 		return nil, err
 	}
-	return &Table{Name: name, Alias: alias, Pos: pos}, nil
+	return &Table{Name: name, Alias: alias, Chosen: chosen + p.tokenText(start), Pos: pos}, nil
 }
 
-// sampledAlias reads a FROM item's alias with the samples written before
-// or after it (skipTableModifiers).
-func (p *parser) sampledAlias() (*Alias, error) {
+// sampledAlias reads a FROM item's alias with the samples and time travel
+// written before or after it (skipTableModifiers), and returns those as
+// their tokens' text (tokenText).
+func (p *parser) sampledAlias() (*Alias, string, error) {
+	start := p.i
 	if err := p.skipTableModifiers(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	chosen := p.tokenText(start)
 	alias, err := p.tableAlias()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	start = p.i
 	if err := p.skipTableModifiers(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return alias, nil
+	return alias, chosen + p.tokenText(start), nil
+}
+
+// tokenText is the text of the tokens from start to the cursor, each its
+// kind, its string prefix and its text (a word in upper case) after its
+// length, so that neither layout nor a keyword's case counts and no two
+// runs of tokens have the same text.
+func (p *parser) tokenText(start int) string {
+	var b strings.Builder
+	for _, t := range p.toks[start:p.i] {
+		text := t.text
+		if t.kind == tWord {
+			text = t.up
+		}
+		b.WriteByte('0' + byte(t.kind))
+		b.WriteString(t.prefix)
+		b.WriteString(strconv.Itoa(len(text)))
+		b.WriteByte(':')
+		b.WriteString(text)
+	}
+	return b.String()
 }
 
 // parenQueryAhead reports whether the "(" at the cursor opens a query
