@@ -110,7 +110,7 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 		}
 		return &sqlparse.In{X: c.expr(x.X), Not: x.Not, List: c.exprs(x.List)}
 	case *sqlparse.Between:
-		return &sqlparse.Between{X: c.expr(x.X), Lo: c.expr(x.Lo), Hi: c.expr(x.Hi), Not: x.Not}
+		return &sqlparse.Between{X: c.expr(x.X), Lo: c.expr(x.Lo), Hi: c.expr(x.Hi), Not: x.Not, Symmetric: x.Symmetric}
 	case *sqlparse.Like:
 		return &sqlparse.Like{X: c.expr(x.X), Pattern: c.expr(x.Pattern), Escape: c.expr(x.Escape), Op: x.Op, Not: x.Not, Quantifier: x.Quantifier}
 	case *sqlparse.Is:
@@ -526,7 +526,7 @@ func wrapCompound(e sqlparse.Expr) sqlparse.Expr {
 	case *sqlparse.Unary:
 		return &sqlparse.Unary{Op: x.Op, X: wrap(x.X)}
 	case *sqlparse.Between:
-		return &sqlparse.Between{X: wrap(x.X), Lo: wrap(x.Lo), Hi: wrap(x.Hi), Not: x.Not}
+		return &sqlparse.Between{X: wrap(x.X), Lo: wrap(x.Lo), Hi: wrap(x.Hi), Not: x.Not, Symmetric: x.Symmetric}
 	case *sqlparse.Like:
 		return &sqlparse.Like{X: wrap(x.X), Pattern: wrap(x.Pattern), Escape: x.Escape, Op: x.Op, Not: x.Not, Quantifier: x.Quantifier}
 	case *sqlparse.Is:

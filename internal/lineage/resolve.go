@@ -90,13 +90,15 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, parent *scope, lateral 
 		}
 		env = layer
 	}
-	tail := &queryTail{orderBy: q.OrderBy, limit: q.Limit, offset: q.Offset}
+	tail := &queryTail{orderBy: q.OrderBy, orderAll: q.OrderByAll, limit: q.Limit, offset: q.Offset, withTies: q.WithTies}
 	return a.setExpr(q.Body, env, parent, lateral, tail)
 }
 
 type queryTail struct {
 	orderBy       []*sqlparse.OrderItem
+	orderAll      string // ORDER BY ALL's direction
 	limit, offset sqlparse.Expr
+	withTies      bool
 	top           sqlparse.Expr // the SELECT's TOP n, a limit of its own
 }
 
@@ -362,10 +364,11 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 		}
 	}
 	if s.Top != nil {
-		withTop := queryTail{top: s.Top}
+		var withTop queryTail
 		if tail != nil {
-			withTop.orderBy, withTop.limit, withTop.offset = tail.orderBy, tail.limit, tail.offset
+			withTop = *tail
 		}
+		withTop.top = s.Top
 		tail = &withTop
 	}
 	sc.limitClause(tail, out)
@@ -419,11 +422,17 @@ func (sc *scope) limitClause(tail *queryTail, out *rel) {
 		}
 		sig.WriteString(" ORDER(" + key + ")")
 	}
+	if tail.orderAll != "" {
+		sig.WriteString(" ORDER(ALL " + tail.orderAll + ")")
+	}
 	if tail.top != nil {
 		sig.WriteString(" TOP(" + sqlparse.Format(tail.top) + ")")
 	}
 	if tail.limit != nil {
 		sig.WriteString(" LIMIT(" + sqlparse.Format(tail.limit) + ")")
+	}
+	if tail.withTies {
+		sig.WriteString(" WITH TIES")
 	}
 	if tail.offset != nil {
 		sig.WriteString(" OFFSET(" + sqlparse.Format(tail.offset) + ")")

@@ -22,8 +22,12 @@ type Query struct {
 	Recursive bool
 	Body      SetExpr
 	OrderBy   []*OrderItem
-	Limit     Expr // LIMIT n, FETCH FIRST n, TOP n of the body's SELECT
-	Offset    Expr
+	// OrderByAll is DuckDB's ORDER BY ALL, by every output column: "ASC"
+	// or "DESC" ("" when not written).
+	OrderByAll string
+	Limit      Expr // LIMIT n, FETCH FIRST n
+	WithTies   bool // FETCH FIRST n ROWS WITH TIES: and the rows tied with the last
+	Offset     Expr
 	Pos
 }
 
@@ -385,6 +389,7 @@ type In struct {
 type Between struct {
 	X, Lo, Hi Expr
 	Not       bool
+	Symmetric bool // BETWEEN SYMMETRIC: the bounds in either order
 	Pos
 }
 

@@ -239,8 +239,7 @@ func (p *parser) predicate() (Expr, error) {
 }
 
 func (p *parser) between(x Expr, not bool, pos Pos) (Expr, error) {
-	p.acceptKw("SYMMETRIC")
-	b := &Between{X: x, Not: not, Pos: pos}
+	b := &Between{X: x, Not: not, Symmetric: p.acceptKw("SYMMETRIC"), Pos: pos}
 	var err error
 	if b.Lo, err = p.other(); err != nil {
 		return nil, err

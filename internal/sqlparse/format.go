@@ -250,7 +250,11 @@ func (pr *Printer) predicate(b *strings.Builder, e Expr) {
 	case *Between:
 		pr.Expr(b, x.X)
 		writeNot(b, x.Not)
-		pr.infix(b, x.Lo, " AND ", x.Hi, " BETWEEN ")
+		between := " BETWEEN "
+		if x.Symmetric {
+			between = " BETWEEN SYMMETRIC "
+		}
+		pr.infix(b, x.Lo, " AND ", x.Hi, between)
 	case *Like:
 		pr.Expr(b, x.X)
 		writeNot(b, x.Not)
@@ -563,6 +567,14 @@ func (pr *Printer) query(b *strings.Builder, q *Query) {
 	}
 	pr.setExpr(b, q.Body)
 	pr.orderBy(b, " ORDER BY ", q.OrderBy)
+	if q.OrderByAll != "" {
+		b.WriteString(" ORDER BY ALL " + q.OrderByAll)
+	}
+	if q.WithTies {
+		pr.clause(b, " OFFSET ", q.Offset)
+		pr.wrapped(b, " FETCH FIRST ", q.Limit, " ROWS WITH TIES")
+		return
+	}
 	pr.clause(b, " LIMIT ", q.Limit)
 	pr.clause(b, " OFFSET ", q.Offset)
 }

@@ -33,7 +33,10 @@ func (p *parser) query() (*Query, error) {
 func (p *parser) queryTail(q *Query) error {
 	if p.acceptKws("ORDER", "BY") {
 		if p.acceptKw("ALL") { // DuckDB ORDER BY ALL: by every output column
-			if !p.acceptKw("DESC") {
+			q.OrderByAll = "ASC"
+			if p.acceptKw("DESC") {
+				q.OrderByAll = "DESC"
+			} else {
 				p.acceptKw("ASC")
 			}
 		} else {
@@ -102,6 +105,7 @@ func (p *parser) fetch(q *Query) error {
 		if err := p.expectKw("WITH", "TIES"); err != nil {
 			return err
 		}
+		q.WithTies = true
 	}
 	q.Limit = e
 	return nil
