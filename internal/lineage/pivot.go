@@ -94,7 +94,15 @@ func turnedName(t sqlparse.TableExpr) string {
 // holding the value, grouped by the others. A pivot over the values the
 // data holds (IN (ANY)) has only the former (dynamicPivot adds the rest).
 func pivotQuery(p *sqlparse.Pivot, d sqlparse.Dialect) *sqlparse.Query {
+	grouped := &sqlparse.Select{From: []sqlparse.TableExpr{p.Source}, GroupBy: p.GroupBy, GroupByAll: len(p.GroupBy) == 0}
 	items := []*sqlparse.SelectItem{{Star: true, Exclude: pivotReads(p)}}
+	if len(p.GroupBy) > 0 { // DuckDB's statement: the groups as written
+		items = items[:0]
+		for _, g := range p.GroupBy {
+			items = append(items, &sqlparse.SelectItem{Expr: g})
+		}
+	}
+	made := len(items)
 	names, _ := d.PivotColumns(p)
 	for _, v := range p.In {
 		cond := pivotCondition(p.For, v.Value)
@@ -105,10 +113,11 @@ func pivotQuery(p *sqlparse.Pivot, d sqlparse.Dialect) *sqlparse.Query {
 			if p.Default != nil {
 				e = &sqlparse.Func{Name: []sqlparse.Ident{{Name: "coalesce"}}, Args: []sqlparse.Expr{e, p.Default}}
 			}
-			items = append(items, &sqlparse.SelectItem{Expr: e, Alias: &sqlparse.Ident{Name: names[len(items)-1]}})
+			items = append(items, &sqlparse.SelectItem{Expr: e, Alias: &sqlparse.Ident{Name: names[len(items)-made]}})
 		}
 	}
-	return &sqlparse.Query{Body: &sqlparse.Select{Items: items, From: []sqlparse.TableExpr{p.Source}, GroupByAll: true}}
+	grouped.Items = items
+	return &sqlparse.Query{Body: grouped}
 }
 
 // pivotReads are the names of the columns p's aggregates and FOR read,
@@ -125,7 +134,7 @@ func pivotReads(p *sqlparse.Pivot) []sqlparse.Ident {
 		sqlparse.Inspect(a.Func, read)
 	}
 	for _, c := range p.For {
-		read(c)
+		sqlparse.Inspect(c, read)
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -138,26 +147,18 @@ func pivotReads(p *sqlparse.Pivot) []sqlparse.Ident {
 
 // pivotCondition is the condition of a pivot's rows holding value: each
 // column pivoted on equal to its part of the value.
-func pivotCondition(cols []*sqlparse.ColumnRef, value sqlparse.Expr) sqlparse.Expr {
+func pivotCondition(cols []sqlparse.Expr, value sqlparse.Expr) sqlparse.Expr {
 	parts := []sqlparse.Expr{value}
 	if row, ok := value.(*sqlparse.Row); ok && len(row.Elems) == len(cols) {
 		parts = row.Elems
 	} else if len(cols) > 1 {
-		return &sqlparse.Binary{Op: "=", L: &sqlparse.Row{Elems: columnExprs(cols)}, R: value}
+		return &sqlparse.Binary{Op: "=", L: &sqlparse.Row{Elems: cols}, R: value}
 	}
 	var cond sqlparse.Expr
 	for i, c := range cols {
 		cond = and(cond, &sqlparse.Binary{Op: "=", L: c, R: parts[i]})
 	}
 	return cond
-}
-
-func columnExprs(cols []*sqlparse.ColumnRef) []sqlparse.Expr {
-	out := make([]sqlparse.Expr, len(cols))
-	for i, c := range cols {
-		out[i] = c
-	}
-	return out
 }
 
 // and is l AND r, either of which may be nil.

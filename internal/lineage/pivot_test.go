@@ -51,6 +51,13 @@ func TestPivot(t *testing.T) {
 		{"an unpivot turned by a pivot", "select * from monthly_sales unpivot (v for m in (jan, feb)) pivot (min(v) as lo for m in ('jan'))", sqlparse.DuckDB,
 			[]string{"empid: direct_passthrough(monthly_sales.empid)", "dept: direct_passthrough(monthly_sales.dept)", "mar: direct_passthrough(monthly_sales.mar)",
 				"jan_lo: derived_recompute(monthly_sales.feb,monthly_sales.jan)", "filter: "}, true},
+		{"duckdb's pivot statement: the groups as written", "pivot quarterly_sales on quarter in ('Q1', 'Q2') using sum(amount) as total group by empid", sqlparse.DuckDB,
+			[]string{"empid: direct_passthrough(quarterly_sales.empid)", "q1_total: derived_recompute(quarterly_sales.amount,quarterly_sales.quarter)",
+				"q2_total: derived_recompute(quarterly_sales.amount,quarterly_sales.quarter)", "filter: "}, true},
+		{"duckdb's pivot statement on every value, counting, in a subquery", "select p.dept, p.q3 from (pivot quarterly_sales on quarter) p", sqlparse.DuckDB,
+			[]string{"dept: direct_passthrough(quarterly_sales.dept)", "q3: derived_recompute(quarterly_sales.quarter)", "filter: "}, true},
+		{"duckdb's unpivot statement in a CTE", "with u as (unpivot monthly_sales on jan, feb as second into name month value sales) select month, sales from u", sqlparse.DuckDB,
+			[]string{"month: derived_recompute()", "sales: renamed_passthrough(monthly_sales.jan) renamed_passthrough(monthly_sales.feb)", "filter: "}, true},
 		{"unpivot of an unlisted source: names trusted", "select id, v from raw unpivot (v for k in (a, b))", sqlparse.Snowflake,
 			[]string{"id: direct_passthrough(raw.id)", "v: renamed_passthrough(raw.a) renamed_passthrough(raw.b)", "filter: "}, true},
 	}

@@ -116,6 +116,9 @@ func (a *analyzer) setExpr(s sqlparse.SetExpr, env *cteEnv, parent, lateral *sco
 	case *sqlparse.Values:
 		r := a.values(x, nil, env, parent)
 		return a.applyTail(r, env, parent, tail)
+	case *sqlparse.Pivot, *sqlparse.Unpivot: // DuckDB's statements: SELECT * FROM the pivot
+		star := []*sqlparse.SelectItem{{Star: true}}
+		return a.selectCore(&sqlparse.Select{Items: star, From: []sqlparse.TableExpr{x.(sqlparse.TableExpr)}}, env, parent, lateral, tail)
 	case *sqlparse.SetOp:
 		chain := setOpChain(x)
 		branches := make([]*rel, len(chain))

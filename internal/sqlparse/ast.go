@@ -38,8 +38,8 @@ type CTE struct {
 	Query   *Query
 }
 
-// SetExpr is a query body: *Select, *SetOp, *Query (parenthesised) or
-// *Values.
+// SetExpr is a query body: *Select, *SetOp, *Query (parenthesised),
+// *Values, or DuckDB's PIVOT and UNPIVOT statements (*Pivot, *Unpivot).
 type SetExpr interface {
 	Node
 	setExpr()
@@ -154,12 +154,15 @@ type ValuesTable struct {
 // columns neither the aggregates nor For read, with a column for each of
 // In's values and each aggregate: the aggregate over the group's rows whose
 // For columns hold that value. Which names the columns get is the
-// warehouse's (Dialect.PivotColumns).
+// warehouse's (Dialect.PivotColumns). As a query body it is DuckDB's PIVOT
+// statement, PIVOT source ON for [IN (…)] USING aggs [GROUP BY …], whose
+// GroupBy, when written, are the columns its rows are grouped by.
 type Pivot struct {
-	Source TableExpr
-	Aggs   []*PivotAgg
-	For    []*ColumnRef  // FOR col, or FOR (a, b)
-	In     []*PivotValue // IN (value [AS name], …); empty for Any and InQuery
+	Source  TableExpr
+	Aggs    []*PivotAgg
+	For     []Expr        // FOR col, or FOR (a, b); DuckDB's ON expr
+	In      []*PivotValue // IN (value [AS name], …); empty for Any and InQuery
+	GroupBy []Expr        // the statement's GROUP BY
 	// Any is IN (ANY [ORDER BY …]) and InQuery IN (SELECT …): Snowflake's
 	// pivots on the values the data holds, whose columns are known only
 	// when the query runs.
@@ -187,7 +190,8 @@ type PivotValue struct {
 
 // Unpivot is a FROM item turned by UNPIVOT: each of Source's rows becomes
 // a row for each of In's column groups, the group's name in the column
-// Name and its columns' values in Values.
+// Name and its columns' values in Values. As a query body it is DuckDB's
+// UNPIVOT statement, UNPIVOT source ON columns [INTO NAME n VALUE v, …].
 type Unpivot struct {
 	Source TableExpr
 	// Nulls is "INCLUDE NULLS", "EXCLUDE NULLS" (the default: a row whose
@@ -504,10 +508,12 @@ type Special struct {
 // item: those are SelectItem.Star).
 type Star struct{ Pos }
 
-func (*Select) setExpr() {}
-func (*SetOp) setExpr()  {}
-func (*Query) setExpr()  {}
-func (*Values) setExpr() {}
+func (*Select) setExpr()  {}
+func (*SetOp) setExpr()   {}
+func (*Query) setExpr()   {}
+func (*Values) setExpr()  {}
+func (*Pivot) setExpr()   {}
+func (*Unpivot) setExpr() {}
 
 func (*Table) tableExpr()        {}
 func (*DerivedTable) tableExpr() {}

@@ -600,7 +600,73 @@ func (pr *Printer) setExpr(b *strings.Builder, s SetExpr) {
 		b.WriteByte(')')
 	case *Values:
 		pr.values(b, x)
+	case *Pivot:
+		pr.pivotStatement(b, x)
+	case *Unpivot:
+		pr.unpivotStatement(b, x)
 	}
+}
+
+// pivotStatement writes DuckDB's PIVOT statement.
+func (pr *Printer) pivotStatement(b *strings.Builder, x *Pivot) {
+	b.WriteString("PIVOT ")
+	pr.tableExpr(b, x.Source)
+	b.WriteString(" ON ")
+	pr.exprs(b, x.For)
+	if !x.Any {
+		b.WriteString(" IN (")
+		pr.pivotValues(b, x.In)
+		b.WriteByte(')')
+	}
+	b.WriteString(" USING ")
+	pr.pivotAggs(b, x.Aggs)
+	if len(x.GroupBy) > 0 {
+		b.WriteString(" GROUP BY ")
+		pr.exprs(b, x.GroupBy)
+	}
+}
+
+// unpivotStatement writes DuckDB's UNPIVOT statement.
+func (pr *Printer) unpivotStatement(b *strings.Builder, x *Unpivot) {
+	b.WriteString("UNPIVOT ")
+	if x.Nulls != "" {
+		b.WriteString(x.Nulls + " ")
+	}
+	pr.tableExpr(b, x.Source)
+	b.WriteString(" ON ")
+	pr.unpivotIn(b, x.In)
+	b.WriteString(" INTO NAME ")
+	writeIdent(b, x.Name)
+	b.WriteString(" VALUE ")
+	writeIdents(b, x.Values, ", ")
+}
+
+// pivotAggs writes a PIVOT's aggregates, each with its alias.
+func (pr *Printer) pivotAggs(b *strings.Builder, aggs []*PivotAgg) {
+	writeEach(b, ", ", aggs, func(a *PivotAgg) {
+		pr.funcCall(b, a.Func)
+		writeAs(b, a.Alias)
+	})
+}
+
+// pivotValues writes a PIVOT's IN values, each with its alias.
+func (pr *Printer) pivotValues(b *strings.Builder, values []*PivotValue) {
+	writeEach(b, ", ", values, func(v *PivotValue) {
+		pr.Expr(b, v.Value)
+		writeAs(b, v.Alias)
+	})
+}
+
+// unpivotIn writes an UNPIVOT's entries.
+func (pr *Printer) unpivotIn(b *strings.Builder, in []*UnpivotColumns) {
+	writeEach(b, ", ", in, func(in *UnpivotColumns) {
+		writeNames(b, in.Columns)
+		writeAs(b, in.Alias)
+		if in.Label != nil {
+			b.WriteString(" AS ")
+			pr.Expr(b, in.Label)
+		}
+	})
 }
 
 func (pr *Printer) values(b *strings.Builder, v *Values) {
@@ -760,16 +826,13 @@ func (pr *Printer) turned(b *strings.Builder, t TableExpr) {
 func (pr *Printer) pivot(b *strings.Builder, x *Pivot) {
 	pr.turned(b, x.Source)
 	b.WriteString(" PIVOT (")
-	writeEach(b, ", ", x.Aggs, func(a *PivotAgg) {
-		pr.funcCall(b, a.Func)
-		writeAs(b, a.Alias)
-	})
+	pr.pivotAggs(b, x.Aggs)
 	b.WriteString(" FOR ")
 	if len(x.For) == 1 {
 		pr.Expr(b, x.For[0])
 	} else {
 		b.WriteByte('(')
-		writeEach(b, ", ", x.For, func(c *ColumnRef) { pr.Expr(b, c) })
+		pr.exprs(b, x.For)
 		b.WriteByte(')')
 	}
 	b.WriteString(" IN (")
@@ -780,10 +843,7 @@ func (pr *Printer) pivot(b *strings.Builder, x *Pivot) {
 	case x.InQuery != nil:
 		pr.query(b, x.InQuery)
 	default:
-		writeEach(b, ", ", x.In, func(v *PivotValue) {
-			pr.Expr(b, v.Value)
-			writeAs(b, v.Alias)
-		})
+		pr.pivotValues(b, x.In)
 	}
 	b.WriteByte(')')
 	if x.Default != nil {
@@ -806,14 +866,7 @@ func (pr *Printer) unpivot(b *strings.Builder, x *Unpivot) {
 	b.WriteString(" FOR ")
 	writeIdent(b, x.Name)
 	b.WriteString(" IN (")
-	writeEach(b, ", ", x.In, func(in *UnpivotColumns) {
-		writeNames(b, in.Columns)
-		writeAs(b, in.Alias)
-		if in.Label != nil {
-			b.WriteString(" AS ")
-			pr.Expr(b, in.Label)
-		}
-	})
+	pr.unpivotIn(b, x.In)
 	b.WriteString("))")
 	pr.alias(b, x.Alias)
 }

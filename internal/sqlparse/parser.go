@@ -184,9 +184,12 @@ func (p *parser) acceptOpIn(ops map[string]bool) (string, bool) {
 	return "", false
 }
 
-// queryAt reports whether a query starts n tokens ahead (SELECT or WITH;
-// the DuckDB FROM-first form is allowed only where the caller says so).
-func (p *parser) queryAt(n int) bool { return p.isKwAt(n, "SELECT") || p.isKwAt(n, "WITH") }
+// queryAt reports whether a query starts n tokens ahead (SELECT, WITH, and
+// in DuckDB a PIVOT or UNPIVOT statement; the DuckDB FROM-first form is
+// allowed only where the caller says so).
+func (p *parser) queryAt(n int) bool {
+	return p.isKwAt(n, "SELECT") || p.isKwAt(n, "WITH") || p.d.pivotStatements && (p.isKwAt(n, "PIVOT") || p.isKwAt(n, "UNPIVOT"))
+}
 
 // list reads one item and then more as long as a comma follows.
 func list[T any](p *parser, item func() (T, error)) ([]T, error) {

@@ -80,8 +80,8 @@ func (p *parser) pivotAgg() (*PivotAgg, error) {
 
 // pivotColumns reads the column a PIVOT spreads, or a parenthesised list
 // of them.
-func (p *parser) pivotColumns() ([]*ColumnRef, error) {
-	column := func() (*ColumnRef, error) {
+func (p *parser) pivotColumns() ([]Expr, error) {
+	column := func() (Expr, error) {
 		pos := p.pos()
 		var parts []Ident
 		for {
@@ -96,13 +96,13 @@ func (p *parser) pivotColumns() ([]*ColumnRef, error) {
 		}
 	}
 	if p.isOp("(") {
-		return inParens(p, func() ([]*ColumnRef, error) { return list(p, column) })
+		return inParens(p, func() ([]Expr, error) { return list(p, column) })
 	}
 	c, err := column()
 	if err != nil {
 		return nil, err
 	}
-	return []*ColumnRef{c}, nil
+	return []Expr{c}, nil
 }
 
 // pivotIn reads what is inside a PIVOT's IN ( … ): ANY [ORDER BY …], a
@@ -135,11 +135,7 @@ func (p *parser) pivotIn(pv *Pivot) error {
 func (p *parser) unpivot(source TableExpr) (TableExpr, error) {
 	up := &Unpivot{Source: source, Pos: p.pos()}
 	p.i++ // UNPIVOT
-	for _, nulls := range [...]string{"INCLUDE", "EXCLUDE"} {
-		if p.acceptKws(nulls, "NULLS") {
-			up.Nulls = nulls + " NULLS"
-		}
-	}
+	up.Nulls = p.unpivotNulls()
 	_, err := inParens(p, func() (struct{}, error) {
 		var err error
 		if up.Values, err = p.namesOrList(); err != nil {
@@ -160,15 +156,34 @@ func (p *parser) unpivot(source TableExpr) (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range up.In {
-		if len(in.Columns) != len(up.Values) {
-			return nil, &Error{Pos: in.Columns[0].Pos, Msg: "an UNPIVOT reads as many columns in each IN entry as it has value columns"}
-		}
+	if err := up.check(); err != nil {
+		return nil, err
 	}
 	if up.Alias, up.Chosen, err = p.sampledAlias(); err != nil {
 		return nil, err
 	}
 	return up, nil
+}
+
+// unpivotNulls reads INCLUDE NULLS or EXCLUDE NULLS after UNPIVOT.
+func (p *parser) unpivotNulls() string {
+	for _, nulls := range [...]string{"INCLUDE", "EXCLUDE"} {
+		if p.acceptKws(nulls, "NULLS") {
+			return nulls + " NULLS"
+		}
+	}
+	return ""
+}
+
+// check refuses an UNPIVOT whose entries do not each read as many columns
+// as it has value columns.
+func (up *Unpivot) check() error {
+	for _, in := range up.In {
+		if len(in.Columns) != len(up.Values) {
+			return &Error{Pos: in.Columns[0].Pos, Msg: "an UNPIVOT reads as many columns in each IN entry as it has value columns"}
+		}
+	}
+	return nil
 }
 
 // unpivotColumns reads one entry of an UNPIVOT's IN list.
@@ -207,4 +222,88 @@ func (p *parser) namesOrList() ([]Ident, error) {
 		return nil, err
 	}
 	return []Ident{id}, nil
+}
+
+// pivotStatement reads DuckDB's PIVOT statement: PIVOT source ON expr
+// [IN ( values )] {, expr} [USING agg [[AS] alias] {, …}] [GROUP BY expr
+// {, …}]. Without IN its columns are the values the data holds (Any);
+// without USING it counts rows.
+func (p *parser) pivotStatement() (SetExpr, error) {
+	pv := &Pivot{Pos: p.pos()}
+	p.i++ // PIVOT
+	var err error
+	if pv.Source, err = p.tableItem(); err != nil {
+		return nil, err
+	}
+	if err := p.expectKw("ON"); err != nil {
+		return nil, err
+	}
+	on, err := p.exprList()
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range on {
+		if in, ok := e.(*In); ok && !in.Not && in.Query == nil {
+			if len(on) > 1 {
+				return nil, &Error{Pos: in.Pos, Msg: "a PIVOT on several columns with IN lists is not read; pivot on one"}
+			}
+			on[i] = in.X
+			for _, v := range in.List {
+				pv.In = append(pv.In, &PivotValue{Value: v})
+			}
+		}
+	}
+	pv.For, pv.Any = on, len(pv.In) == 0
+	if p.acceptKw("USING") {
+		if pv.Aggs, err = list(p, p.pivotAgg); err != nil {
+			return nil, err
+		}
+	} else {
+		pv.Aggs = []*PivotAgg{{Func: &Func{Name: []Ident{{Name: "count"}}, Star: true, Pos: pv.Pos}}}
+	}
+	if p.acceptKws("GROUP", "BY") {
+		if pv.GroupBy, err = p.exprList(); err != nil {
+			return nil, err
+		}
+	}
+	return pv, nil
+}
+
+// unpivotStatement reads DuckDB's UNPIVOT statement: UNPIVOT [INCLUDE
+// NULLS | EXCLUDE NULLS] source ON columns [[AS] label] {, …} [INTO NAME
+// name VALUE value {, value}]; the name and value columns are "name" and
+// "value" when INTO is not written.
+func (p *parser) unpivotStatement() (SetExpr, error) {
+	up := &Unpivot{Pos: p.pos()}
+	p.i++ // UNPIVOT
+	up.Nulls = p.unpivotNulls()
+	var err error
+	if up.Source, err = p.tableItem(); err != nil {
+		return nil, err
+	}
+	if err := p.expectKw("ON"); err != nil {
+		return nil, err
+	}
+	if up.In, err = list(p, p.unpivotColumns); err != nil {
+		return nil, err
+	}
+	up.Name, up.Values = Ident{Name: "name", Pos: up.Pos}, []Ident{{Name: "value", Pos: up.Pos}}
+	if p.acceptKw("INTO") {
+		if err := p.expectKw("NAME"); err != nil {
+			return nil, err
+		}
+		if up.Name, err = p.columnName(); err != nil {
+			return nil, err
+		}
+		if err := p.expectKw("VALUE"); err != nil {
+			return nil, err
+		}
+		if up.Values, err = list(p, p.columnName); err != nil {
+			return nil, err
+		}
+	}
+	if err := up.check(); err != nil {
+		return nil, err
+	}
+	return up, nil
 }

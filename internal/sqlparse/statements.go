@@ -203,6 +203,10 @@ func (p *parser) setPrimary() (SetExpr, error) {
 		return q, nil
 	case p.isKw("WITH"):
 		return p.query()
+	case p.d.pivotStatements && p.isKw("PIVOT"):
+		return p.pivotStatement()
+	case p.d.pivotStatements && p.isKw("UNPIVOT"):
+		return p.unpivotStatement()
 	}
 	if t := p.at(); t.kind == tWord {
 		switch t.up {

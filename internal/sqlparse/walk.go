@@ -100,13 +100,14 @@ func walkChildren(v Visitor, n Node) {
 		for _, a := range x.Aggs {
 			Walk(v, a.Func)
 		}
-		walkEach(v, x.For)
+		walkExprs(v, x.For...)
 		for _, in := range x.In {
 			walkExprs(v, in.Value)
 		}
 		walkEach(v, x.AnyOrder)
 		walkQuery(v, x.InQuery)
 		walkExprs(v, x.Default)
+		walkExprs(v, x.GroupBy...)
 	case *Unpivot:
 		walkNode(v, x.Source)
 		for _, in := range x.In {
