@@ -99,8 +99,9 @@ func Dialects() []string {
 // list in order, a column for each aggregate, named by the value (its
 // alias, else the value: a string's text, or in Snowflake the value as
 // written, 'Q1') joined by "_" with the aggregate's alias when it has one.
-// These are the names sqlglot 26.9 gives them, but that a Snowflake value
-// with an alias is named by the alias. ok is false for a pivot over the
+// These are the names sqlglot 26.9 gives them (and DuckDB 1.5 does, its
+// statements' too), but that a Snowflake value with an alias is named by
+// the alias. ok is false for a pivot over the
 // values the data holds (IN (ANY), IN (SELECT …)), whose columns are known
 // only when it runs.
 func (d Dialect) PivotColumns(p *Pivot) (names []string, ok bool) {
@@ -113,7 +114,7 @@ func (d Dialect) PivotColumns(p *Pivot) (names []string, ok bool) {
 		case a.Alias != nil:
 			aggs[i] = a.Alias.Name
 		case d.pivotCallNames && len(p.Aggs) > 1:
-			aggs[i] = strings.ToLower(Format(a.Func))
+			aggs[i] = callName(a.Func)
 		}
 	}
 	for _, v := range p.In {
@@ -130,6 +131,17 @@ func (d Dialect) PivotColumns(p *Pivot) (names []string, ok bool) {
 		}
 	}
 	return names, true
+}
+
+// callName is the name DuckDB gives a pivot's column by an aggregate
+// without an alias: the call as it prints it, count(*) as count_star().
+// Its printer parenthesises operations inside a call (avg((a + 1))),
+// which this does not: such a column is best given an alias.
+func callName(f *Func) string {
+	if f.Star && len(f.Name) == 1 && strings.EqualFold(f.Name[0].Name, "count") && !f.Distinct && f.Filter == nil {
+		return "count_star()"
+	}
+	return strings.ToLower(Format(f))
 }
 
 // pivotValueName is the part of a pivot column's name its value gives.

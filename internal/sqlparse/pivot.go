@@ -238,22 +238,29 @@ func (p *parser) pivotStatement() (SetExpr, error) {
 	if err := p.expectKw("ON"); err != nil {
 		return nil, err
 	}
-	on, err := p.exprList()
+	// Each ON is an expression of the operators that bind tighter than
+	// IN, so that its IN list, whose values may have aliases, is the
+	// pivot's.
+	in, n := false, 0
+	var second Pos // where the second ON starts
+	pv.For, err = list(p, func() (Expr, error) {
+		if n++; n == 2 {
+			second = p.pos()
+		}
+		e, err := p.other()
+		if err == nil && p.acceptKw("IN") {
+			in = true
+			_, err = inParens(p, func() (struct{}, error) { return struct{}{}, p.pivotIn(pv) })
+		}
+		return e, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	for i, e := range on {
-		if in, ok := e.(*In); ok && !in.Not && in.Query == nil {
-			if len(on) > 1 {
-				return nil, &Error{Pos: in.Pos, Msg: "a PIVOT on several columns with IN lists is not read; pivot on one"}
-			}
-			on[i] = in.X
-			for _, v := range in.List {
-				pv.In = append(pv.In, &PivotValue{Value: v})
-			}
-		}
+	if in && len(pv.For) > 1 {
+		return nil, &Error{Pos: second, Msg: "a PIVOT on several columns with an IN list is not read; pivot on one"}
 	}
-	pv.For, pv.Any = on, len(pv.In) == 0
+	pv.Any = pv.Any || !in
 	if p.acceptKw("USING") {
 		if pv.Aggs, err = list(p, p.pivotAgg); err != nil {
 			return nil, err
