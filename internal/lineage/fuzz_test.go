@@ -26,6 +26,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("select * from orders unpivot include nulls ((v, w) for k in ((amount, discount) as 'm', (order_id, status))) pivot (max(v) for k in (any order by k))")
 	f.Add("with p as (pivot orders on status in ('a', 'b') using sum(amount) as s group by customer_id) select * from p, (unpivot orders on amount, discount as d into name k value v) u")
 	f.Add("select * from (pivot orders on status || order_date) p where p.a > 0 order by all desc fetch first 2 rows with ties")
+	f.Add("select * exclude (status) ilike '%_id', o.* not similar to 'a.*', * glob '[a-d]*' from orders o")
 	f.Fuzz(func(t *testing.T, sql string) {
 		res, err := Analyze(t.Context(), sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
 		if err != nil {

@@ -342,6 +342,10 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 	for _, r := range it.Rename {
 		rename[r[0].Name] = r[1].Name
 	}
+	keep := func(string) bool { return true }
+	if it.Match != nil {
+		keep, _ = it.Match.Matcher() // the parser refused a pattern it cannot match with
+	}
 	var entries []*fromEntry
 	if len(it.Qualifier) == 0 {
 		entries = sc.entries
@@ -353,7 +357,7 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 	}
 	for _, f := range entries {
 		for _, c := range f.r.cols {
-			if exclude[c.name] || (len(it.Qualifier) == 0 && f.hidden[c.name]) {
+			if exclude[c.name] || (len(it.Qualifier) == 0 && f.hidden[c.name]) || !keep(c.name) {
 				continue
 			}
 			var oc *col

@@ -90,8 +90,19 @@ type SelectItem struct {
 	Exclude   []Ident // * EXCLUDE (a, b) / * EXCEPT (a, b)
 	Replace   []*SelectItem
 	Rename    [][2]Ident // Snowflake * RENAME (a AS b)
+	Match     *StarMatch // * ILIKE '%id%' and the like: the columns whose names match
 	Expr      Expr
 	Alias     *Ident
+	Pos
+}
+
+// StarMatch keeps the columns of a `*` whose names match Pattern:
+// * [NOT] LIKE | ILIKE | GLOB | SIMILAR TO 'pattern' (DuckDB; Snowflake's
+// ILIKE). Matcher tells which names it keeps.
+type StarMatch struct {
+	Op      string // "LIKE", "ILIKE", "GLOB" or "SIMILAR TO"
+	Not     bool
+	Pattern string
 	Pos
 }
 

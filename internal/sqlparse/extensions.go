@@ -1,12 +1,17 @@
 package sqlparse
 
-import "strings"
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
 
 // The dialects' additions to standard SQL: star modifiers (DuckDB,
 // Snowflake, BigQuery), lambdas and struct literals (DuckDB, Snowflake),
 // semi-structured paths and TABLE(FLATTEN(…)) (Snowflake), UNNEST … WITH
-// OFFSET (BigQuery), and the sampling clauses, which change no column and
-// are skipped. DuckDB's FROM-first SELECT, GROUP BY ALL and ORDER BY ALL
+// OFFSET (BigQuery), and the samples and time travel, which change no
+// column and are kept as their tokens (Table.Chosen). DuckDB's FROM-first SELECT, GROUP BY ALL and ORDER BY ALL
 // are read where their clauses are (statements.go).
 
 // starModifiers reads what may follow `*`: EXCLUDE (or BigQuery's EXCEPT),
@@ -25,8 +30,8 @@ func (p *parser) starModifiers(it *SelectItem) error {
 			it.Replace = append(it.Replace, items...)
 		case p.acceptKw("RENAME"):
 			err = p.starRename(it)
-		case p.isKw("ILIKE") && p.peek(1).kind == tString:
-			return p.errorf("SELECT * ILIKE is not supported")
+		case it.Match == nil && p.starMatchAhead():
+			err = p.starMatch(it)
 		default:
 			return nil
 		}
@@ -34,6 +39,84 @@ func (p *parser) starModifiers(it *SelectItem) error {
 			return err
 		}
 	}
+}
+
+// starMatchOps are the operators a star's names may be matched with, by
+// their first word, and the words they are written in.
+var starMatchOps = map[string][]string{"LIKE": {"LIKE"}, "ILIKE": {"ILIKE"}, "GLOB": {"GLOB"}, "SIMILAR": {"SIMILAR", "TO"}}
+
+// starMatchAhead reports whether [NOT] LIKE|ILIKE|GLOB|SIMILAR TO 'pattern'
+// follows.
+func (p *parser) starMatchAhead() bool {
+	n := 0
+	if p.isKw("NOT") {
+		n = 1
+	}
+	words, ok := starMatchOps[p.peek(n).up]
+	return ok && p.peek(n).kind == tWord && p.peek(n+len(words)).kind == tString
+}
+
+// starMatch reads [NOT] LIKE|ILIKE|GLOB|SIMILAR TO 'pattern' after a star,
+// refusing a pattern it cannot match names with.
+func (p *parser) starMatch(it *SelectItem) error {
+	m := &StarMatch{Not: p.acceptKw("NOT")}
+	words := starMatchOps[p.at().up]
+	p.i += len(words)
+	m.Op = strings.Join(words, " ")
+	t := p.advance()
+	m.Pattern, m.Pos = t.text, t.pos()
+	if _, err := m.Matcher(); err != nil {
+		return &Error{Pos: m.Pos, Msg: err.Error()}
+	}
+	it.Match = m
+	return nil
+}
+
+// Matcher is the test of a name m keeps, the name as lineage compares it
+// (lowercased). LIKE and ILIKE read % and _ as wildcards, with no escape;
+// GLOB reads *, ? and [...]; SIMILAR TO is a regular expression (RE2, as
+// DuckDB's) that a name keeps when it is found anywhere in it, and NOT
+// SIMILAR TO one that drops a name it matches whole: DuckDB reads a star's
+// two forms so.
+func (m *StarMatch) Matcher() (func(name string) bool, error) {
+	var expr string
+	switch m.Op {
+	case "LIKE", "ILIKE":
+		var b strings.Builder
+		b.WriteString("^(?s)")
+		if m.Op == "ILIKE" {
+			b.WriteString("(?i)")
+		}
+		for _, r := range m.Pattern {
+			switch r {
+			case '%':
+				b.WriteString(".*")
+			case '_':
+				b.WriteByte('.')
+			default:
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		expr = b.String() + "$"
+	case "GLOB":
+		if _, err := path.Match(m.Pattern, ""); err != nil {
+			return nil, fmt.Errorf("GLOB pattern %q: %v", m.Pattern, err)
+		}
+		return func(name string) bool {
+			ok, _ := path.Match(m.Pattern, name)
+			return ok != m.Not
+		}, nil
+	default: // SIMILAR TO
+		expr = m.Pattern
+		if m.Not {
+			expr = "^(?:" + m.Pattern + ")$"
+		}
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%s pattern %q: %v", m.Op, m.Pattern, err)
+	}
+	return func(name string) bool { return re.MatchString(name) != m.Not }, nil
 }
 
 // starExclude reads EXCLUDE's column or parenthesised columns.

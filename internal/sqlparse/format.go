@@ -747,6 +747,11 @@ func (pr *Printer) selectItem(b *strings.Builder, it *SelectItem) {
 		})
 		b.WriteByte(')')
 	}
+	if m := it.Match; m != nil {
+		writeNot(b, m.Not)
+		b.WriteString(" " + m.Op + " ")
+		writeString(b, m.Pattern)
+	}
 }
 
 func (pr *Printer) alias(b *strings.Builder, a *Alias) {
