@@ -72,6 +72,11 @@ func (d *derivation) node(n sqlparse.Node) bool {
 		}
 		d.refs[x] = rc
 		d.reads(rc)
+	case *sqlparse.Columns: // outside a select item: every column it picks
+		for _, p := range d.sc.columnPicks(x, nil) {
+			d.reads(p.c)
+		}
+		return false
 	case *sqlparse.Func:
 		d.namedWindow(x)
 	case *sqlparse.Lambda:

@@ -339,6 +339,10 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 			sc.expandStar(it, out)
 			continue
 		}
+		if c := columnsIn(it.Expr); c != nil {
+			sc.expandColumns(it, c, out)
+			continue
+		}
 		name := outputName(it)
 		c := sc.exprCol(it.Expr, name)
 		out.add(c)

@@ -330,10 +330,6 @@ func (sc *scope) using(u string, nLeft int) {
 
 // expandStar adds the columns of `*` or `t.*`.
 func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
-	exclude := map[string]bool{}
-	for _, e := range it.Exclude {
-		exclude[e.Name] = true
-	}
 	replace := map[string]*sqlparse.SelectItem{}
 	for _, r := range it.Replace {
 		replace[r.Alias.Name] = r
@@ -342,9 +338,48 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 	for _, r := range it.Rename {
 		rename[r[0].Name] = r[1].Name
 	}
-	keep := func(string) bool { return true }
+	for _, p := range sc.starPicks(it, nil, out) {
+		var oc *col
+		switch c := p.c; {
+		case replace[c.name] != nil:
+			oc = sc.exprCol(replace[c.name].Expr, c.name)
+		case rename[c.name] != "":
+			oc = sc.a.passthrough(c, rename[c.name], c.name, true)
+		default:
+			oc = sc.a.passthrough(c, c.name, c.name, true)
+		}
+		out.add(oc)
+		sc.addItem(oc.name, oc)
+	}
+}
+
+// A starPick is a column a star picks, and the FROM item it is of.
+type starPick struct {
+	f *fromEntry
+	c *col
+}
+
+// starPicks are the columns the star it picks: of its FROM items (or the
+// one it qualifies), but those it excludes, those a USING merged away and,
+// with its match or keep (when not nil), those whose names they do not
+// keep. A FROM item whose columns are not all known makes out incomplete
+// and one of its fallbacks; nil out is for a caller that only reads.
+func (sc *scope) starPicks(it *sqlparse.SelectItem, keep func(string) bool, out *rel) []starPick {
+	incomplete := func(r *rel) {
+		if out != nil {
+			out.complete = false
+			if r != nil {
+				out.fallback = append(out.fallback, r)
+			}
+		}
+	}
+	exclude := map[string]bool{}
+	for _, e := range it.Exclude {
+		exclude[e.Name] = true
+	}
+	match := func(string) bool { return true }
 	if it.Match != nil {
-		keep, _ = it.Match.Matcher() // the parser refused a pattern it cannot match with
+		match, _ = it.Match.Matcher() // the parser refused a pattern it cannot match with
 	}
 	var entries []*fromEntry
 	if len(it.Qualifier) == 0 {
@@ -352,39 +387,30 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 	} else if f := sc.entryFor(identNames(it.Qualifier)); f != nil {
 		entries = []*fromEntry{f}
 	} else {
-		out.complete = false
-		return
+		incomplete(nil)
+		return nil
 	}
+	var picks []starPick
 	for _, f := range entries {
 		for _, c := range f.r.cols {
-			if exclude[c.name] || (len(it.Qualifier) == 0 && f.hidden[c.name]) || !keep(c.name) {
+			if exclude[c.name] || (len(it.Qualifier) == 0 && f.hidden[c.name]) || !match(c.name) || keep != nil && !keep(c.name) {
 				continue
 			}
-			var oc *col
-			switch {
-			case replace[c.name] != nil:
-				oc = sc.exprCol(replace[c.name].Expr, c.name)
-			case rename[c.name] != "":
-				oc = sc.a.passthrough(c, rename[c.name], c.name, true)
-			default:
-				oc = sc.a.passthrough(c, c.name, c.name, true)
-			}
-			out.add(oc)
-			sc.addItem(oc.name, oc)
+			picks = append(picks, starPick{f, c})
 		}
 		switch {
 		case f.r.kind == relFunc && len(f.r.cols) == 0 && isScalarTableFunc(f.r.funcName):
 			// SELECT * FROM range(…): one column named after the function.
-			oc := sc.a.passthrough(sc.a.get(f.r, f.name), f.name, f.name, true)
-			out.add(oc)
-			sc.addItem(oc.name, oc)
+			if match(f.name) && (keep == nil || keep(f.name)) {
+				picks = append(picks, starPick{f, sc.a.get(f.r, f.name)})
+			}
 		case !f.r.complete && (f.r.kind != relFunc || len(f.r.cols) == 0):
 			// read_csv(…), a relation the catalog does not list: columns
 			// unknown.
-			out.complete = false
-			out.fallback = append(out.fallback, f.r)
+			incomplete(f.r)
 		}
 	}
+	return picks
 }
 
 func identNames(ids []sqlparse.Ident) []string {

@@ -493,6 +493,19 @@ type Lambda struct {
 	Pos
 }
 
+// Columns is DuckDB's COLUMNS(selector): the expression it stands in, once
+// for each column of the FROM items the selector picks (Matcher), by a
+// regular expression found in the name (Pattern), a list of names (Names),
+// a lambda over the name (Lambda), or a star with its modifiers (Star).
+// Exactly one selector is set.
+type Columns struct {
+	Pattern *Literal
+	Names   *Array
+	Lambda  *Lambda
+	Star    *SelectItem
+	Pos
+}
+
 // Collate is x COLLATE name.
 type Collate struct {
 	X Expr
@@ -561,6 +574,7 @@ func (*Field) exprNode()        {}
 func (*Extract) exprNode()      {}
 func (*Lambda) exprNode()       {}
 func (*Collate) exprNode()      {}
+func (*Columns) exprNode()      {}
 func (*AtTimeZone) exprNode()   {}
 func (*Special) exprNode()      {}
 func (*Star) exprNode()         {}
@@ -608,6 +622,7 @@ func (*Field) node()        {}
 func (*Extract) node()      {}
 func (*Lambda) node()       {}
 func (*Collate) node()      {}
+func (*Columns) node()      {}
 func (*AtTimeZone) node()   {}
 func (*Special) node()      {}
 func (*Star) node()         {}

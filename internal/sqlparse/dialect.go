@@ -44,16 +44,19 @@ type Dialect struct {
 	// pivotStatements: PIVOT … ON … and UNPIVOT … ON … are queries
 	// (DuckDB).
 	pivotStatements bool
+	// columnsExprs: COLUMNS(…) is an expression over several columns, not
+	// a call (DuckDB).
+	columnsExprs bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
 // known warehouse is read as: PostgreSQL's rules plus the unambiguous
 // extensions of the others.
 var (
-	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true}
+	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true}
 	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true}
 )

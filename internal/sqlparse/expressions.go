@@ -890,6 +890,9 @@ func (p *parser) nameOrCall() (Expr, error) {
 		break
 	}
 	if p.isOp("(") {
+		if p.d.columnsExprs && len(parts) == 1 && !parts[0].Quoted && parts[0].Name == "columns" {
+			return p.columns(pos)
+		}
 		return p.call(parts, pos)
 	}
 	if len(parts) == 1 && p.isOp("->") && (p.d == DuckDB || p.d == Snowflake) {

@@ -356,6 +356,19 @@ func (pr *Printer) call(b *strings.Builder, e Expr) {
 		}
 		b.WriteString(" -> ")
 		pr.Expr(b, x.Body)
+	case *Columns:
+		b.WriteString("COLUMNS(")
+		switch {
+		case x.Star != nil:
+			pr.selectItem(b, x.Star)
+		case x.Pattern != nil:
+			pr.Expr(b, x.Pattern)
+		case x.Names != nil:
+			pr.Expr(b, x.Names)
+		case x.Lambda != nil:
+			pr.Expr(b, x.Lambda)
+		}
+		b.WriteByte(')')
 	}
 }
 

@@ -188,6 +188,17 @@ func walkExprChildren(v Visitor, n Node) {
 		walkExprs(v, x.X)
 	case *AtTimeZone:
 		walkExprs(v, x.X, x.Zone)
+	case *Columns:
+		switch {
+		case x.Star != nil:
+			Walk(v, x.Star)
+		case x.Pattern != nil:
+			Walk(v, x.Pattern)
+		case x.Names != nil:
+			Walk(v, x.Names)
+		case x.Lambda != nil:
+			Walk(v, x.Lambda)
+		}
 	}
 	// ColumnRef, Literal, TypedLiteral, Param, Special, Star and Table have
 	// no children.

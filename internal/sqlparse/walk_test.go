@@ -122,6 +122,7 @@ func TestWalkReachesEveryNode(t *testing.T) {
 		{"select cast(a as string format b at time zone c) from t", BigQuery},
 		{"select top n array_agg(a order by b limit c), group_concat(d separator e) from t", Generic},
 		{"with p as (pivot t on a || b in (c, 'd' as e) using sum(f) as g group by h) select * from p, (unpivot u on i, j as k into name l value m)", DuckDB},
+		{"select columns('a'), sum(columns(* exclude (b))), columns(['c']), columns(d -> d like 'e%') from t", DuckDB},
 		{"select * from t pivot (sum(a) filter (where b) as s for (c, d) in ((1, e), (2, 'f') as g) default on null (h)) p, u pivot (max(i) for j in (any order by k)), v pivot (min(l) for m in (select n from w)), x unpivot ((o, q) for r in ((s1, s2) as 'y', (s3, s4) as 2, (s5, s6) z))", Snowflake},
 	}
 	for _, tc := range stmts {
