@@ -77,6 +77,8 @@ func TestAnalyze(t *testing.T) {
 				"amount: derived_recompute(quarterly_sales.amount)", "filter: "}},
 		{"duckdb columns of a star, through a FROM item's name", "select columns(p.* exclude (amount, paid_at)) from quarterly_sales q, payments p where columns(['dept']) = 'x'", sqlparse.DuckDB,
 			[]string{"payment_id: direct_passthrough(payments.payment_id)", "order_id: direct_passthrough(payments.order_id)", "method: direct_passthrough(payments.method)", "filter: quarterly_sales.dept"}},
+		{"duckdb list comprehension: the list and what its test reads", "select event_id, [upper(x) for x in tags if x <> payload] as t, list_transform(tags, lambda y: y || event_id) as u from events", sqlparse.DuckDB,
+			[]string{"event_id: direct_passthrough(events.event_id)", "t: derived_recompute(events.payload,events.tags)", "u: derived_recompute(events.event_id,events.tags)", "filter: "}},
 		{"order by under top", "select top 3 order_id from orders order by amount desc", sqlparse.Snowflake,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.amount"}},
 		{"order by without limit chooses nothing", "select order_id from orders order by amount", sqlparse.DuckDB,

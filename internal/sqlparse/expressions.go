@@ -758,11 +758,21 @@ func (p *parser) primaryOp(t token, pos Pos) (Expr, error) {
 		p.i++
 		a := &Array{Pos: pos}
 		if !p.isOp("]") {
-			elems, err := p.exprList()
+			first, err := p.expr()
 			if err != nil {
 				return nil, err
 			}
-			a.Elems = elems
+			if p.d.columnsExprs && p.isKw("FOR") {
+				return p.listComprehension(first, pos)
+			}
+			a.Elems = []Expr{first}
+			if p.acceptOp(",") {
+				rest, err := p.exprList()
+				if err != nil {
+					return nil, err
+				}
+				a.Elems = append(a.Elems, rest...)
+			}
 		}
 		if err := p.expectOp("]"); err != nil {
 			return nil, err
@@ -871,6 +881,9 @@ func (p *parser) caseExpr() (Expr, error) {
 // or a lambda parameter `x -> body`.
 func (p *parser) nameOrCall() (Expr, error) {
 	pos := p.pos()
+	if p.d.columnsExprs && p.isKw("LAMBDA") && identToken(p.peek(1)) && (p.isOpAt(2, ":") || p.isOpAt(2, ",")) {
+		return p.lambdaKeyword(pos)
+	}
 	first, err := p.anyIdent("a name")
 	if err != nil {
 		return nil, err

@@ -220,6 +220,61 @@ func (p *parser) lambda(params []Ident, pos Pos) (Expr, error) {
 	return &Lambda{Params: params, Body: body, Pos: pos}, nil
 }
 
+// lambdaKeyword reads DuckDB's lambda x, y: body, the same lambda as
+// (x, y) -> body.
+func (p *parser) lambdaKeyword(pos Pos) (Expr, error) {
+	p.i++ // LAMBDA
+	params, err := list(p, func() (Ident, error) { return p.anyIdent("a parameter") })
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectOp(":"); err != nil {
+		return nil, err
+	}
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	return p.lambda(params, pos)
+}
+
+// listComprehension reads the rest of DuckDB's [expr FOR x[, i] IN list
+// [IF cond]] after its expression, and returns what it means:
+// list_transform(list_filter(list, x -> cond), x -> expr). Filtering
+// renumbers the elements, so an index with IF is refused rather than read
+// as another list.
+func (p *parser) listComprehension(e Expr, pos Pos) (Expr, error) {
+	p.i++ // FOR
+	params, err := list(p, func() (Ident, error) { return p.anyIdent("a name") })
+	if err != nil {
+		return nil, err
+	}
+	if len(params) > 2 {
+		return nil, &Error{Pos: params[2].Pos, Msg: "a list comprehension names an element and at most its index"}
+	}
+	if err := p.expectKw("IN"); err != nil {
+		return nil, err
+	}
+	src, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if at := p.pos(); p.acceptKw("IF") {
+		if len(params) > 1 {
+			return nil, &Error{Pos: at, Msg: "a list comprehension with an index and IF is not read"}
+		}
+		cond, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		src = &Func{Name: []Ident{{Name: "list_filter"}}, Args: []Expr{src, &Lambda{Params: params, Body: cond, Pos: at}}, Pos: pos}
+	}
+	if err := p.expectOp("]"); err != nil {
+		return nil, err
+	}
+	return &Func{Name: []Ident{{Name: "list_transform"}}, Args: []Expr{src, &Lambda{Params: params, Body: e, Pos: pos}}, Pos: pos}, nil
+}
+
 // structLiteral reads DuckDB's {'key': value, …}.
 func (p *parser) structLiteral(pos Pos) (Expr, error) {
 	p.i++ // {

@@ -456,9 +456,11 @@ func isOffsetCall(f *Func) bool {
 
 func (pr *Printer) funcCall(b *strings.Builder, f *Func) {
 	// Upper case reads back as the same name only for a plain one; any
-	// other is written quoted, as given.
+	// other is written quoted, as given, and so is a function named
+	// columns, which DuckDB reads as its COLUMNS(…) unquoted.
+	bare := len(f.Name) > 1 || f.Name[0].Name != "columns"
 	writeEach(b, ".", f.Name, func(id Ident) {
-		if !id.Quoted && plainName(strings.ToLower(id.Name)) {
+		if !id.Quoted && bare && plainName(strings.ToLower(id.Name)) {
 			b.WriteString(strings.ToUpper(id.Name))
 		} else {
 			writeQuoted(b, id.Name)
