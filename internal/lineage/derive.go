@@ -79,6 +79,18 @@ func (d *derivation) node(n sqlparse.Node) bool {
 		return false
 	case *sqlparse.Func:
 		d.namedWindow(x)
+		if !strings.EqualFold(sqlparse.FuncName(x), "COUNT") {
+			// object_construct(*), hash(t.*): every column of the rows,
+			// where count(*) reads none.
+			if x.Star {
+				d.readsRow(nil)
+			}
+			for _, a := range x.Args {
+				if s, ok := a.(*sqlparse.Star); ok {
+					d.readsRow(s.Qualifier)
+				}
+			}
+		}
 	case *sqlparse.Lambda:
 		d.lambda(x)
 		return false
@@ -108,6 +120,16 @@ func (d *derivation) reads(c *col) {
 	if !c.certain {
 		d.c.certain = false
 	}
+}
+
+// readsRow reads every column of the FROM items, or of the one qualifier
+// names, as a call's * does: the value is then uncertain, made of a list
+// of columns the catalog decides.
+func (d *derivation) readsRow(qualifier []sqlparse.Ident) {
+	for _, p := range d.sc.starPicks(&sqlparse.SelectItem{Star: true, Qualifier: qualifier}, nil, nil) {
+		d.reads(p.c)
+	}
+	d.c.certain = false
 }
 
 // namedWindow reads the partition and order of the named window a call's

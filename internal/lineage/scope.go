@@ -560,7 +560,29 @@ func (sc *scope) resolve(ref *sqlparse.ColumnRef) (*col, bool) {
 			}
 		}
 	}
+	// A FROM item's name that is no column's: its whole row, as BigQuery,
+	// PostgreSQL and DuckDB read it (to_json_string(c), row_to_json(c)).
+	if len(parts) == 1 {
+		for s := sc; s != nil; s = s.parent {
+			if f := s.entryFor(parts); f != nil {
+				return sc.a.wholeRow(f), true
+			}
+		}
+	}
 	return nil, false
+}
+
+// wholeRow is the value of f's whole row: derived from every column of it,
+// and uncertain, as its value is all of them in an order the catalog
+// decides.
+func (a *analyzer) wholeRow(f *fromEntry) *col {
+	a.m.nodes(1 + len(f.r.cols))
+	var sig strings.Builder
+	for _, c := range f.r.cols {
+		sig.WriteString(c.sig + ",")
+	}
+	return &col{name: f.name, expr: f.name, sig: hashOf("W", sig.String()),
+		entries: []Entry{{Mechanism: Derived, Sources: a.sourcesOf(f.r.cols...)}}}
 }
 
 func (sc *scope) resolveHere(parts []string, aliases bool) (*col, bool) {

@@ -528,9 +528,12 @@ type Special struct {
 	Pos
 }
 
-// Star is the * of count(*) kept in a general position (never a select
-// item: those are SelectItem.Star).
-type Star struct{ Pos }
+// Star is the * of count(*) or f(t.*) kept in a general position (never a
+// select item: those are SelectItem.Star).
+type Star struct {
+	Qualifier []Ident // t.* → [t]
+	Pos
+}
 
 func (*Select) setExpr()  {}
 func (*SetOp) setExpr()   {}

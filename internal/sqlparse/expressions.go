@@ -896,9 +896,9 @@ func (p *parser) nameOrCall() (Expr, error) {
 			parts = append(parts, id)
 			continue
 		}
-		if p.isOpAt(1, "*") { // count(t.*)
+		if p.isOpAt(1, "*") { // count(t.*), object_construct(t.*)
 			p.i += 2
-			return &Star{Pos: pos}, nil
+			return &Star{Qualifier: parts, Pos: pos}, nil
 		}
 		break
 	}

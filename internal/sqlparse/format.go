@@ -151,6 +151,10 @@ func (pr *Printer) constant(b *strings.Builder, e Expr) {
 	case *Special:
 		b.WriteString(x.Name)
 	case *Star:
+		for _, q := range x.Qualifier {
+			writeIdent(b, q)
+			b.WriteByte('.')
+		}
 		b.WriteByte('*')
 	}
 }

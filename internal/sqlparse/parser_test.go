@@ -150,6 +150,8 @@ func TestParse(t *testing.T) {
 			"SELECT LIST_TRANSFORM(LIST_FILTER(l, x -> x > m), x -> x * 2) AS f, LIST_TRANSFORM(l, (x, i) -> x + i) AS g, LIST_REDUCE(l, (a, b) -> a + b) AS r, lambda FROM t"},
 		{"a call named columns outside duckdb", "select columns(a), s.columns(b) from t", Postgres,
 			`SELECT "columns"(a), S.COLUMNS(b) FROM t`},
+		{"a call's qualified star", "select object_construct(c.*), count(t.*) from c, t", Snowflake,
+			"SELECT OBJECT_CONSTRUCT(c.*), COUNT(t.*) FROM c, t"},
 		{"bigquery cast formats", "select cast(a as string format 'YYYY-MM-DD' at time zone 'Asia/Kolkata') as s, safe_cast(b as date format f) as d from t", BigQuery,
 			"SELECT CAST(a AS STRING FORMAT 'YYYY-MM-DD' AT TIME ZONE 'Asia/Kolkata') AS s, SAFE_CAST(b AS DATE FORMAT f) AS d FROM t"},
 		{"pivot with a default and an alias, then a sample", "select * from sales s pivot(sum(s.amount) as total, count(*) for quarter in ('Q1' as first, 'Q2') default on null (0)) as p tablesample bernoulli (1) where p.dept = 'x'", Snowflake,
