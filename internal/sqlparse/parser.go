@@ -188,7 +188,8 @@ func (p *parser) acceptOpIn(ops map[string]bool) (string, bool) {
 // in DuckDB a PIVOT or UNPIVOT statement; the DuckDB FROM-first form is
 // allowed only where the caller says so).
 func (p *parser) queryAt(n int) bool {
-	return p.isKwAt(n, "SELECT") || p.isKwAt(n, "WITH") || p.d.pivotStatements && (p.isKwAt(n, "PIVOT") || p.isKwAt(n, "UNPIVOT"))
+	return p.isKwAt(n, "SELECT") || p.isKwAt(n, "WITH") ||
+		p.d.pivotStatements && (p.isKwAt(n, "PIVOT") || p.isKwAt(n, "UNPIVOT") || p.isKwAt(n, "PIVOT_WIDER") || p.isKwAt(n, "PIVOT_LONGER"))
 }
 
 // list reads one item and then more as long as a comma follows.

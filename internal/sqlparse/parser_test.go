@@ -142,6 +142,8 @@ func TestParse(t *testing.T) {
 			"PIVOT t ON k || '_' || l USING COUNT(*) ORDER BY 1 LIMIT 3"},
 		{"duckdb unpivot statement's defaults", "unpivot t on a, b", DuckDB,
 			"UNPIVOT t ON a, b INTO NAME name VALUE value"},
+		{"duckdb pivot_wider and pivot_longer", "with w as (pivot_wider t on k using sum(v)) pivot_longer w on a, b into name n value x", DuckDB,
+			"WITH w AS (PIVOT t ON k USING SUM(v)) UNPIVOT w ON a, b INTO NAME n VALUE x"},
 		{"stars keeping the names that match", "select * exclude (a) ilike '%ID%', t.* not similar to 'x$', * glob 'a*' from t", DuckDB,
 			"SELECT * EXCLUDE (a) ILIKE '%ID%', t.* NOT SIMILAR TO 'x$', * GLOB 'a*' FROM t"},
 		{"duckdb columns expressions", "select columns('^a'), min(columns(* exclude (a))) as \"m_\\0\", columns(['x', 'y']), columns(c -> c like 'x%' and not c = 'xy') from t", DuckDB,

@@ -230,7 +230,7 @@ func (p *parser) namesOrList() ([]Ident, error) {
 // without USING it counts rows.
 func (p *parser) pivotStatement() (SetExpr, error) {
 	pv := &Pivot{Pos: p.pos()}
-	p.i++ // PIVOT
+	p.i++ // PIVOT or PIVOT_WIDER
 	var err error
 	if pv.Source, err = p.tableItem(); err != nil {
 		return nil, err
@@ -282,7 +282,7 @@ func (p *parser) pivotStatement() (SetExpr, error) {
 // "value" when INTO is not written.
 func (p *parser) unpivotStatement() (SetExpr, error) {
 	up := &Unpivot{Pos: p.pos()}
-	p.i++ // UNPIVOT
+	p.i++ // UNPIVOT or PIVOT_LONGER
 	up.Nulls = p.unpivotNulls()
 	var err error
 	if up.Source, err = p.tableItem(); err != nil {

@@ -203,9 +203,9 @@ func (p *parser) setPrimary() (SetExpr, error) {
 		return q, nil
 	case p.isKw("WITH"):
 		return p.query()
-	case p.d.pivotStatements && p.isKw("PIVOT"):
+	case p.d.pivotStatements && p.isAnyKw("PIVOT", "PIVOT_WIDER"):
 		return p.pivotStatement()
-	case p.d.pivotStatements && p.isKw("UNPIVOT"):
+	case p.d.pivotStatements && p.isAnyKw("UNPIVOT", "PIVOT_LONGER"):
 		return p.unpivotStatement()
 	}
 	if t := p.at(); t.kind == tWord {
