@@ -85,6 +85,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"j: derived_recompute(customers.country,customers.created_at,customers.customer_id,customers.email,customers.first_name,customers.last_name)", "f: derived_recompute(customers.country,customers.created_at,customers.customer_id,customers.email,customers.first_name,customers.last_name)", "filter: "}},
 		{"a column named as a FROM item is the column", "select status, o from orders as status, (select 1 as o) o", sqlparse.Postgres,
 			[]string{"status: direct_passthrough(orders.status)", "o: derived_recompute()", "filter: "}},
+		{"snowflake identifier() names a table", "select o.order_id, status from identifier('db.raw.orders') o", sqlparse.Snowflake,
+			[]string{"order_id: direct_passthrough(db.raw.orders.order_id)", "status: direct_passthrough(db.raw.orders.status)", "filter: "}},
 		{"order by under top", "select top 3 order_id from orders order by amount desc", sqlparse.Snowflake,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.amount"}},
 		{"order by without limit chooses nothing", "select order_id from orders order by amount", sqlparse.DuckDB,

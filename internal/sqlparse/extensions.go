@@ -220,6 +220,29 @@ func (p *parser) lambda(params []Ident, pos Pos) (Expr, error) {
 	return &Lambda{Params: params, Body: body, Pos: pos}, nil
 }
 
+// identifierTable is the table Snowflake's IDENTIFIER('db.schema.t') in
+// FROM names; ok is false for any other call.
+func (p *parser) identifierTable(f *Func) (name []Ident, ok bool) {
+	if p.d != Snowflake || len(f.Name) != 1 || f.Name[0].Quoted || f.Name[0].Name != "identifier" || len(f.Args) != 1 {
+		return nil, false
+	}
+	l, isText := f.Args[0].(*Literal)
+	if !isText || l.Kind != LitString || l.Prefix != "" || l.Text == "" {
+		return nil, false
+	}
+	for part := range strings.SplitSeq(l.Text, ".") {
+		quoted := len(part) >= 2 && part[0] == '"' && part[len(part)-1] == '"'
+		if quoted {
+			part = part[1 : len(part)-1]
+		}
+		if part == "" {
+			return nil, false
+		}
+		name = append(name, Ident{Name: strings.ToLower(part), Quoted: quoted, Pos: l.Pos})
+	}
+	return name, true
+}
+
 // lambdaKeyword reads DuckDB's lambda x, y: body, the same lambda as
 // (x, y) -> body.
 func (p *parser) lambdaKeyword(pos Pos) (Expr, error) {

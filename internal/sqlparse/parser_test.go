@@ -154,6 +154,8 @@ func TestParse(t *testing.T) {
 			`SELECT "columns"(a), S.COLUMNS(b) FROM t`},
 		{"a call's qualified star", "select object_construct(c.*), count(t.*) from c, t", Snowflake,
 			"SELECT OBJECT_CONSTRUCT(c.*), COUNT(t.*) FROM c, t"},
+		{"snowflake identifier() in FROM is the table it names", "select a from identifier('DB.\"My Schema\".t') as x, identifier(:tbl)", Snowflake,
+			`SELECT a FROM db."my schema".t AS x, IDENTIFIER(:tbl)`},
 		{"bigquery cast formats", "select cast(a as string format 'YYYY-MM-DD' at time zone 'Asia/Kolkata') as s, safe_cast(b as date format f) as d from t", BigQuery,
 			"SELECT CAST(a AS STRING FORMAT 'YYYY-MM-DD' AT TIME ZONE 'Asia/Kolkata') AS s, SAFE_CAST(b AS DATE FORMAT f) AS d FROM t"},
 		{"pivot with a default and an alias, then a sample", "select * from sales s pivot(sum(s.amount) as total, count(*) for quarter in ('Q1' as first, 'Q2') default on null (0)) as p tablesample bernoulli (1) where p.dept = 'x'", Snowflake,

@@ -656,6 +656,9 @@ func (p *parser) tableItem() (TableExpr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if table, ok := p.identifierTable(fn); ok && !lateral {
+			return p.table(table, pos)
+		}
 		return p.tableFuncTail(fn, lateral, pos)
 	}
 	if lateral {
