@@ -352,6 +352,16 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 	if s.Where != nil {
 		sc.predicate("WHERE", s.Where)
 	}
+	if s.StartWith != nil {
+		sc.predicate("START WITH", s.StartWith)
+	}
+	if s.ConnectBy != nil {
+		tag := "CONNECT BY"
+		if s.NoCycle {
+			tag += " NOCYCLE"
+		}
+		sc.predicate(tag, s.ConnectBy)
+	}
 	if s.GroupByAll {
 		sig.WriteString(" GROUP BY ALL")
 	}

@@ -68,11 +68,16 @@ type Select struct {
 	Items      []*SelectItem
 	From       []TableExpr // comma-separated FROM items (each may be a join tree)
 	Where      Expr
-	GroupBy    []Expr // ordinals stay *Literal numbers
-	GroupByAll bool
-	Having     Expr
-	Qualify    Expr
-	Windows    []*NamedWindow
+	// StartWith and ConnectBy walk a hierarchy (Snowflake): the rows
+	// StartWith holds, then the rows ConnectBy joins to a row already
+	// walked (PRIOR naming its columns), level by level.
+	StartWith, ConnectBy Expr
+	NoCycle              bool
+	GroupBy              []Expr // ordinals stay *Literal numbers
+	GroupByAll           bool
+	Having               Expr
+	Qualify              Expr
+	Windows              []*NamedWindow
 	Pos
 }
 

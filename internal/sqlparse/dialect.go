@@ -47,6 +47,9 @@ type Dialect struct {
 	// columnsExprs: COLUMNS(…) is an expression over several columns, not
 	// a call (DuckDB).
 	columnsExprs bool
+	// connectBy: a SELECT may walk a hierarchy, START WITH … CONNECT BY
+	// [NOCYCLE] … with PRIOR and CONNECT_BY_ROOT (Snowflake).
+	connectBy bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
@@ -57,7 +60,7 @@ var (
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
 	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true}
-	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true}
+	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true}
 )
 

@@ -87,10 +87,22 @@ func (p *parser) not() (Expr, error) {
 }
 
 func (p *parser) unary() (Expr, error) {
-	if t := p.at(); t.kind == tOp && prefixOps[t.text] {
+	if t := p.at(); t.kind == tOp && prefixOps[t.text] || p.hierarchyOp() {
 		return p.prefix(p.unary)
 	}
 	return p.postfix()
+}
+
+// hierarchyOp reports whether a hierarchy's prefix operator is at the
+// cursor: PRIOR in a CONNECT BY condition, CONNECT_BY_ROOT anywhere
+// (Snowflake), each before a name or a parenthesis.
+func (p *parser) hierarchyOp() bool {
+	t := p.at()
+	if !p.d.connectBy || t.kind != tWord || !(t.up == "PRIOR" && p.inConnectBy || t.up == "CONNECT_BY_ROOT") {
+		return false
+	}
+	next := p.peek(1)
+	return nameToken(next) || next.kind == tOp && next.text == "("
 }
 
 // prefix reads a prefix operator and its operand, one level deeper.

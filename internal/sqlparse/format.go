@@ -166,7 +166,7 @@ func (pr *Printer) operator(b *strings.Builder, e Expr) {
 		b.WriteString(x.Op)
 		// Two prefix operators side by side would lex as one ("--" even
 		// starts a comment): a space keeps them apart.
-		if _, nested := x.X.(*Unary); x.Op == "NOT" || nested {
+		if _, nested := x.X.(*Unary); x.Op == "NOT" || x.Op == "PRIOR" || x.Op == "CONNECT_BY_ROOT" || nested {
 			b.WriteByte(' ')
 		}
 		pr.Expr(b, x.X)
@@ -714,6 +714,14 @@ func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
 	if len(s.From) > 0 {
 		b.WriteString(" FROM ")
 		writeEach(b, ", ", s.From, func(t TableExpr) { pr.tableExpr(b, t) })
+	}
+	pr.clause(b, " START WITH ", s.StartWith)
+	if s.ConnectBy != nil {
+		b.WriteString(" CONNECT BY ")
+		if s.NoCycle {
+			b.WriteString("NOCYCLE ")
+		}
+		pr.Expr(b, s.ConnectBy)
 	}
 	pr.clause(b, " WHERE ", s.Where)
 	if s.GroupByAll {

@@ -45,6 +45,9 @@ type parser struct {
 	i     int
 	d     Dialect
 	depth int
+	// inConnectBy is set while a CONNECT BY condition is read, where
+	// PRIOR is an operator.
+	inConnectBy bool
 }
 
 func (p *parser) at() token { return p.toks[p.i] }

@@ -294,6 +294,13 @@ func (p *parser) selectClauses(s *Select) error {
 		switch {
 		case s.Where == nil && p.acceptKw("WHERE"):
 			s.Where, err = p.expr()
+		case s.StartWith == nil && p.d.connectBy && p.acceptKws("START", "WITH"):
+			s.StartWith, err = p.expr()
+		case s.ConnectBy == nil && p.d.connectBy && p.acceptKws("CONNECT", "BY"):
+			s.NoCycle = p.acceptKw("NOCYCLE")
+			p.inConnectBy = true
+			s.ConnectBy, err = p.expr()
+			p.inConnectBy = false
 		case s.GroupBy == nil && !s.GroupByAll && p.acceptKws("GROUP", "BY"):
 			if s.GroupByAll = p.acceptKw("ALL"); !s.GroupByAll {
 				s.GroupBy, err = p.groupItems()
@@ -565,9 +572,15 @@ func (p *parser) joinHead() (*Join, bool, error) {
 // tableNoise are words that may follow a FROM item and are not an alias.
 var tableNoise = map[string]bool{"TABLESAMPLE": true, "SAMPLE": true, "AT": true, "BEFORE": true, "CHANGES": true, "FINAL": true, "MATCH_CONDITION": true}
 
+// hierarchyAhead reports whether START WITH or CONNECT BY starts at the
+// cursor where the dialect reads them, not an alias.
+func (p *parser) hierarchyAhead() bool {
+	return p.d.connectBy && (p.isKw("START") && p.isKwAt(1, "WITH") || p.isKw("CONNECT") && p.isKwAt(1, "BY"))
+}
+
 func (p *parser) tableAlias() (*Alias, error) {
 	explicit := p.acceptKw("AS")
-	if t := p.at(); !explicit && (!nameToken(t) || tableNoise[t.up]) {
+	if t := p.at(); !explicit && (!nameToken(t) || tableNoise[t.up] || p.hierarchyAhead()) {
 		return nil, nil
 	}
 	var id Ident

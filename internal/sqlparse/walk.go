@@ -68,7 +68,7 @@ func walkChildren(v Visitor, n Node) {
 		for _, t := range x.From {
 			walkNode(v, t)
 		}
-		walkExprs(v, x.Where)
+		walkExprs(v, x.StartWith, x.ConnectBy, x.Where)
 		walkExprs(v, x.GroupBy...)
 		walkExprs(v, x.Having, x.Qualify)
 		walkEach(v, x.Windows)

@@ -120,6 +120,7 @@ func TestWalkReachesEveryNode(t *testing.T) {
 		{"select * exclude (a) replace (b + 1 as b) from t natural join u union all by name select * from (select 1) intersect select 2 except values (3) order by 1 limit 5 offset 6", DuckDB},
 		{"select c:d::int, f.value from t, lateral flatten(input => t.l) f", Snowflake},
 		{"select cast(a as string format b at time zone c) from t", BigQuery},
+		{"select connect_by_root a from t start with b connect by prior c = d where e", Snowflake},
 		{"select top n array_agg(a order by b limit c), group_concat(d separator e) from t", Generic},
 		{"with p as (pivot t on a || b in (c, 'd' as e) using sum(f) as g group by h) select * from p, (unpivot u on i, j as k into name l value m)", DuckDB},
 		{"select columns('a'), sum(columns(* exclude (b))), columns(['c']), columns(d -> d like 'e%') from t", DuckDB},
