@@ -1,6 +1,7 @@
 package lineage
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/sqlparse"
@@ -9,6 +10,16 @@ import (
 // exprCol resolves an expression into a column: a bare reference passes
 // its column through; anything else is derived from every column it reads.
 func (sc *scope) exprCol(e sqlparse.Expr, name string) *col {
+	if p, ok := unparen(e).(*sqlparse.Param); ok {
+		switch c, ok := sc.positional(p); {
+		case c != nil:
+			return sc.a.passthrough(c, name, p.Text, true)
+		case ok: // a column the catalog does not list
+			c := unresolvedCol(p.Text)
+			c.name = name
+			return c
+		}
+	}
 	if ref, ok := unparen(e).(*sqlparse.ColumnRef); ok {
 		src, found := sc.resolve(ref)
 		written := sqlparse.Format(ref)
@@ -72,6 +83,13 @@ func (d *derivation) node(n sqlparse.Node) bool {
 		}
 		d.refs[x] = rc
 		d.reads(rc)
+	case *sqlparse.Param:
+		if c, ok := d.sc.positional(x); ok {
+			if c != nil {
+				d.reads(c)
+			}
+			d.c.certain = false // its value is whichever column the catalog puts there
+		}
 	case *sqlparse.Columns: // outside a select item: every column it picks
 		for _, p := range d.sc.columnPicks(x, nil) {
 			d.reads(p.c)
@@ -120,6 +138,24 @@ func (d *derivation) reads(c *col) {
 	if !c.certain {
 		d.c.certain = false
 	}
+}
+
+// positional is the column Snowflake's $n names, the n-th of the FROM
+// items' columns (a staged file's, a VALUES list's, a table's): ok is
+// true for such a name, c nil when the catalog does not list that many
+// columns; ok is false for any other parameter or dialect.
+func (sc *scope) positional(p *sqlparse.Param) (c *col, ok bool) {
+	if sc.a.dialect.Name() != "snowflake" || len(p.Text) < 2 || p.Text[0] != '$' {
+		return nil, false
+	}
+	n, err := strconv.Atoi(p.Text[1:])
+	if err != nil || n < 1 {
+		return nil, false
+	}
+	if picks := sc.starPicks(&sqlparse.SelectItem{Star: true}, nil, nil); n <= len(picks) {
+		return picks[n-1].c, true
+	}
+	return nil, true
 }
 
 // readsRow reads every column of the FROM items, or of the one qualifier

@@ -89,6 +89,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"order_id: direct_passthrough(db.raw.orders.order_id)", "status: direct_passthrough(db.raw.orders.status)", "filter: "}},
 		{"snowflake hierarchy: its conditions choose rows", "select order_id, connect_by_root order_id as root, sys_connect_by_path(status, '/') as path from orders start with customer_id is null connect by prior order_id = customer_id", sqlparse.Snowflake,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "root: derived_recompute(orders.order_id)", "path: derived_recompute(orders.status)", "filter: orders.customer_id"}},
+		{"snowflake positional columns", "select $1, $2 as s, upper($5) as u, $9 as beyond from orders", sqlparse.Snowflake,
+			[]string{"$1: renamed_passthrough(orders.order_id)", "s: renamed_passthrough(orders.customer_id)", "u: derived_recompute(orders.amount)", "beyond: ", "filter: "}},
 		{"order by under top", "select top 3 order_id from orders order by amount desc", sqlparse.Snowflake,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.amount"}},
 		{"order by without limit chooses nothing", "select order_id from orders order by amount", sqlparse.DuckDB,
