@@ -22,7 +22,10 @@ import (
 // So a pivoted column is derived from the aggregate's arguments and the
 // columns it is pivoted on, as the conditional aggregate it equals is, and
 // an unpivoted value passes on each column it gathers, one entry each, as a
-// UNION ALL's column does. The rows UNPIVOT leaves out (all values null,
+// UNION ALL's column does. (The UNPIVOT is resolved as the columns it keeps
+// beside the UNION ALL of the ones it gathers, so that its source is read
+// once however many branches it has: the same columns and lineage, and a
+// row signature of that form.) The rows UNPIVOT leaves out (all values null,
 // unless INCLUDE NULLS) are not read as a filter: which are left out
 // depends on the values it passes on, not on another column.
 
