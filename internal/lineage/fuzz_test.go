@@ -27,6 +27,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("with p as (pivot orders on status in ('a', 'b') using sum(amount) as s group by customer_id) select * from p, (unpivot orders on amount, discount as d into name k value v) u")
 	f.Add("select * from (pivot orders on status || order_date) p where p.a > 0 order by all desc fetch first 2 rows with ties")
 	f.Add("select * exclude (status) ilike '%_id', o.* not similar to 'a.*', * glob '[a-d]*' from orders o")
+	f.Add("select t.v, e.payload.a.b, $1 from events e left join e.tags t on true")
 	f.Add("select object_construct(*) as a, hash(o.*) as b, to_json_string(o) as c, o, count(o.*) from orders o")
 	f.Add("select [upper(x) for x in tags if x <> payload] as t, list_reduce(tags, lambda a, b: a || b) as r from events")
 	f.Add("select columns('^a'), max(columns(o.* exclude (amount))) as \"m_\\0\", columns(c -> c like '%id' or c in ('status')) from orders o where columns(['discount']) > 0")

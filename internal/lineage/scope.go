@@ -141,6 +141,17 @@ func (sc *scope) addTable(x *sqlparse.Table, sig *strings.Builder) {
 	if x.Alias != nil {
 		alias = x.Alias.Name.Name
 	}
+	if sc.arrayPath(written) {
+		// BigQuery's and Redshift's FROM t, t.items: the elements of an
+		// earlier item's array column, as UNNEST(t.items) AS items.
+		as := x.Alias
+		if as == nil {
+			as = &sqlparse.Alias{Name: x.Name[len(x.Name)-1]}
+		}
+		unnest := &sqlparse.Func{Name: []sqlparse.Ident{{Name: "unnest"}}, Args: []sqlparse.Expr{&sqlparse.ColumnRef{Parts: x.Name, Pos: x.Pos}}, Pos: x.Pos}
+		sig.WriteString(sc.addTableFunc(&sqlparse.TableFunc{Func: unnest, Alias: as, Pos: x.Pos}) + x.Chosen)
+		return
+	}
 	if len(written) == 1 {
 		if d := sc.env.lookup(name); d != nil {
 			r := a.cteRel(d)
@@ -161,6 +172,20 @@ func (sc *scope) addTable(x *sqlparse.Table, sig *strings.Builder) {
 	sc.entries = append(sc.entries, &fromEntry{name: alias, written: written, r: r})
 	sc.rows.rels[rel] = true
 	sig.WriteString("T(" + rel.String() + ")" + x.Chosen)
+}
+
+// arrayPath reports whether a FROM item's name, written, starts with the
+// name of an earlier item of the same FROM clause, which BigQuery and
+// Redshift read as that item's array column to unnest.
+func (sc *scope) arrayPath(written []string) bool {
+	if len(written) < 2 {
+		return false
+	}
+	switch sc.a.dialect.Name() {
+	case "bigquery", "redshift":
+		return sc.entryFor(written[:1]) != nil
+	}
+	return false
 }
 
 // addJoin adds both sides of a join and what its USING, NATURAL or ON
@@ -551,8 +576,15 @@ func (sc *scope) resolve(ref *sqlparse.ColumnRef) (*col, bool) {
 			return c, true
 		}
 	}
-	// A qualified name whose qualifier is no relation: a struct field of a
-	// column (col.field).
+	// A field of a FROM item's column (t.col.field), then a field of a
+	// column (col.field): a qualified name whose qualifier is no relation.
+	if len(parts) >= 3 {
+		for s := sc; s != nil; s = s.parent {
+			if c, ok := s.resolveHere(parts[:2], false); ok {
+				return c, true
+			}
+		}
+	}
 	if len(parts) >= 2 {
 		for s := sc; s != nil; s = s.parent {
 			if c, ok := s.resolveHere(parts[:1], s == sc); ok {
