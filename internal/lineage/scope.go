@@ -216,6 +216,12 @@ func (sc *scope) addJoin(x *sqlparse.Join, sig *strings.Builder) {
 		sig.WriteString(" ON(" + sc.predicate("", x.On) + ")")
 	}
 	sig.WriteString(")")
+	if x.Kind == "SEMI" || x.Kind == "ANTI" {
+		// The right side only chooses the left's rows: its columns are
+		// not the join's, for `*` or for a name.
+		sc.entries = sc.entries[:nLeft]
+		sc.index = nil
+	}
 }
 
 func relationOf(parts []string) Relation {
