@@ -91,7 +91,27 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, parent *scope, lateral 
 		env = layer
 	}
 	tail := &queryTail{orderBy: q.OrderBy, orderAll: q.OrderByAll, limit: q.Limit, offset: q.Offset, withTies: q.WithTies}
-	return a.setExpr(q.Body, env, parent, lateral, tail)
+	return a.distinctNames(a.setExpr(q.Body, env, parent, lateral, tail))
+}
+
+// distinctNames is r with the names DuckDB gives a query's columns when it
+// is a relation (a subquery, a CTE, a model's table): a name already taken
+// gets _1, _2, … after it, the first of those not taken either.
+func (a *analyzer) distinctNames(r *rel) *rel {
+	if !a.dialect.DistinctColumnNames() || len(r.known) == len(r.cols) {
+		return r
+	}
+	taken := make(map[string]bool, len(r.cols))
+	names := make([]sqlparse.Ident, len(r.cols))
+	for i, c := range r.cols {
+		name := c.name
+		for k := 1; taken[name]; k++ {
+			name = c.name + "_" + strconv.Itoa(k)
+		}
+		taken[name] = true
+		names[i] = sqlparse.Ident{Name: name}
+	}
+	return a.renameCols(r, names)
 }
 
 type queryTail struct {
@@ -262,7 +282,8 @@ func unionCanon(args []sqlparse.Expr) sqlparse.Expr {
 	return &sqlparse.Func{Name: []sqlparse.Ident{{Name: "union"}}, Args: args}
 }
 
-// values is a VALUES list; names are the alias columns or column1…N.
+// values is a VALUES list; names are the alias columns or the dialect's
+// (Dialect.ValuesColumn).
 func (a *analyzer) values(v *sqlparse.Values, alias *sqlparse.Alias, env *cteEnv, parent *scope) *rel {
 	out := newRel(relDerived)
 	width := 0
@@ -271,7 +292,7 @@ func (a *analyzer) values(v *sqlparse.Values, alias *sqlparse.Alias, env *cteEnv
 	}
 	sc := &scope{a: a, parent: parent, env: env, rows: out.rows}
 	for i := 0; i < width; i++ {
-		name := "column" + strconv.Itoa(i+1)
+		name := a.dialect.ValuesColumn(i)
 		if alias != nil && i < len(alias.Columns) {
 			name = alias.Columns[i].Name
 		}

@@ -258,8 +258,12 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 				r.add(a.funcCol(r, c.Name))
 			}
 		} else if isScalarTableFunc(r.funcName) {
-			// UNNEST(x) AS v: v names the value too.
-			r.add(a.funcCol(r, name))
+			// UNNEST(x) AS v: v names the value too, but in DuckDB.
+			fn := r.funcName
+			if i := strings.LastIndexByte(fn, '.'); i >= 0 {
+				fn = fn[i+1:]
+			}
+			r.add(a.funcCol(r, a.dialect.FunctionColumn(fn, name)))
 		}
 	}
 	if x.WithOffset != nil {

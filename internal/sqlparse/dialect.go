@@ -1,6 +1,9 @@
 package sqlparse
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Dialect is the SQL flavour a statement is read in. It only changes
 // lexical rules and a few extensions; the tree is the same for all.
@@ -50,6 +53,10 @@ type Dialect struct {
 	// connectBy: a SELECT may walk a hierarchy, START WITH … CONNECT BY
 	// [NOCYCLE] … with PRIOR and CONNECT_BY_ROOT (Snowflake).
 	connectBy bool
+	// duckNames: DuckDB's names for the columns of a VALUES list (col0, …)
+	// and of a table function returning one value (the function's, not
+	// the alias's).
+	duckNames bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
@@ -59,7 +66,7 @@ var (
 	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
 	Redshift  = Dialect{name: "redshift"}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true}
 	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true}
 )
@@ -173,4 +180,29 @@ func (d Dialect) UnpivotColumns(u *Unpivot) []Ident {
 		return append(append(out, u.Values...), u.Name)
 	}
 	return append(append(out, u.Name), u.Values...)
+}
+
+// DistinctColumnNames reports whether a query's columns get names of their
+// own when it is read as a relation, as DuckDB renames a second a to a_1.
+func (d Dialect) DistinctColumnNames() bool { return d.duckNames }
+
+// ValuesColumn is the name of the i-th column (from 0) of a VALUES list
+// given no names: column1, column2, … as PostgreSQL, Snowflake and Redshift
+// name them; col0, col1, … in DuckDB.
+func (d Dialect) ValuesColumn(i int) string {
+	if d.duckNames {
+		return "col" + strconv.Itoa(i)
+	}
+	return "column" + strconv.Itoa(i+1)
+}
+
+// FunctionColumn is the name of the one column of a table function that
+// returns a value for each row (range(3), unnest(l)) given a table alias
+// and no column names: the alias in PostgreSQL and BigQuery (UNNEST(l) AS
+// x), the function's name in DuckDB, which names the table by the alias.
+func (d Dialect) FunctionColumn(function, alias string) string {
+	if d.duckNames || alias == "" {
+		return function
+	}
+	return alias
 }
