@@ -98,8 +98,10 @@ func nameTest(param string, body Expr) (func(string) bool, error) {
 		return ok && len(r.Parts) == 1 && r.Parts[0].Name == param
 	}
 	text := func(e Expr) (string, bool) {
-		l, ok := e.(*Literal)
-		return l.Text, ok && l.Kind == LitString && l.Prefix == ""
+		if l, ok := e.(*Literal); ok && l.Kind == LitString && l.Prefix == "" {
+			return l.Text, true
+		}
+		return "", false
 	}
 	unsupported := fmt.Errorf("a COLUMNS lambda other than tests of the name (LIKE, ILIKE, =, <>, IN, regexp_matches, starts_with, ends_with, contains, with AND, OR, NOT) is not read: %s", Format(body))
 	switch x := body.(type) {

@@ -228,6 +228,7 @@ func TestParseErrors(t *testing.T) {
 		{"duckdb columns of a lambda that is not a test of the name", "select columns(c -> length(c) > 2) from t", 1, 8, "a COLUMNS lambda other than", DuckDB},
 		{"duckdb columns of no regular expression", "select columns('(') from t", 1, 8, "COLUMNS pattern", DuckDB},
 		{"duckdb columns of a star replacing", "select columns(* replace (1 as a)) from t", 1, 16, "COLUMNS(* REPLACE", DuckDB},
+		{"duckdb columns of a lambda matching a pattern that is no string", "select columns(c -> c like []) from t", 1, 8, "a COLUMNS lambda other than", DuckDB},
 		{"duckdb columns of an expression", "select columns(a + 1) from t", 1, 16, "COLUMNS selects with", DuckDB},
 		{"a star's pattern that is no regular expression", "select * similar to 'a(' from t", 1, 21, "SIMILAR TO pattern", Postgres},
 		{"a star's pattern that is no glob", "select * glob '[' from t", 1, 15, "GLOB pattern", Postgres},
