@@ -108,6 +108,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"col0: derived_recompute()", "col1: derived_recompute()", "range: derived_recompute(range)", "filter: "}},
 		{"postgres's names for them", "select * from (values (1, 'a')) v, generate_series(1, 3) g", sqlparse.Postgres,
 			[]string{"column1: derived_recompute()", "column2: derived_recompute()", "g: derived_recompute(g)", "filter: "}},
+		{"union by name: the columns of every branch, matched by name", "select order_id, amount from orders union all by name select amount, payment_id from payments", sqlparse.DuckDB,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "amount: direct_passthrough(orders.amount) direct_passthrough(payments.amount)", "payment_id: direct_passthrough(payments.payment_id)", "filter: "}},
 		{"order by under top", "select top 3 order_id from orders order by amount desc", sqlparse.Snowflake,
 			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.amount"}},
 		{"order by without limit chooses nothing", "select order_id from orders order by amount", sqlparse.DuckDB,

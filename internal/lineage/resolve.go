@@ -231,19 +231,28 @@ func (a *analyzer) setOp(x *sqlparse.SetOp, branches []*rel) *rel {
 		out.fallback = l.fallback
 		return out
 	}
-	for i, lc := range l.cols {
-		c := &col{name: lc.name, certain: lc.certain}
-		entries := newEntrySet(a.m, lc.entries)
-		sigs := []string{"UNION", lc.sig}
-		canonArgs := []sqlparse.Expr{lc.canon}
-		for _, r := range rest {
+	firsts := l.cols
+	if x.ByName {
+		firsts = byNameColumns(branches)
+	}
+	for i, lc := range firsts {
+		c := &col{name: lc.name, certain: true}
+		entries := newEntrySet(a.m, nil)
+		sigs := []string{"UNION"}
+		var canonArgs []sqlparse.Expr
+		for _, r := range branches {
 			var rc *col
 			if x.ByName {
 				rc = r.known[lc.name]
 			} else if i < len(r.cols) {
 				rc = r.cols[i]
 			}
-			if rc == nil {
+			switch {
+			case rc == nil && x.ByName: // a branch without the column gives it nulls
+				sigs = append(sigs, "NULL")
+				canonArgs = append(canonArgs, &sqlparse.Literal{Kind: sqlparse.LitNull, Text: "NULL"})
+				continue
+			case rc == nil:
 				c.certain = false
 				continue
 			}
@@ -269,6 +278,23 @@ func (a *analyzer) setOp(x *sqlparse.SetOp, branches []*rel) *rel {
 	}
 	for _, b := range branches {
 		out.fallback = append(out.fallback, b.fallback...)
+	}
+	return out
+}
+
+// byNameColumns are the columns of a UNION BY NAME: each name the
+// branches have, in the order the branches first give it, the first
+// branch's first (DuckDB's).
+func byNameColumns(branches []*rel) []*col {
+	var out []*col
+	seen := map[string]bool{}
+	for _, b := range branches {
+		for _, c := range b.cols {
+			if !seen[c.name] {
+				seen[c.name] = true
+				out = append(out, c)
+			}
+		}
 	}
 	return out
 }
