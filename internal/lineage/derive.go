@@ -152,7 +152,9 @@ func (sc *scope) positional(p *sqlparse.Param) (c *col, ok bool) {
 	if err != nil || n < 1 {
 		return nil, false
 	}
-	if picks := sc.starPicks(&sqlparse.SelectItem{Star: true}, nil, nil); n <= len(picks) {
+	picks := sc.starPicks(&sqlparse.SelectItem{Star: true}, nil, 0, nil)
+	sc.a.m.nodes(len(picks))
+	if n <= len(picks) {
 		return picks[n-1].c, true
 	}
 	return nil, true
@@ -162,7 +164,7 @@ func (sc *scope) positional(p *sqlparse.Param) (c *col, ok bool) {
 // names, as a call's * does: the value is then uncertain, made of a list
 // of columns the catalog decides.
 func (d *derivation) readsRow(qualifier []sqlparse.Ident) {
-	for _, p := range d.sc.starPicks(&sqlparse.SelectItem{Star: true, Qualifier: qualifier}, nil, nil) {
+	for _, p := range d.sc.starPicks(&sqlparse.SelectItem{Star: true, Qualifier: qualifier}, nil, 0, nil) {
 		d.reads(p.c)
 	}
 	d.c.certain = false

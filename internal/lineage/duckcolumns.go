@@ -37,10 +37,10 @@ func columnsIn(e sqlparse.Expr) *sqlparse.Columns {
 // known.
 func (sc *scope) columnPicks(c *sqlparse.Columns, out *rel) []starPick {
 	if c.Star != nil {
-		return sc.starPicks(c.Star, nil, out)
+		return sc.starPicks(c.Star, nil, 0, out)
 	}
 	keep, _ := c.Matcher() // the parser refused a selector it cannot test names with
-	return sc.starPicks(&sqlparse.SelectItem{Star: true}, keep, out)
+	return sc.starPicks(&sqlparse.SelectItem{Star: true}, keep, len(sqlparse.Format(c)), out)
 }
 
 // expandColumns adds the items that it, a select item holding c, stands

@@ -373,7 +373,7 @@ func (sc *scope) expandStar(it *sqlparse.SelectItem, out *rel) {
 	for _, r := range it.Rename {
 		rename[r[0].Name] = r[1].Name
 	}
-	for _, p := range sc.starPicks(it, nil, out) {
+	for _, p := range sc.starPicks(it, nil, 0, out) {
 		var oc *col
 		switch c := p.c; {
 		case replace[c.name] != nil:
@@ -397,9 +397,12 @@ type starPick struct {
 // starPicks are the columns the star it picks: of its FROM items (or the
 // one it qualifies), but those it excludes, those a USING merged away and,
 // with its match or keep (when not nil), those whose names they do not
-// keep. A FROM item whose columns are not all known makes out incomplete
-// and one of its fallbacks; nil out is for a caller that only reads.
-func (sc *scope) starPicks(it *sqlparse.SelectItem, keep func(string) bool, out *rel) []starPick {
+// keep. Testing a name costs the work budget its patterns' length
+// (keepCost is keep's), so that a long pattern over a wide relation is
+// bounded like any other product. A FROM item whose columns are not all
+// known makes out incomplete and one of its fallbacks; nil out is for a
+// caller that only reads.
+func (sc *scope) starPicks(it *sqlparse.SelectItem, keep func(string) bool, keepCost int, out *rel) []starPick {
 	incomplete := func(r *rel) {
 		if out != nil {
 			out.complete = false
@@ -413,8 +416,10 @@ func (sc *scope) starPicks(it *sqlparse.SelectItem, keep func(string) bool, out 
 		exclude[e.Name] = true
 	}
 	match := func(string) bool { return true }
+	cost := keepCost
 	if it.Match != nil {
 		match, _ = it.Match.Matcher() // the parser refused a pattern it cannot match with
+		cost += len(it.Match.Pattern)
 	}
 	var entries []*fromEntry
 	if len(it.Qualifier) == 0 {
@@ -428,6 +433,9 @@ func (sc *scope) starPicks(it *sqlparse.SelectItem, keep func(string) bool, out 
 	var picks []starPick
 	for _, f := range entries {
 		for _, c := range f.r.cols {
+			if cost > 0 {
+				sc.a.m.nodes(cost)
+			}
 			if exclude[c.name] || (len(it.Qualifier) == 0 && f.hidden[c.name]) || !match(c.name) || keep != nil && !keep(c.name) {
 				continue
 			}
