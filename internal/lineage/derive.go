@@ -1,7 +1,6 @@
 package lineage
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/celine-eu/governanced/internal/sqlparse"
@@ -97,18 +96,7 @@ func (d *derivation) node(n sqlparse.Node) bool {
 		return false
 	case *sqlparse.Func:
 		d.namedWindow(x)
-		if !strings.EqualFold(sqlparse.FuncName(x), "COUNT") {
-			// object_construct(*), hash(t.*): every column of the rows,
-			// where count(*) reads none.
-			if x.Star {
-				d.readsRow(nil)
-			}
-			for _, a := range x.Args {
-				if s, ok := a.(*sqlparse.Star); ok {
-					d.readsRow(s.Qualifier)
-				}
-			}
-		}
+		d.starArgs(x)
 	case *sqlparse.Lambda:
 		d.lambda(x)
 		return false
@@ -145,11 +133,8 @@ func (d *derivation) reads(c *col) {
 // true for such a name, c nil when the catalog does not list that many
 // columns; ok is false for any other parameter or dialect.
 func (sc *scope) positional(p *sqlparse.Param) (c *col, ok bool) {
-	if sc.a.dialect.Name() != "snowflake" || len(p.Text) < 2 || p.Text[0] != '$' {
-		return nil, false
-	}
-	n, err := strconv.Atoi(p.Text[1:])
-	if err != nil || n < 1 {
+	n, ok := sc.a.dialect.PositionalColumn(p)
+	if !ok {
 		return nil, false
 	}
 	picks := sc.starPicks(&sqlparse.SelectItem{Star: true}, nil, 0, nil)
@@ -158,6 +143,20 @@ func (sc *scope) positional(p *sqlparse.Param) (c *col, ok bool) {
 		return picks[n-1].c, true
 	}
 	return nil, true
+}
+
+// starArgs reads what a call's * and t.* stand for: every column of the
+// rows (object_construct(*), hash(t.*)), where count's read none.
+func (d *derivation) starArgs(f *sqlparse.Func) {
+	counts := func() bool { return len(f.Name) == 1 && strings.EqualFold(f.Name[0].Name, "count") }
+	if f.Star && !counts() {
+		d.readsRow(nil)
+	}
+	for _, a := range f.Args {
+		if s, ok := a.(*sqlparse.Star); ok && !counts() {
+			d.readsRow(s.Qualifier)
+		}
+	}
 }
 
 // readsRow reads every column of the FROM items, or of the one qualifier

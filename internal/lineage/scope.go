@@ -178,14 +178,7 @@ func (sc *scope) addTable(x *sqlparse.Table, sig *strings.Builder) {
 // name of an earlier item of the same FROM clause, which BigQuery and
 // Redshift read as that item's array column to unnest.
 func (sc *scope) arrayPath(written []string) bool {
-	if len(written) < 2 {
-		return false
-	}
-	switch sc.a.dialect.Name() {
-	case "bigquery", "redshift":
-		return sc.entryFor(written[:1]) != nil
-	}
-	return false
+	return len(written) >= 2 && sc.a.dialect.ArrayPaths() && sc.entryFor(written[:1]) != nil
 }
 
 // addJoin adds both sides of a join and what its USING, NATURAL or ON

@@ -6,7 +6,10 @@ import (
 )
 
 // Dialect is the SQL flavour a statement is read in. It only changes
-// lexical rules and a few extensions; the tree is the same for all.
+// lexical rules and a few extensions; the tree is the same for all. Its
+// methods say how the warehouse reads what the tree leaves open (the names
+// of a pivot's columns, what $n or FROM t, t.items stands for), for
+// lineage to ask rather than test a dialect's name.
 type Dialect struct {
 	name string
 	// doubleQuotedStrings: "..." is a string literal, not an identifier
@@ -57,6 +60,12 @@ type Dialect struct {
 	// and of a table function returning one value (the function's, not
 	// the alias's).
 	duckNames bool
+	// positionalColumns: $n is the n-th column of the FROM items
+	// (Snowflake), not a parameter.
+	positionalColumns bool
+	// arrayPaths: a FROM item named through an earlier one (FROM t,
+	// t.items) is that item's array column unnested (BigQuery, Redshift).
+	arrayPaths bool
 }
 
 // The dialects this package reads. Generic is what a statement without a
@@ -65,10 +74,10 @@ type Dialect struct {
 var (
 	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
-	Redshift  = Dialect{name: "redshift"}
+	Redshift  = Dialect{name: "redshift", arrayPaths: true}
 	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true}
-	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true}
-	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true}
+	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true, positionalColumns: true}
+	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true, arrayPaths: true}
 )
 
 // Name is the dialect's name as dbt's adapter_type spells it ("generic" for
@@ -181,6 +190,21 @@ func (d Dialect) UnpivotColumns(u *Unpivot) []Ident {
 	}
 	return append(append(out, u.Name), u.Values...)
 }
+
+// PositionalColumn is n when param is $n and the dialect reads it as the
+// n-th column of the FROM items (Snowflake); ok is false otherwise.
+func (d Dialect) PositionalColumn(param *Param) (n int, ok bool) {
+	if !d.positionalColumns || len(param.Text) < 2 || param.Text[0] != '$' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(param.Text[1:])
+	return n, err == nil && n >= 1
+}
+
+// ArrayPaths reports whether a FROM item named through an earlier one
+// (FROM t, t.items) is that item's array column unnested, as BigQuery and
+// Redshift read it; elsewhere t.items is a table in a schema t.
+func (d Dialect) ArrayPaths() bool { return d.arrayPaths }
 
 // DistinctColumnNames reports whether a query's columns get names of their
 // own when it is read as a relation, as DuckDB renames a second a to a_1.
