@@ -146,6 +146,31 @@ func TestAnalyze(t *testing.T) {
 			[]string{"s: derived_recompute(raw.ts)", "ms: derived_recompute(raw.ts)", "filter: "}},
 		{"unknown relation: names are trusted", "with s as (select * from raw) select id, upper(name) as name from s", sqlparse.DuckDB,
 			[]string{"id: direct_passthrough(raw.id)", "name: derived_recompute(raw.name)", "filter: "}},
+		// What decides how many rows there are, seen from a query that
+		// counts them (each checked against DuckDB by changing the column's
+		// values and watching the count move).
+		{"group by all groups by the items that aggregate nothing", "select count(*) as n from (select status, count(*) as k, sum(amount) + 1 as s from orders group by all) g", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: orders.status"}},
+		{"distinct: every value of a row", "select count(*) as n from (select distinct customer_id from orders) d", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: orders.customer_id"}},
+		{"distinct on keeps the row its order by puts first", "select distinct on (customer_id) order_id from orders order by customer_id, order_date desc", sqlparse.Postgres,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.customer_id,orders.order_date"}},
+		{"union keeps one row of each value", "select count(*) as n from (select status from orders union select method from payments) u", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: orders.status,payments.method"}},
+		{"union all keeps every row", "select count(*) as n from (select status from orders union all select method from payments) u", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: "}},
+		{"except matches both sides' values", "select count(*) as n from (select customer_id from orders except select customer_id from customers) x", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: customers.customer_id,orders.customer_id"}},
+		{"an unnest in from: the array decides the rows", "select e.event_id from events e, unnest(e.tags) as t(tag)", sqlparse.DuckDB,
+			[]string{"event_id: direct_passthrough(events.event_id)", "filter: events.tags"}},
+		{"a select list's unnest: the array decides the rows", "select count(*) as n from (select event_id, unnest(tags) as tag from events) x", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: events.tags"}},
+		{"unpivot leaves out the rows of nulls", "select empid from monthly_sales unpivot (v for m in (jan, feb))", sqlparse.Snowflake,
+			[]string{"empid: direct_passthrough(monthly_sales.empid)", "filter: monthly_sales.feb,monthly_sales.jan"}},
+		{"unpivot including nulls keeps them", "select empid from monthly_sales unpivot include nulls (v for m in (jan, feb))", sqlparse.Snowflake,
+			[]string{"empid: direct_passthrough(monthly_sales.empid)", "filter: "}},
+		{"order by all under a limit", "select count(*) as n from (select status from orders order by all limit 3) x", sqlparse.DuckDB,
+			[]string{"n: derived_recompute()", "filter: orders.status"}},
 	}
 	for _, tc := range tests {
 		got := render(analyze(t, tc.sql, tc.dialect))
@@ -198,6 +223,10 @@ func TestSignatures(t *testing.T) {
 		{"pivot: layout and case", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "SELECT *\nFROM quarterly_sales PIVOT (SUM(AMOUNT) s FOR QUARTER IN ('Q1', 'Q2'))", "q1_s", true, true, true, sqlparse.DuckDB},
 		{"pivot: another aggregate", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from quarterly_sales pivot (avg(amount) as s for quarter in ('Q1', 'Q2'))", "q1_s", false, false, true, sqlparse.DuckDB},
 		{"pivot: another value of the same name", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('q1', 'Q2'))", "q1_s", false, false, true, sqlparse.DuckDB},
+		{"group by all: another key", "select status, count(*) as n from orders group by all", "select status, customer_id, count(*) as n from orders group by all", "n", true, true, false, sqlparse.DuckDB},
+		{"distinct: another column", "select distinct status from orders", "select distinct status, customer_id from orders", "status", true, true, false, sqlparse.DuckDB},
+		{"distinct on: another order chooses another row", "select distinct on (customer_id) order_id from orders order by customer_id, order_date desc", "select distinct on (customer_id) order_id from orders order by customer_id, amount desc", "order_id", true, true, false, sqlparse.Postgres},
+		{"union: a side's value edited", "select status as s from orders union select method from payments", "select status as s from orders union select upper(method) from payments", "s", false, false, false, sqlparse.DuckDB},
 		{"pivot: rows filtered first", "select * from quarterly_sales pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "select * from (select * from quarterly_sales where dept = 'a') pivot (sum(amount) as s for quarter in ('Q1', 'Q2'))", "q1_s", false, true, false, sqlparse.DuckDB},
 	}
 	for _, tc := range tests {

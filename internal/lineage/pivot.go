@@ -26,8 +26,8 @@ import (
 // beside the UNION ALL of the ones it gathers, so that its source is read
 // once however many branches it has: the same columns and lineage, and a
 // row signature of that form.) The rows UNPIVOT leaves out (all values null,
-// unless INCLUDE NULLS) are not read as a filter: which are left out
-// depends on the values it passes on, not on another column.
+// unless INCLUDE NULLS) are its WHERE: the columns it gathers decide how many
+// rows the others' values come in, as DISTINCT's keys do.
 
 // addTurned adds a PIVOT or UNPIVOT of the FROM clause, resolved through
 // the query it stands for.
@@ -236,6 +236,9 @@ func unpivotQuery(u *sqlparse.Unpivot, d sqlparse.Dialect) *sqlparse.Query {
 			items = append(items, &sqlparse.SelectItem{Expr: e, Alias: &sqlparse.Ident{Name: out.Name}})
 		}
 		branch := &sqlparse.Select{Items: items, From: from(unpivotSource)}
+		if u.Nulls != "INCLUDE NULLS" {
+			branch.Where = unpivotKeeps(in)
+		}
 		if rows == nil {
 			rows = branch
 		} else {
@@ -254,6 +257,16 @@ func unpivotQuery(u *sqlparse.Unpivot, d sqlparse.Dialect) *sqlparse.Query {
 				Right: &sqlparse.DerivedTable{Query: &sqlparse.Query{Body: rows}, Alias: alias(unpivotGathered)}}},
 		},
 	}
+}
+
+// unpivotKeeps is the condition on which an UNPIVOT that leaves out nulls
+// keeps the row of one entry: not every one of its values is null.
+func unpivotKeeps(in *sqlparse.UnpivotColumns) sqlparse.Expr {
+	args := make([]sqlparse.Expr, len(in.Columns))
+	for i, c := range in.Columns {
+		args[i] = &sqlparse.ColumnRef{Parts: []sqlparse.Ident{c}}
+	}
+	return &sqlparse.Is{X: &sqlparse.Func{Name: []sqlparse.Ident{{Name: "coalesce"}}, Args: args}, Not: true, What: "NULL"}
 }
 
 // unpivotLabel is what the name column of an UNPIVOT holds for the rows of

@@ -36,7 +36,8 @@ func TestPivot(t *testing.T) {
 		{"two columns pivoted on", "select * from quarterly_sales pivot (sum(amount) for (quarter, dept) in (('Q1', 'a') as q1a))", sqlparse.DuckDB,
 			[]string{"empid: direct_passthrough(quarterly_sales.empid)", "q1a: derived_recompute(quarterly_sales.amount,quarterly_sales.dept,quarterly_sales.quarter)", "filter: "}, true},
 		{"values the data holds: names read through it are its columns", "select empid, \"'Q3'\" as q3 from quarterly_sales pivot(sum(amount) for quarter in (any order by quarter))", sqlparse.Snowflake,
-			[]string{"empid: direct_passthrough(quarterly_sales.empid)", "q3: derived_recompute(quarterly_sales.amount,quarterly_sales.quarter)", "filter: "}, true},
+			// The pivot groups by empid and dept: dept decides the rows.
+			[]string{"empid: direct_passthrough(quarterly_sales.empid)", "q3: derived_recompute(quarterly_sales.amount,quarterly_sales.quarter)", "filter: quarterly_sales.dept"}, true},
 		{"values the data holds: a star is not complete", "select * from quarterly_sales pivot(sum(amount) for quarter in (select quarter from quarterly_sales))", sqlparse.Snowflake,
 			[]string{"empid: direct_passthrough(quarterly_sales.empid)", "dept: direct_passthrough(quarterly_sales.dept)", "filter: "}, false},
 		{"a source the catalog does not list", "select * from raw pivot(sum(amount) for quarter in ('a'))", sqlparse.BigQuery,
@@ -55,7 +56,8 @@ func TestPivot(t *testing.T) {
 			[]string{"empid: direct_passthrough(quarterly_sales.empid)", "q1_total: derived_recompute(quarterly_sales.amount,quarterly_sales.quarter)",
 				"q2_total: derived_recompute(quarterly_sales.amount,quarterly_sales.quarter)", "filter: "}, true},
 		{"duckdb's pivot statement on every value, counting, in a subquery", "select p.dept, p.q3 from (pivot quarterly_sales on quarter) p", sqlparse.DuckDB,
-			[]string{"dept: direct_passthrough(quarterly_sales.dept)", "q3: derived_recompute(quarterly_sales.quarter)", "filter: "}, true},
+			// Grouped by every other column: empid and amount decide the rows.
+			[]string{"dept: direct_passthrough(quarterly_sales.dept)", "q3: derived_recompute(quarterly_sales.quarter)", "filter: quarterly_sales.amount,quarterly_sales.empid"}, true},
 		{"duckdb's unpivot statement in a CTE", "with u as (unpivot monthly_sales on jan, feb as second into name month value sales) select month, sales from u", sqlparse.DuckDB,
 			[]string{"month: derived_recompute()", "sales: renamed_passthrough(monthly_sales.jan) renamed_passthrough(monthly_sales.feb)", "filter: "}, true},
 		{"unpivot of an unlisted source: names trusted", "select id, v from raw unpivot (v for k in (a, b))", sqlparse.Snowflake,

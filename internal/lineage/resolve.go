@@ -159,8 +159,28 @@ func (a *analyzer) applyTail(r *rel, env *cteEnv, parent *scope, tail *queryTail
 	}
 	sc := &scope{a: a, parent: parent, env: env, rows: r.rows}
 	sc.entries = []*fromEntry{{name: "", r: r}}
-	sc.limitClause(tail, nil)
+	sc.limitClause(tail, r, false)
 	return r
+}
+
+// rowKeys records columns whose values decide which rows there are (a set
+// operation's keys): their sources become predicate columns and their
+// canonical forms part of the row signature.
+func (a *analyzer) rowKeys(rows *rowInfo, cols []*col) {
+	for _, c := range cols {
+		for _, e := range c.entries {
+			a.m.sources(len(e.Sources))
+			for _, s := range e.Sources {
+				if !s.Relation.IsZero() {
+					rows.preds[s] = true
+				}
+			}
+		}
+		rows.sig.WriteString("[" + a.canonKey(c.canon) + "]")
+		if !c.certain {
+			rows.certain = false
+		}
+	}
 }
 
 // setOpChain lists the branches of a chain of one set operation, as the
@@ -208,23 +228,15 @@ func (a *analyzer) setOp(x *sqlparse.SetOp, branches []*rel) *rel {
 		out.rows.sig.WriteString(b.rows.key())
 	}
 	out.rows.sig.WriteString(")")
-	if x.Op != "UNION" {
-		// EXCEPT / INTERSECT: the other sides' values decide which rows of
-		// the first survive; they contribute no value.
-		for _, r := range rest {
-			for _, c := range r.cols {
-				for _, e := range c.entries {
-					a.m.sources(len(e.Sources))
-					for _, s := range e.Sources {
-						out.rows.preds[s] = true
-					}
-				}
-				out.rows.sig.WriteString("[" + a.canonKey(c.canon) + "]")
-				if !c.certain {
-					out.rows.certain = false
-				}
-			}
+	if x.Op != "UNION" || !x.All {
+		// Every side's values decide which rows there are: EXCEPT and
+		// INTERSECT match the first side's with the others' (which
+		// contribute no value), UNION keeps one row of each.
+		for _, r := range branches {
+			a.rowKeys(out.rows, r.cols)
 		}
+	}
+	if x.Op != "UNION" {
 		for _, c := range l.cols {
 			out.add(a.passthrough(c, c.name, c.name, true))
 		}
@@ -380,20 +392,26 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 		sc.addFrom(t, sig)
 	}
 	sig.WriteString(")")
+	// GROUP BY ALL groups by the items that aggregate nothing.
+	var groupAll []*col
 	for _, it := range s.Items {
 		sc.visible = len(sc.items)
-		if it.Star {
+		first := len(out.cols)
+		switch c := columnsIn(it.Expr); {
+		case it.Star:
 			sc.expandStar(it, out)
-			continue
-		}
-		if c := columnsIn(it.Expr); c != nil {
+		case c != nil:
 			sc.expandColumns(it, c, out)
-			continue
+		default:
+			name := outputName(it)
+			c := sc.exprCol(it.Expr, name)
+			out.add(c)
+			sc.addItem(name, c)
+			sc.unnestRows(it.Expr)
 		}
-		name := outputName(it)
-		c := sc.exprCol(it.Expr, name)
-		out.add(c)
-		sc.addItem(name, c)
+		if s.GroupByAll && (it.Star || !aggregates(it.Expr)) {
+			groupAll = append(groupAll, out.cols[first:]...)
+		}
 	}
 	sc.visible = len(sc.items)
 	if s.Where != nil {
@@ -411,6 +429,9 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 	}
 	if s.GroupByAll {
 		sig.WriteString(" GROUP BY ALL")
+		for _, c := range groupAll {
+			sig.WriteString(" GROUP(" + sc.itemKey(c) + ")")
+		}
 	}
 	for _, g := range s.GroupBy {
 		sc.groupKey(g)
@@ -426,6 +447,12 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 		for _, e := range s.DistinctOn {
 			sc.predicate("ON", e)
 		}
+		if len(s.DistinctOn) == 0 {
+			// Every value of a row decides whether it is a repeat.
+			for _, c := range out.cols {
+				sig.WriteString(" KEY(" + sc.itemKey(c) + ")")
+			}
+		}
 	}
 	if s.Top != nil {
 		var withTop queryTail
@@ -435,7 +462,8 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 		withTop.top = s.Top
 		tail = &withTop
 	}
-	sc.limitClause(tail, out)
+	// DISTINCT ON keeps the first row of each key in the ORDER BY's order.
+	sc.limitClause(tail, out, len(s.DistinctOn) > 0)
 	return out
 }
 
@@ -470,9 +498,10 @@ func unparen(e sqlparse.Expr) sqlparse.Expr {
 }
 
 // limitClause: ORDER BY decides which rows survive only under LIMIT, OFFSET
-// or TOP.
-func (sc *scope) limitClause(tail *queryTail, out *rel) {
-	if !tail.limited() {
+// or TOP, or when choosing says it picks rows (DISTINCT ON). ORDER BY ALL
+// orders by every column of out.
+func (sc *scope) limitClause(tail *queryTail, out *rel, choosing bool) {
+	if tail == nil || !tail.limited() && !choosing {
 		return
 	}
 	sig := &sc.rows.sig
@@ -487,7 +516,11 @@ func (sc *scope) limitClause(tail *queryTail, out *rel) {
 		sig.WriteString(" ORDER(" + key + ")")
 	}
 	if tail.orderAll != "" {
-		sig.WriteString(" ORDER(ALL " + tail.orderAll + ")")
+		sig.WriteString(" ORDER(ALL " + tail.orderAll)
+		for _, c := range out.cols {
+			sig.WriteString(" " + sc.itemKey(c))
+		}
+		sig.WriteString(")")
 	}
 	if tail.top != nil {
 		sig.WriteString(" TOP(" + sqlparse.Format(tail.top) + ")")
@@ -509,12 +542,17 @@ func (sc *scope) limitClause(tail *queryTail, out *rel) {
 func (sc *scope) orderKey(e sqlparse.Expr) string {
 	if l, ok := e.(*sqlparse.Literal); ok && l.Kind == sqlparse.LitNumber {
 		if n, err := strconv.Atoi(l.Text); err == nil && n >= 1 && n <= len(sc.items) {
-			c := sc.items[n-1].c
-			sc.addPredCol(c)
-			return "#" + sc.a.canonKey(c.canon)
+			return sc.itemKey(sc.items[n-1].c)
 		}
 	}
 	return sc.predicate("", e)
+}
+
+// itemKey records an output column that shapes the rows (a key to group
+// or deduplicate by): its sources become predicate columns.
+func (sc *scope) itemKey(c *col) string {
+	sc.addPredCol(c)
+	return "#" + sc.a.canonKey(c.canon)
 }
 
 func (sc *scope) groupKey(g sqlparse.Expr) {

@@ -263,8 +263,11 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 		r.add(a.funcCol(r, x.WithOffset.Name))
 	}
 	sc.entries = append(sc.entries, &fromEntry{name: name, r: r})
+	// What the arguments read decides how many rows the function gives
+	// (UNNEST(t.arr), range(t.n)), as a join's keys decide its rows.
 	for _, s := range r.funcSources {
 		sc.rows.rels[s.Relation] = true
+		sc.rows.preds[s] = true
 	}
 	return "F(" + a.canonKey(r.funcCanon) + ")"
 }
