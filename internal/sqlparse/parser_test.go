@@ -3,11 +3,12 @@ package sqlparse
 import (
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/celine-eu/governanced/internal/testcorpus"
+	"github.com/celine-eu/governanced/internal/testctx"
 )
 
 // TestParseCorpus parses every statement of the lineage corpus and checks
@@ -253,13 +254,14 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestHostileInput: deep nesting is refused, long flat input is read in
-// linear time, and nothing takes long.
+// TestHostileInput: deep nesting is refused and long flat input is read;
+// testctx.Within bounds a hang. How long the long input takes is
+// BenchmarkHostileInput's to say, and that its work grows linearly
+// TestHostileInputIsLinear's: a clock in a test measures the machine's
+// load as much as the parser.
 func TestHostileInput(t *testing.T) {
 	deep := strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000)
 	nestedSelect := strings.Repeat("select * from (", 5000) + "select 1" + strings.Repeat(")", 5000)
-	bigIn := "select a from t where a in (" + strings.Repeat("1, ", 200000) + "1)"
-	longChain := "select " + strings.Repeat("a + ", 100000) + "a from t"
 	for _, tc := range []struct {
 		name, sql string
 		ok        bool
@@ -268,18 +270,70 @@ func TestHostileInput(t *testing.T) {
 		{"deep subqueries", nestedSelect, false},
 		{"deep unary", "select " + strings.Repeat("- ", 100000) + "1", false},
 		{"deep NOT", "select 1 where " + strings.Repeat("not ", 100000) + "true", false},
-		{"huge IN list", bigIn, true},
-		{"long operator chain", longChain, true},
+		{"huge IN list", hugeIn(200000), true},
+		{"long operator chain", longChain(100000), true},
 		{"unterminated dollar quote", "select $$abc", false},
 	} {
-		start := time.Now()
-		_, err := Parse(tc.sql, DuckDB)
-		if (err == nil) != tc.ok {
-			t.Errorf("%s: err %v, want ok=%v", tc.name, err, tc.ok)
+		testctx.Within(t, tc.name, func() {
+			if _, err := Parse(tc.sql, DuckDB); (err == nil) != tc.ok {
+				t.Errorf("%s: err %v, want ok=%v", tc.name, err, tc.ok)
+			}
+		})
+	}
+}
+
+func hugeIn(n int) string { return "select a from t where a in (" + strings.Repeat("1, ", n) + "1)" }
+
+func longChain(n int) string { return "select " + strings.Repeat("a + ", n) + "a from t" }
+
+// TestHostileInputIsLinear: twice the list or chain allocates about twice
+// the bytes, not four times: nothing is read or copied again per element.
+func TestHostileInputIsLinear(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sql  func(n int) string
+	}{
+		{"IN list", hugeIn},
+		{"operator chain", longChain},
+	} {
+		allocated := func(n int) uint64 {
+			sql := tc.sql(n)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := Parse(sql, DuckDB); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			return after.TotalAlloc - before.TotalAlloc
 		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("%s: took %v", tc.name, d)
+		if a, b := allocated(20000), allocated(40000); float64(b) > 2.5*float64(a) {
+			t.Errorf("%s: %d bytes allocated for 20 000 elements, %d for 40 000", tc.name, a, b)
+		} else {
+			t.Logf("%s: %d bytes allocated for 20 000 elements, %d for 40 000", tc.name, a, b)
 		}
+	}
+}
+
+// BenchmarkHostileInput reads the long flat statements TestHostileInput
+// does; ns/element is the time an element.
+func BenchmarkHostileInput(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		sql  string
+		n    int
+	}{
+		{"huge-IN-list", hugeIn(200000), 200000},
+		{"long-operator-chain", longChain(100000), 100000},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(tc.sql, DuckDB); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tc.n), "ns/element")
+		})
 	}
 }
 
