@@ -434,9 +434,7 @@ func servesAnEdit(t *testing.T, s *server, grid string, orig []byte, rev1 string
 	if bytes.Equal(edited, orig) {
 		t.Fatal("the edit changed nothing")
 	}
-	if err := os.WriteFile(grid, edited, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceFile(t, grid, edited)
 	eventually(t, "the edit to be served", func() bool { return s.status(t).Revision != rev1 })
 	var got struct {
 		Revision string         `json:"revision"`
@@ -448,22 +446,39 @@ func servesAnEdit(t *testing.T, s *server, grid string, orig []byte, rev1 string
 	}
 }
 
+// replaceFile gives a served file new contents in one step, as
+// deployments' tools do (a rename over it), so that no reload reads it half
+// written: such a reload fails ("the inputs changed while read") and the
+// next event's reads it whole, and the tests count reloads.
+func replaceFile(t *testing.T, path string, b []byte) {
+	t.Helper()
+	tmp := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // keepsTheLastGood breaks the grid app: the reload is rejected, named in
 // /status, the log and the metrics, and the last good revision serves until
 // the file is put back (orig), when rev1 is served again.
 func keepsTheLastGood(t *testing.T, s *server, grid string, orig []byte, rev1 string) {
 	good := s.status(t).Revision
 	broken := bytes.Replace(orig, []byte("access_level: internal"), []byte("access_level: publik"), 1)
-	if err := os.WriteFile(grid, broken, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceFile(t, grid, broken)
 	var st status
 	eventually(t, "the broken edit to be rejected", func() bool {
 		st = s.status(t)
 		return !st.LastReload.OK
 	})
 	if st.Revision != good || st.LastReload.Outcome != "rejected" || st.LastReload.Error == nil {
-		t.Fatalf("status after a broken edit: %+v", st)
+		var msg string
+		if st.LastReload.Error != nil {
+			msg = *st.LastReload.Error
+		}
+		t.Fatalf("status after a broken edit: %+v (error %q)", st, msg)
 	}
 	if !strings.Contains(strings.Join(st.LastReload.Problems, "\n"), "apps/grid/governance.yaml") {
 		t.Errorf("the problems do not name the file: %v", st.LastReload.Problems)
@@ -478,7 +493,7 @@ func keepsTheLastGood(t *testing.T, s *server, grid string, orig []byte, rev1 st
 	if !bytes.Contains(metrics, []byte(`governanced_reloads_total{result="failed"} 1`)) {
 		t.Errorf("the failure counter did not rise")
 	}
-	os.WriteFile(grid, orig, 0o644)
+	replaceFile(t, grid, orig)
 	eventually(t, "the fix to be served", func() bool { st := s.status(t); return st.LastReload.OK && st.Revision == rev1 })
 }
 
