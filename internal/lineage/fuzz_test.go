@@ -31,6 +31,8 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("select object_construct(*) as a, hash(o.*) as b, to_json_string(o) as c, o, count(o.*) from orders o")
 	f.Add("select [upper(x) for x in tags if x <> payload] as t, list_reduce(tags, lambda a, b: a || b) as r from events")
 	f.Add("select columns('^a'), max(columns(o.* exclude (amount))) as \"m_\\0\", columns(c -> c like '%id' or c in ('status')) from orders o where columns(['discount']) > 0")
+	f.Add("select count(*) from (select distinct on (customer_id) customer_id, sum(amount) filter (where status = 'a') + 1, unnest(tags) from orders, unnest(string_split(status, ',')) s(x) group by all order by customer_id, amount desc)")
+	f.Add("select count(*) from (select status from orders union select method from payments except all select status from orders) u order by all limit 1")
 	f.Fuzz(func(t *testing.T, sql string) {
 		res, err := Analyze(t.Context(), sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
 		if err != nil {
