@@ -55,7 +55,9 @@ type lexer struct {
 }
 
 func lex(src string, d Dialect) ([]token, error) {
-	lx := &lexer{src: src, d: d, line: 1, col: 1}
+	// Compiled dbt models hold about a token every six bytes (the lineage
+	// corpus): room for that many saves growing the list a few times over.
+	lx := &lexer{src: src, d: d, line: 1, col: 1, out: make([]token, 0, len(src)/6+8)}
 	for {
 		if err := lx.skipSpace(); err != nil {
 			return nil, err
