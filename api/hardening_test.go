@@ -590,9 +590,12 @@ func TestDocumentSizeLimit(t *testing.T) {
 	const msg = "more than the limit of 67108864"
 
 	// Uploads have a lower limit of their own (MaxUploadDocumentBytes,
-	// TestUploadBudget); above the reader's, the reader's governs.
+	// TestUploadBudget); above the reader's, the reader's governs. Knowing
+	// the size takes extracting 65 MiB, which under the race detector on a
+	// loaded machine outlasted the default request timeout: the test is
+	// about the size, so the server has time.
 	_, st := testServer(t)
-	h, _ := newServer(Deps{Store: st, Limits: Limits{MaxUploadDocumentBytes: 128 << 20}})
+	h, _ := newServer(Deps{Store: st, Limits: Limits{MaxUploadDocumentBytes: 128 << 20, RequestTimeout: 10 * time.Minute}})
 	body := gzipOf(uploadOf(t, map[string]string{"apps/a/governance.yaml": big}))
 	r := doLong(t, h, "POST", "/validate", bytes.NewReader(body), "Content-Type", "application/gzip")
 	rep := decodeReport(t, r)
