@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -447,9 +448,8 @@ func servesAnEdit(t *testing.T, s *server, grid string, orig []byte, rev1 string
 }
 
 // replaceFile gives a served file new contents in one step, as
-// deployments' tools do (a rename over it), so that no reload reads it half
-// written: such a reload fails ("the inputs changed while read") and the
-// next event's reads it whole, and the tests count reloads.
+// deployments' tools do (a rename over it): a reload never reads it half
+// written.
 func replaceFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	tmp := filepath.Join(t.TempDir(), filepath.Base(path))
@@ -468,17 +468,17 @@ func keepsTheLastGood(t *testing.T, s *server, grid string, orig []byte, rev1 st
 	good := s.status(t).Revision
 	broken := bytes.Replace(orig, []byte("access_level: internal"), []byte("access_level: publik"), 1)
 	replaceFile(t, grid, broken)
+	// A reload under way when the file is replaced (the edit's own, or the
+	// rescan's) fails, "an input changed while it was being read", and the
+	// replacement's event reloads again: the test waits for the rejection,
+	// not for the first reload that is not OK.
 	var st status
 	eventually(t, "the broken edit to be rejected", func() bool {
 		st = s.status(t)
-		return !st.LastReload.OK
+		return st.LastReload.Outcome == "rejected"
 	})
-	if st.Revision != good || st.LastReload.Outcome != "rejected" || st.LastReload.Error == nil {
-		var msg string
-		if st.LastReload.Error != nil {
-			msg = *st.LastReload.Error
-		}
-		t.Fatalf("status after a broken edit: %+v (error %q)", st, msg)
+	if st.Revision != good || st.LastReload.Error == nil {
+		t.Fatalf("status after a broken edit: %+v", st)
 	}
 	if !strings.Contains(strings.Join(st.LastReload.Problems, "\n"), "apps/grid/governance.yaml") {
 		t.Errorf("the problems do not name the file: %v", st.LastReload.Problems)
@@ -490,7 +490,7 @@ func keepsTheLastGood(t *testing.T, s *server, grid string, orig []byte, rev1 st
 		t.Errorf("the log does not name the file:\n%s", s.stderr)
 	}
 	_, metrics := s.get(t, "/metrics")
-	if !bytes.Contains(metrics, []byte(`governanced_reloads_total{result="failed"} 1`)) {
+	if m := regexp.MustCompile(`governanced_reloads_total\{result="failed"\} (\d+)`).FindSubmatch(metrics); m == nil || string(m[1]) == "0" {
 		t.Errorf("the failure counter did not rise")
 	}
 	replaceFile(t, grid, orig)
