@@ -168,18 +168,8 @@ func (a *analyzer) applyTail(r *rel, env *cteEnv, parent *scope, tail *queryTail
 // canonical forms part of the row signature.
 func (a *analyzer) rowKeys(rows *rowInfo, cols []*col) {
 	for _, c := range cols {
-		for _, e := range c.entries {
-			a.m.sources(len(e.Sources))
-			for _, s := range e.Sources {
-				if !s.Relation.IsZero() {
-					rows.preds[s] = true
-				}
-			}
-		}
+		a.predCol(rows, c)
 		rows.sig.WriteString("[" + a.canonKey(c.canon) + "]")
-		if !c.certain {
-			rows.certain = false
-		}
 	}
 }
 
@@ -574,18 +564,23 @@ func (sc *scope) groupKey(g sqlparse.Expr) {
 	sc.rows.sig.WriteString(" GROUP(" + sc.orderKey(g) + ")")
 }
 
-func (sc *scope) addPredCol(c *col) {
-	sc.a.m.nodes(1)
+func (sc *scope) addPredCol(c *col) { sc.a.predCol(sc.rows, c) }
+
+// predCol records that c's value decides which rows there are: its base
+// columns become predicate columns of rows, and an uncertain c makes the
+// rows uncertain.
+func (a *analyzer) predCol(rows *rowInfo, c *col) {
+	a.m.nodes(1)
 	for _, e := range c.entries {
-		sc.a.m.sources(len(e.Sources))
+		a.m.sources(len(e.Sources))
 		for _, s := range e.Sources {
 			if !s.Relation.IsZero() {
-				sc.rows.preds[s] = true
+				rows.preds[s] = true
 			}
 		}
 	}
 	if !c.certain {
-		sc.rows.certain = false
+		rows.certain = false
 	}
 }
 
