@@ -51,20 +51,20 @@ var aggregateNames = func() map[string]bool {
 	return m
 }()
 
-// unnestRows records the arrays a select item's UNNEST calls read outside
-// any subquery (DuckDB, PostgreSQL): each element of the array becomes a
-// row, so the array decides how many rows there are, as an UNNEST in FROM
-// does.
-func (sc *scope) unnestRows(e sqlparse.Expr) {
+// rowFunctionRows records what a select item's set-returning calls read
+// outside any subquery (Dialect.SetReturning: PostgreSQL's
+// jsonb_array_elements, generate_series, DuckDB's and PostgreSQL's
+// UNNEST): each value a call yields becomes a row, none drops the row,
+// so its arguments decide how many rows there are, as a table function's
+// in FROM do. The row signature names the call.
+func (sc *scope) rowFunctionRows(e sqlparse.Expr) {
 	sqlparse.Inspect(e, func(n sqlparse.Node) bool {
 		switch x := n.(type) {
 		case *sqlparse.Query:
 			return false
 		case *sqlparse.Func:
-			if x.Over == nil && len(x.Name) == 1 && strings.EqualFold(x.Name[0].Name, "unnest") {
-				for _, arg := range x.Args {
-					sc.predicate("UNNEST", arg)
-				}
+			if x.Over == nil && len(x.Name) == 1 && sc.a.dialect.SetReturning(x.Name[0].Name) {
+				sc.predicate("ROWS", x)
 				return false
 			}
 		}

@@ -397,7 +397,7 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 			c := sc.exprCol(it.Expr, name)
 			out.add(c)
 			sc.addItem(name, c)
-			sc.unnestRows(it.Expr)
+			sc.rowFunctionRows(it.Expr)
 		}
 		if s.GroupByAll && (it.Star || !aggregates(it.Expr)) {
 			groupAll = append(groupAll, out.cols[first:]...)

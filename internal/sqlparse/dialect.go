@@ -66,16 +66,29 @@ type Dialect struct {
 	// arrayPaths: a FROM item named through an earlier one (FROM t,
 	// t.items) is that item's array column unnested (BigQuery, Redshift).
 	arrayPaths bool
+	// rowFunctions: which functions called in a select list return a row
+	// for each value they yield (SetReturning).
+	rowFunctions rowFunctions
 }
+
+// rowFunctions names a warehouse's set of select-list set-returning
+// functions.
+type rowFunctions uint8
+
+const (
+	noRowFunctions       rowFunctions = iota
+	postgresRowFunctions              // PostgreSQL's (the generic dialect's too)
+	duckRowFunctions                  // DuckDB's unnest and generate_subscripts
+)
 
 // The dialects this package reads. Generic is what a statement without a
 // known warehouse is read as: PostgreSQL's rules plus the unambiguous
 // extensions of the others.
 var (
-	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true}
-	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true}
+	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true, rowFunctions: postgresRowFunctions}
+	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true, rowFunctions: postgresRowFunctions}
 	Redshift  = Dialect{name: "redshift", arrayPaths: true}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true, rowFunctions: duckRowFunctions}
 	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true, positionalColumns: true}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true, arrayPaths: true}
 )
@@ -205,6 +218,37 @@ func (d Dialect) PositionalColumn(param *Param) (n int, ok bool) {
 // (FROM t, t.items) is that item's array column unnested, as BigQuery and
 // Redshift read it; elsewhere t.items is a table in a schema t.
 func (d Dialect) ArrayPaths() bool { return d.arrayPaths }
+
+// SetReturning reports whether a call of the function named name (one
+// part, any case) in a select list is a set-returning one: it yields any
+// number of values, a row each, so that what it reads decides how many
+// rows there are, as a table function in FROM does. PostgreSQL's are
+// unnest, generate_series, the JSON array and object expanders
+// (jsonb_array_elements, json_each, jsonb_object_keys, jsonb_path_query,
+// json_to_recordset, …), regexp_matches, regexp_split_to_table,
+// string_to_table and generate_subscripts; DuckDB's are unnest and
+// generate_subscripts (its generate_series and range return a list
+// there); the generic dialect reads PostgreSQL's. The other warehouses
+// call such functions only in FROM.
+func (d Dialect) SetReturning(name string) bool {
+	name = strings.ToLower(name)
+	switch d.rowFunctions {
+	case duckRowFunctions:
+		return name == "unnest" || name == "generate_subscripts"
+	case postgresRowFunctions:
+		return postgresSetReturning[name]
+	}
+	return false
+}
+
+var postgresSetReturning = map[string]bool{
+	"unnest": true, "generate_series": true, "generate_subscripts": true,
+	"json_array_elements": true, "json_array_elements_text": true, "jsonb_array_elements": true, "jsonb_array_elements_text": true,
+	"json_each": true, "json_each_text": true, "jsonb_each": true, "jsonb_each_text": true,
+	"json_object_keys": true, "jsonb_object_keys": true, "jsonb_path_query": true,
+	"json_populate_recordset": true, "jsonb_populate_recordset": true, "json_to_recordset": true, "jsonb_to_recordset": true,
+	"regexp_matches": true, "regexp_split_to_table": true, "string_to_table": true,
+}
 
 // DistinctColumnNames reports whether a query's columns get names of their
 // own when it is read as a relation, as DuckDB renames a second a to a_1.
