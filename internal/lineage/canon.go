@@ -123,6 +123,8 @@ func (c *canonizer) expr(e sqlparse.Expr) sqlparse.Expr {
 		return &sqlparse.Array{Elems: c.exprs(x.Elems)}
 	case *sqlparse.Struct:
 		return &sqlparse.Struct{Keys: x.Keys, Values: c.exprs(x.Values)}
+	case *sqlparse.Map:
+		return &sqlparse.Map{Keys: c.exprs(x.Keys), Values: c.exprs(x.Values)}
 	case *sqlparse.Row:
 		return &sqlparse.Row{Elems: c.exprs(x.Elems), Names: x.Names}
 	case *sqlparse.Subscript:
@@ -514,7 +516,7 @@ func wrapCompound(e sqlparse.Expr) sqlparse.Expr {
 	wrap := func(x sqlparse.Expr) sqlparse.Expr {
 		switch x.(type) {
 		case nil, *sqlparse.ColumnRef, *sqlparse.Literal, *sqlparse.Func, *sqlparse.Cast, *sqlparse.Paren, *sqlparse.Case,
-			*sqlparse.Special, *sqlparse.Param, *sqlparse.TypedLiteral, *sqlparse.Array, *sqlparse.Struct, *sqlparse.Row,
+			*sqlparse.Special, *sqlparse.Param, *sqlparse.TypedLiteral, *sqlparse.Array, *sqlparse.Struct, *sqlparse.Map, *sqlparse.Row,
 			*sqlparse.Extract, *sqlparse.Star:
 			return x
 		}

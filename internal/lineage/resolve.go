@@ -90,7 +90,7 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, parent *scope, lateral 
 		}
 		env = layer
 	}
-	tail := &queryTail{orderBy: q.OrderBy, orderAll: q.OrderByAll, limit: q.Limit, offset: q.Offset, withTies: q.WithTies}
+	tail := &queryTail{orderBy: q.OrderBy, orderAll: q.OrderByAll, limit: q.Limit, percent: q.LimitPercent, offset: q.Offset, withTies: q.WithTies}
 	return a.distinctNames(a.setExpr(q.Body, env, parent, lateral, tail))
 }
 
@@ -119,6 +119,7 @@ type queryTail struct {
 	orderAll      string // ORDER BY ALL's direction
 	limit, offset sqlparse.Expr
 	withTies      bool
+	percent       bool          // the limit is a share of the rows
 	top           sqlparse.Expr // the SELECT's TOP n, a limit of its own
 }
 
@@ -496,7 +497,7 @@ func (sc *scope) limitClause(tail *queryTail, out *rel, choosing bool) {
 	}
 	sig := &sc.rows.sig
 	for _, o := range tail.orderBy {
-		key := sc.orderKey(o.Expr)
+		key := sc.orderByKey(o.Expr)
 		if o.Desc {
 			key += " DESC"
 		}
@@ -516,7 +517,11 @@ func (sc *scope) limitClause(tail *queryTail, out *rel, choosing bool) {
 		sig.WriteString(" TOP(" + sqlparse.Format(tail.top) + ")")
 	}
 	if tail.limit != nil {
-		sig.WriteString(" LIMIT(" + sqlparse.Format(tail.limit) + ")")
+		sig.WriteString(" LIMIT(" + sqlparse.Format(tail.limit))
+		if tail.percent {
+			sig.WriteString(" PERCENT")
+		}
+		sig.WriteString(")")
 	}
 	if tail.withTies {
 		sig.WriteString(" WITH TIES")
@@ -536,6 +541,18 @@ func (sc *scope) orderKey(e sqlparse.Expr) string {
 		}
 	}
 	return sc.predicate("", e)
+}
+
+// orderByKey resolves an ORDER BY key (orderKey), where DuckDB's #n
+// names the n-th select item, as the ordinal n does; elsewhere, GROUP BY
+// included, #n is the n-th column of the FROM items.
+func (sc *scope) orderByKey(e sqlparse.Expr) string {
+	if p, ok := e.(*sqlparse.Param); ok && strings.HasPrefix(p.Text, "#") {
+		if n, ok := sc.a.dialect.PositionalColumn(p); ok && n <= len(sc.items) {
+			return sc.itemKey(sc.items[n-1].c)
+		}
+	}
+	return sc.orderKey(e)
 }
 
 // itemKey records an output column that shapes the rows (a key to group

@@ -26,8 +26,11 @@ type Query struct {
 	// or "DESC" ("" when not written).
 	OrderByAll string
 	Limit      Expr // LIMIT n, FETCH FIRST n
-	WithTies   bool // FETCH FIRST n ROWS WITH TIES: and the rows tied with the last
-	Offset     Expr
+	// LimitPercent: Limit is a share of the rows, LIMIT n% or LIMIT n
+	// PERCENT (DuckDB).
+	LimitPercent bool
+	WithTies     bool // FETCH FIRST n ROWS WITH TIES: and the rows tied with the last
+	Offset       Expr
 	Pos
 }
 
@@ -457,6 +460,12 @@ type Struct struct {
 	Pos
 }
 
+// Map is DuckDB's MAP {k: v, …} literal, whose keys are expressions.
+type Map struct {
+	Keys, Values []Expr
+	Pos
+}
+
 // Row is a row constructor: (a, b) or ROW(a, b).
 type Row struct {
 	Elems []Expr
@@ -576,6 +585,7 @@ func (*Is) exprNode()           {}
 func (*Quantified) exprNode()   {}
 func (*Array) exprNode()        {}
 func (*Struct) exprNode()       {}
+func (*Map) exprNode()          {}
 func (*Row) exprNode()          {}
 func (*Subscript) exprNode()    {}
 func (*Field) exprNode()        {}
@@ -624,6 +634,7 @@ func (*Is) node()           {}
 func (*Quantified) node()   {}
 func (*Array) node()        {}
 func (*Struct) node()       {}
+func (*Map) node()          {}
 func (*Row) node()          {}
 func (*Subscript) node()    {}
 func (*Field) node()        {}

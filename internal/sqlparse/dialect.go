@@ -60,9 +60,12 @@ type Dialect struct {
 	// and of a table function returning one value (the function's, not
 	// the alias's).
 	duckNames bool
-	// positionalColumns: $n is the n-th column of the FROM items
-	// (Snowflake), not a parameter.
-	positionalColumns bool
+	// positionalPrefix: $n (Snowflake) or #n (DuckDB) is the n-th column
+	// of the FROM items, not a parameter; 0 for none.
+	positionalPrefix byte
+	// percentLimits: LIMIT n% and LIMIT n PERCENT keep that share of the
+	// rows (DuckDB).
+	percentLimits bool
 	// arrayPaths: a FROM item named through an earlier one (FROM t,
 	// t.items) is that item's array column unnested (BigQuery, Redshift).
 	arrayPaths bool
@@ -88,8 +91,8 @@ var (
 	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true, rowFunctions: postgresRowFunctions}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true, rowFunctions: postgresRowFunctions}
 	Redshift  = Dialect{name: "redshift", arrayPaths: true}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true, rowFunctions: duckRowFunctions}
-	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true, positionalColumns: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true, rowFunctions: duckRowFunctions, positionalPrefix: '#', percentLimits: true}
+	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true, positionalPrefix: '$'}
 	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true, arrayPaths: true}
 )
 
@@ -207,7 +210,7 @@ func (d Dialect) UnpivotColumns(u *Unpivot) []Ident {
 // PositionalColumn is n when param is $n and the dialect reads it as the
 // n-th column of the FROM items (Snowflake); ok is false otherwise.
 func (d Dialect) PositionalColumn(param *Param) (n int, ok bool) {
-	if !d.positionalColumns || len(param.Text) < 2 || param.Text[0] != '$' {
+	if d.positionalPrefix == 0 || len(param.Text) < 2 || param.Text[0] != d.positionalPrefix {
 		return 0, false
 	}
 	n, err := strconv.Atoi(param.Text[1:])

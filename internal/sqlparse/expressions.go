@@ -38,6 +38,9 @@ func (p *parser) exponent() (Expr, error) { return p.binary(p.unary, p.opIn(expo
 
 func (p *parser) multiplicative() (Expr, error) {
 	return p.binary(p.exponent, func() (string, bool) {
+		if p.percentSign() {
+			return "", false
+		}
 		if op, ok := p.acceptOpIn(multiplicativeOps); ok {
 			return op, true
 		}
@@ -46,6 +49,16 @@ func (p *parser) multiplicative() (Expr, error) {
 		}
 		return "", false
 	})
+}
+
+// percentSign reports whether the % ahead ends a LIMIT n% (DuckDB) rather
+// than being a modulo: no operand follows it.
+func (p *parser) percentSign() bool {
+	if !p.d.percentLimits || !p.isOp("%") {
+		return false
+	}
+	next := p.peek(1)
+	return next.kind == tEOF || next.kind == tOp && (next.text == ")" || next.text == ";") || next.kind == tWord && next.up == "OFFSET"
 }
 
 // binary reads operands joined left-associatively by the operators op
@@ -436,6 +449,11 @@ func (p *parser) primaryWord(t token, pos Pos) (Expr, error) {
 		if p.isOpAt(1, "<") {
 			return p.typedConstructor(t.up, pos)
 		}
+	case "MAP":
+		if p.isOpAt(1, "{") {
+			p.i++
+			return p.mapLiteral(pos)
+		}
 	case "APPROXIMATE":
 		// Redshift's APPROXIMATE COUNT(DISTINCT x), a count of its own:
 		// read as the call approximate_count(DISTINCT x).
@@ -800,6 +818,12 @@ func (p *parser) primaryOp(t token, pos Pos) (Expr, error) {
 			p.i += 2
 			return &Param{Text: ":" + w.text, Pos: pos}, nil
 		}
+	case "#":
+		// DuckDB's #n, the n-th column of the FROM items (# 1 too).
+		if n := p.peek(1); p.d.positionalPrefix == '#' && n.kind == tNumber && allDigits(n.text) {
+			p.i += 2
+			return &Param{Text: "#" + n.text, Pos: pos}, nil
+		}
 	}
 	return nil, p.unexpected("an expression")
 }
@@ -1060,4 +1084,14 @@ func (p *parser) callArg() (Expr, error) {
 		return nil, p.unexpected("an argument")
 	}
 	return p.expr()
+}
+
+// allDigits reports whether s is a whole number written in digits alone.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

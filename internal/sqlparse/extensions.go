@@ -326,6 +326,35 @@ func (p *parser) structLiteral(pos Pos) (Expr, error) {
 	return s, nil
 }
 
+// mapLiteral reads DuckDB's MAP {k: v, …} at the brace: its keys are
+// expressions, not names.
+func (p *parser) mapLiteral(pos Pos) (Expr, error) {
+	p.i++ // {
+	m := &Map{Pos: pos}
+	for !p.isOp("}") {
+		k, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectOp(":"); err != nil {
+			return nil, err
+		}
+		v, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		m.Keys = append(m.Keys, k)
+		m.Values = append(m.Values, v)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if err := p.expectOp("}"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // colonPath reads Snowflake's x:key at the colon.
 func (p *parser) colonPath(x Expr, pos Pos) (Expr, error) {
 	p.i++

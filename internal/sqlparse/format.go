@@ -116,7 +116,7 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 		pr.operator(b, x)
 	case *In, *Between, *Like, *Is, *Quantified:
 		pr.predicate(b, x)
-	case *Subquery, *Exists, *Array, *Struct, *Row:
+	case *Subquery, *Exists, *Array, *Struct, *Map, *Row:
 		pr.constructor(b, x)
 	default:
 		pr.call(b, x)
@@ -312,6 +312,17 @@ func (pr *Printer) constructor(b *strings.Builder, e Expr) {
 				b.WriteString(", ")
 			}
 			writeString(b, x.Keys[i])
+			b.WriteString(": ")
+			pr.Expr(b, x.Values[i])
+		}
+		b.WriteByte('}')
+	case *Map:
+		b.WriteString("MAP {")
+		for i := range x.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			pr.Expr(b, x.Keys[i])
 			b.WriteString(": ")
 			pr.Expr(b, x.Values[i])
 		}
@@ -595,6 +606,9 @@ func (pr *Printer) query(b *strings.Builder, q *Query) {
 		return
 	}
 	pr.clause(b, " LIMIT ", q.Limit)
+	if q.LimitPercent {
+		b.WriteString(" PERCENT")
+	}
 	pr.clause(b, " OFFSET ", q.Offset)
 }
 

@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s, uint8(0))
 	}
 	dialects := []Dialect{Generic, Postgres, DuckDB, Snowflake, BigQuery, Redshift}
+	f.Add("select #1, -# 2, map {a: #3 % 2, 'b': map {}} from t order by #1 limit 10% offset 1", uint8(slices.Index(dialects, DuckDB)))
 	for _, c := range testcorpus.SqlglotSelects(f) {
 		d, _ := DialectFor(c.Dialect)
 		f.Add(c.SQL, uint8(slices.Index(dialects, d)))

@@ -83,6 +83,9 @@ func (p *parser) limit(q *Query) error {
 		}
 	}
 	q.Limit = e
+	if p.d.percentLimits && (p.acceptOp("%") || p.acceptKw("PERCENT")) {
+		q.LimitPercent = true
+	}
 	return nil
 }
 

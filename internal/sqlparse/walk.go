@@ -174,6 +174,10 @@ func walkExprChildren(v Visitor, n Node) {
 		walkQuery(v, x.Query)
 	case *Struct:
 		walkExprs(v, x.Values...)
+	case *Map:
+		for i := range x.Keys {
+			walkExprs(v, x.Keys[i], x.Values[i])
+		}
 	case *Row:
 		walkExprs(v, x.Elems...)
 	case *Subscript:
