@@ -93,6 +93,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"order_id: direct_passthrough(orders.order_id)", "root: derived_recompute(orders.order_id)", "path: derived_recompute(orders.status)", "filter: orders.customer_id"}},
 		{"duckdb positional columns: #n of the FROM items, in ORDER BY the n-th select item", "select #1 as e, upper(#3) as u from orders where #5 > 0 order by #2 limit 3", sqlparse.DuckDB,
 			[]string{"e: renamed_passthrough(orders.order_id)", "u: derived_recompute(orders.order_date)", "filter: orders.amount"}},
+		{"in a values list", "select order_id from orders where status in (values ('a'), ('b'))", sqlparse.Postgres,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.status"}},
 		{"duckdb map literals read their keys and values", "select map {status: amount, 'k': 1} as m from orders", sqlparse.DuckDB,
 			[]string{"m: derived_recompute(orders.amount,orders.status)", "filter: "}},
 		{"snowflake positional columns", "select $1, $2 as s, upper($5) as u, $9 as beyond from orders", sqlparse.Snowflake,

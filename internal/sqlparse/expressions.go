@@ -217,7 +217,7 @@ func (p *parser) quantified(x Expr, op string, pos Pos) (Expr, error) {
 	q := &Quantified{X: x, Op: op, Quant: p.advance().up, Pos: pos}
 	p.i++ // (
 	var err error
-	if p.queryAt(0) {
+	if p.subqueryAt(0) {
 		q.Query, err = p.query()
 	} else {
 		q.Array, err = p.expr()
@@ -291,7 +291,7 @@ func (p *parser) in(x Expr, not bool, pos Pos) (Expr, error) {
 		return in, nil
 	}
 	switch {
-	case p.queryAt(0) || p.isKw("FROM"):
+	case p.subqueryAt(0) || p.isKw("FROM"):
 		in.Query, err = p.query()
 	case !p.isOp(")"):
 		in.List, err = p.exprList()
@@ -835,7 +835,7 @@ func (p *parser) parenExpr(pos Pos) (Expr, error) {
 		return nil, err
 	}
 	defer p.leave()
-	if p.queryAt(1) || (p.isOpAt(1, "(") && p.parenQueryAhead() && p.subqueryAhead()) {
+	if p.subqueryAt(1) || (p.isOpAt(1, "(") && p.parenQueryAhead() && p.subqueryAhead()) {
 		q, err := inParens(p, p.query)
 		if err != nil {
 			return nil, err

@@ -195,6 +195,14 @@ func (p *parser) queryAt(n int) bool {
 		p.d.pivotStatements && (p.isKwAt(n, "PIVOT") || p.isKwAt(n, "UNPIVOT") || p.isKwAt(n, "PIVOT_WIDER") || p.isKwAt(n, "PIVOT_LONGER"))
 }
 
+// subqueryAt reports whether a query starts n tokens ahead inside an
+// expression's parentheses: queryAt's, or a VALUES list (x IN (VALUES
+// (1), (2)), a scalar (VALUES (1))). In FROM a parenthesised VALUES list
+// is a table of its own (ValuesTable), so queryAt leaves it out.
+func (p *parser) subqueryAt(n int) bool {
+	return p.queryAt(n) || p.isKwAt(n, "VALUES") && p.isOpAt(n+1, "(")
+}
+
 // list reads one item and then more as long as a comma follows.
 func list[T any](p *parser, item func() (T, error)) ([]T, error) {
 	var out []T

@@ -177,6 +177,8 @@ func TestParse(t *testing.T) {
 			"SELECT a FROM t LIMIT 10 % 3"},
 		{"duckdb positional columns and map literals", "select #1, # 2 + 1 as b, map {a: #3, 'k' || b: [1]} as m, map {} as e from t order by #1", DuckDB,
 			"SELECT #1, #2 + 1 AS b, MAP {a: #3, 'k' || b: [1]} AS m, MAP {} AS e FROM t ORDER BY #1"},
+		{"values lists as subqueries", "select (values (4)) as v from t where a in (values (1), (2)) and b = any (values (3)) and exists (values (5))", Postgres,
+			"SELECT (VALUES (4)) AS v FROM t WHERE a IN (VALUES (1), (2)) AND b = ANY(VALUES (3)) AND EXISTS(VALUES (5))"},
 		{"# is postgres's exclusive or", "select a # 1 from t", Postgres,
 			"SELECT a # 1 FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,
