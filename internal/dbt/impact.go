@@ -8,6 +8,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/sqlparse"
 )
 
 // Graph is the column lineage of one dbt project (a manifest and its
@@ -43,7 +44,7 @@ func NewGraph(ctx context.Context, m *Manifest, cat *Catalog, parallelism int) (
 	}
 	g := &Graph{b: b, ls: ls}
 	if !ls.dialectOK {
-		g.Warnings = append(g.Warnings, fmt.Sprintf("adapter %q has no SQL parser (known: %s): no model's lineage is known", m.AdapterType, strings.Join(supportedAdapters(), ", ")))
+		g.Warnings = append(g.Warnings, fmt.Sprintf("adapter %q has no SQL parser (known: %s): no model's lineage is known", m.AdapterType, strings.Join(sqlparse.Dialects(), ", ")))
 	}
 	return g, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/celine-eu/governanced/internal/lineage"
 	"github.com/celine-eu/governanced/internal/policy"
+	"github.com/celine-eu/governanced/internal/sqlparse"
 )
 
 // DetailRowSetChanged is the detail of a logic_changed column whose own
@@ -70,7 +71,7 @@ func (l2 *level2) analyseCandidates(in Inputs) ([]string, error) {
 	for _, ls := range []*lineageSide{l2.head, l2.base} {
 		if !ls.dialectOK {
 			warnings = append(warnings, fmt.Sprintf("adapter %q has no SQL parser (known: %s): its models are compared at model level and reach every descendant with unknown mechanisms",
-				ls.m.AdapterType, strings.Join(supportedAdapters(), ", ")))
+				ls.m.AdapterType, strings.Join(sqlparse.Dialects(), ", ")))
 			break
 		}
 	}
@@ -128,10 +129,6 @@ func (l2 *level2) reach(uid string, c columnChange, over bool) (*walked, error) 
 		l2.targets.add(removed, l2.targets.uidOf[rc.Model], rc.Column)
 	}
 	return w, nil
-}
-
-func supportedAdapters() []string {
-	return []string{"bigquery", "duckdb", "postgres", "redshift", "snowflake"}
 }
 
 type level2 struct {

@@ -19,6 +19,7 @@ type project struct {
 	exposures []exposure
 	extra     map[string][]string // other resources (metrics, semantic models) → parents
 	noChild   bool                // omit child_map, forcing the depends_on fallback
+	adapter   string              // metadata.adapter_type; "" for none
 }
 
 type model struct {
@@ -94,6 +95,9 @@ func (p project) manifest(t testing.TB) *Manifest {
 		"nodes":     nodes,
 		"exposures": exposures,
 		"metrics":   metrics,
+	}
+	if p.adapter != "" {
+		doc["metadata"].(map[string]any)["adapter_type"] = p.adapter
 	}
 	if !p.noChild {
 		for k := range children {

@@ -16,25 +16,28 @@ import (
 // every source with a column, filter columns among the predicate columns,
 // functions (Through) only for sources — and never panics or hangs.
 func FuzzAnalyze(f *testing.F) {
+	dialects := []sqlparse.Dialect{sqlparse.DuckDB, sqlparse.Generic, sqlparse.Postgres, sqlparse.Snowflake, sqlparse.BigQuery, sqlparse.Redshift, sqlparse.Databricks}
 	for _, c := range testcorpus.LineageSQL(f) {
-		f.Add(c.SQL)
+		f.Add(c.SQL, uint8(0))
 	}
-	f.Add("with recursive r as (select 1 as n union all select n + 1 from r) select * from r")
-	f.Add("select sum(x) over w from t window w as (w)")
-	f.Add("select a as b, b as a, a from t where b in (select a from t)")
-	f.Add("select * from orders pivot (sum(amount) as s, count(*) for (status, customer_id) in (('a', 1) as x, 'b') default on null (0)) as p(a, b)")
-	f.Add("select * from orders unpivot include nulls ((v, w) for k in ((amount, discount) as 'm', (order_id, status))) pivot (max(v) for k in (any order by k))")
-	f.Add("with p as (pivot orders on status in ('a', 'b') using sum(amount) as s group by customer_id) select * from p, (unpivot orders on amount, discount as d into name k value v) u")
-	f.Add("select * from (pivot orders on status || order_date) p where p.a > 0 order by all desc fetch first 2 rows with ties")
-	f.Add("select * exclude (status) ilike '%_id', o.* not similar to 'a.*', * glob '[a-d]*' from orders o")
-	f.Add("select t.v, e.payload.a.b, $1 from events e left join e.tags t on true")
-	f.Add("select object_construct(*) as a, hash(o.*) as b, to_json_string(o) as c, o, count(o.*) from orders o")
-	f.Add("select [upper(x) for x in tags if x <> payload] as t, list_reduce(tags, lambda a, b: a || b) as r from events")
-	f.Add("select columns('^a'), max(columns(o.* exclude (amount))) as \"m_\\0\", columns(c -> c like '%id' or c in ('status')) from orders o where columns(['discount']) > 0")
-	f.Add("select count(*) from (select distinct on (customer_id) customer_id, sum(amount) filter (where status = 'a') + 1, unnest(tags) from orders, unnest(string_split(status, ',')) s(x) group by all order by customer_id, amount desc)")
-	f.Add("select count(*) from (select status from orders union select method from payments except all select status from orders) u order by all limit 1")
-	f.Fuzz(func(t *testing.T, sql string) {
-		res, err := Analyze(t.Context(), sql, Options{Dialect: sqlparse.DuckDB, Catalog: testCatalog})
+	f.Add("with recursive r as (select 1 as n union all select n + 1 from r) select * from r", uint8(0))
+	f.Add("select sum(x) over w from t window w as (w)", uint8(0))
+	f.Add("select a as b, b as a, a from t where b in (select a from t)", uint8(0))
+	f.Add("select * from orders pivot (sum(amount) as s, count(*) for (status, customer_id) in (('a', 1) as x, 'b') default on null (0)) as p(a, b)", uint8(0))
+	f.Add("select * from orders unpivot include nulls ((v, w) for k in ((amount, discount) as 'm', (order_id, status))) pivot (max(v) for k in (any order by k))", uint8(0))
+	f.Add("with p as (pivot orders on status in ('a', 'b') using sum(amount) as s group by customer_id) select * from p, (unpivot orders on amount, discount as d into name k value v) u", uint8(0))
+	f.Add("select * from (pivot orders on status || order_date) p where p.a > 0 order by all desc fetch first 2 rows with ties", uint8(0))
+	f.Add("select * exclude (status) ilike '%_id', o.* not similar to 'a.*', * glob '[a-d]*' from orders o", uint8(0))
+	f.Add("select t.v, e.payload.a.b, $1 from events e left join e.tags t on true", uint8(0))
+	f.Add("select object_construct(*) as a, hash(o.*) as b, to_json_string(o) as c, o, count(o.*) from orders o", uint8(0))
+	f.Add("select [upper(x) for x in tags if x <> payload] as t, list_reduce(tags, lambda a, b: a || b) as r from events", uint8(0))
+	f.Add("select columns('^a'), max(columns(o.* exclude (amount))) as \"m_\\0\", columns(c -> c like '%id' or c in ('status')) from orders o where columns(['discount']) > 0", uint8(0))
+	f.Add("select count(*) from (select distinct on (customer_id) customer_id, sum(amount) filter (where status = 'a') + 1, unnest(tags) from orders, unnest(string_split(status, ',')) s(x) group by all order by customer_id, amount desc)", uint8(0))
+	f.Add("select count(*) from (select status from orders union select method from payments except all select status from orders) u order by all limit 1", uint8(0))
+	f.Add("select e.event_id, t.tag, e.payload:a.b::string, posexplode(e.tags) as (i, v) from `events` e lateral view outer explode(e.tags) t as tag lateral view inline(x) y", uint8(slices.Index(dialects, sqlparse.Databricks)))
+	f.Add("select count(*) from (select order_id, jsonb_array_elements(to_jsonb(status)), generate_series(1, amount::int) from orders where status in (values ('a'))) x", uint8(slices.Index(dialects, sqlparse.Postgres)))
+	f.Fuzz(func(t *testing.T, sql string, which uint8) {
+		res, err := Analyze(t.Context(), sql, Options{Dialect: dialects[int(which)%len(dialects)], Catalog: testCatalog})
 		if err != nil {
 			if !IsParseError(err) {
 				t.Fatalf("error that is not a parse error: %v", err)

@@ -393,6 +393,14 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 			sc.expandStar(it, out)
 		case c != nil:
 			sc.expandColumns(it, c, out)
+		case len(it.Aliases) > 0:
+			// A generator's columns, each made of what it reads.
+			for _, alias := range it.Aliases {
+				c := sc.exprCol(it.Expr, alias.Name)
+				out.add(c)
+				sc.addItem(alias.Name, c)
+			}
+			sc.rowFunctionRows(it.Expr)
 		default:
 			name := outputName(it)
 			c := sc.exprCol(it.Expr, name)

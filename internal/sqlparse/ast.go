@@ -101,6 +101,9 @@ type SelectItem struct {
 	Match     *StarMatch // * ILIKE '%id%' and the like: the columns whose names match
 	Expr      Expr
 	Alias     *Ident
+	// Aliases name the columns of Databricks' generator written with
+	// several, posexplode(x) AS (pos, value); Alias is then nil.
+	Aliases []Ident
 	Pos
 }
 
@@ -159,6 +162,10 @@ type TableFunc struct {
 	WithOrdinality bool
 	WithOffset     *Ident // BigQuery UNNEST(...) WITH OFFSET [AS] name
 	Alias          *Alias
+	// View: Databricks' LATERAL VIEW [OUTER] f(…) t AS c, d after the FROM
+	// items, a lateral function joined with every item before it (Outer:
+	// a row of nulls where it makes none).
+	View, Outer bool
 	Pos
 }
 

@@ -15,9 +15,12 @@ type Dialect struct {
 	// doubleQuotedStrings: "..." is a string literal, not an identifier
 	// (BigQuery).
 	doubleQuotedStrings bool
-	// backticks: `...` quotes an identifier (BigQuery, and the generic
-	// dialect, which accepts what any of the others would).
+	// backticks: `...` quotes an identifier (BigQuery, Databricks, and
+	// the generic dialect, which accepts what any of the others would).
 	backticks bool
+	// backtickPaths: `a.b.c` quotes a whole path, three names (BigQuery;
+	// in Databricks it is one name holding dots).
+	backtickPaths bool
 	// hashComments: # starts a comment to end of line (BigQuery).
 	hashComments bool
 	// colonPaths: expr:path reads a semi-structured field (Snowflake).
@@ -72,6 +75,20 @@ type Dialect struct {
 	// rowFunctions: which functions called in a select list return a row
 	// for each value they yield (SetReturning).
 	rowFunctions rowFunctions
+	// lambdas: x -> expr and (x, y) -> expr are functions passed to a
+	// call (DuckDB, Snowflake, Databricks), not JSON operators.
+	lambdas bool
+	// lateralViews: LATERAL VIEW [OUTER] f(…) t AS c after the FROM
+	// items joins each row with the rows a generator makes of it
+	// (Databricks, as Hive).
+	lateralViews bool
+	// identifierQuote: IDENTIFIER('db.schema.t') in FROM is the table the
+	// string names, its parts quoted with this (Snowflake ", Databricks
+	// `); 0 where IDENTIFIER is a function like any other.
+	identifierQuote byte
+	// sparkValues: a VALUES list's columns are col1, col2, …
+	// (Databricks).
+	sparkValues bool
 }
 
 // rowFunctions names a warehouse's set of select-list set-returning
@@ -82,18 +99,23 @@ const (
 	noRowFunctions       rowFunctions = iota
 	postgresRowFunctions              // PostgreSQL's (the generic dialect's too)
 	duckRowFunctions                  // DuckDB's unnest and generate_subscripts
+	sparkRowFunctions                 // Databricks' generators: explode, posexplode, inline, stack
 )
 
 // The dialects this package reads. Generic is what a statement without a
 // known warehouse is read as: PostgreSQL's rules plus the unambiguous
 // extensions of the others.
 var (
-	Generic   = Dialect{name: "generic", backticks: true, nestedComments: true, pivotStatements: true, columnsExprs: true, rowFunctions: postgresRowFunctions}
+	Generic   = Dialect{name: "generic", backticks: true, backtickPaths: true, nestedComments: true, pivotStatements: true, columnsExprs: true, rowFunctions: postgresRowFunctions}
 	Postgres  = Dialect{name: "postgres", nestedComments: true, questionOps: true, rowFunctions: postgresRowFunctions}
 	Redshift  = Dialect{name: "redshift", arrayPaths: true}
-	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true, rowFunctions: duckRowFunctions, positionalPrefix: '#', percentLimits: true}
-	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true, positionalPrefix: '$'}
-	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true, arrayPaths: true}
+	DuckDB    = Dialect{name: "duckdb", nestedComments: true, bareFilter: true, fileTables: true, pivotCallNames: true, pivotStatements: true, columnsExprs: true, duckNames: true, rowFunctions: duckRowFunctions, positionalPrefix: '#', percentLimits: true, lambdas: true}
+	Snowflake = Dialect{name: "snowflake", colonPaths: true, pivotWrittenValues: true, bareInnerJoins: true, connectBy: true, positionalPrefix: '$', lambdas: true, identifierQuote: '"'}
+	BigQuery  = Dialect{name: "bigquery", doubleQuotedStrings: true, backticks: true, backtickPaths: true, hashComments: true, dashedNames: true, pivotAggFirst: true, unpivotValuesFirst: true, arrayPaths: true}
+	// Databricks reads Spark SQL as Databricks runs it: "…" and '…' are
+	// strings with backslash escapes, `…` quotes a name, x:a.b reads a
+	// JSON string's field.
+	Databricks = Dialect{name: "databricks", doubleQuotedStrings: true, backticks: true, colonPaths: true, lambdas: true, lateralViews: true, rowFunctions: sparkRowFunctions, sparkValues: true, identifierQuote: '`'}
 )
 
 // Name is the dialect's name as dbt's adapter_type spells it ("generic" for
@@ -107,7 +129,7 @@ func (d Dialect) Name() string {
 
 // DialectFor maps a dbt adapter_type to the dialect this package reads it in.
 // ok is false for an adapter whose SQL this package does not know (for
-// example databricks, spark, trino, sqlserver): its models must not be read
+// example trino, sqlserver, clickhouse): its models must not be read
 // as if they were another warehouse's SQL. An empty adapter type is Generic.
 func DialectFor(adapterType string) (d Dialect, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(adapterType)) {
@@ -123,13 +145,15 @@ func DialectFor(adapterType string) (d Dialect, ok bool) {
 		return Snowflake, true
 	case "bigquery":
 		return BigQuery, true
+	case "databricks", "spark":
+		return Databricks, true
 	}
 	return Dialect{}, false
 }
 
 // Dialects lists the adapter types DialectFor accepts, for messages.
 func Dialects() []string {
-	return []string{"bigquery", "duckdb", "postgres", "redshift", "snowflake"}
+	return []string{"bigquery", "databricks", "duckdb", "postgres", "redshift", "snowflake", "spark"}
 }
 
 // PivotColumns are the names of the columns p makes, as the warehouse
@@ -231,13 +255,19 @@ func (d Dialect) ArrayPaths() bool { return d.arrayPaths }
 // json_to_recordset, …), regexp_matches, regexp_split_to_table,
 // string_to_table and generate_subscripts; DuckDB's are unnest and
 // generate_subscripts (its generate_series and range return a list
-// there); the generic dialect reads PostgreSQL's. The other warehouses
-// call such functions only in FROM.
+// there); Databricks' are its generators (explode, posexplode, inline,
+// stack and their _outer forms); the generic dialect reads PostgreSQL's.
+// The other warehouses call such functions only in FROM.
 func (d Dialect) SetReturning(name string) bool {
 	name = strings.ToLower(name)
 	switch d.rowFunctions {
 	case duckRowFunctions:
 		return name == "unnest" || name == "generate_subscripts"
+	case sparkRowFunctions:
+		switch name {
+		case "explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer", "stack":
+			return true
+		}
 	case postgresRowFunctions:
 		return postgresSetReturning[name]
 	}
@@ -259,8 +289,11 @@ func (d Dialect) DistinctColumnNames() bool { return d.duckNames }
 
 // ValuesColumn is the name of the i-th column (from 0) of a VALUES list
 // given no names: column1, column2, … as PostgreSQL, Snowflake and Redshift
-// name them; col0, col1, … in DuckDB.
+// name them; col0, col1, … in DuckDB; col1, col2, … in Databricks.
 func (d Dialect) ValuesColumn(i int) string {
+	if d.sparkValues {
+		return "col" + strconv.Itoa(i+1)
+	}
 	if d.duckNames {
 		return "col" + strconv.Itoa(i)
 	}

@@ -348,7 +348,7 @@ func (p *parser) postfix() (Expr, error) {
 			p.i++
 			id, _ := p.anyIdent("a field name")
 			x = &Field{X: x, Name: id.Name, Pos: pos}
-		case p.d.colonPaths && p.isOp(":") && (identToken(p.peek(1)) || p.peek(1).kind == tString):
+		case p.d.colonPaths && p.isOp(":") && (identToken(p.peek(1)) || p.peek(1).kind == tString || p.isOpAt(1, "[") && p.peek(2).kind == tString):
 			x, err = p.colonPath(x, pos)
 		case p.acceptKw("COLLATE"):
 			t := p.advance()
@@ -453,6 +453,17 @@ func (p *parser) primaryWord(t token, pos Pos) (Expr, error) {
 		if p.isOpAt(1, "{") {
 			p.i++
 			return p.mapLiteral(pos)
+		}
+	case "ANY":
+		// Where an expression starts, ANY ( … ) is Databricks' aggregate
+		// (bool_or); after a comparison it is a quantifier (quantified).
+		if p.isOpAt(1, "(") {
+			p.i++
+			f, err := p.call([]Ident{{Name: "any", Pos: pos}}, pos)
+			if err != nil {
+				return nil, err
+			}
+			return f, nil
 		}
 	case "APPROXIMATE":
 		// Redshift's APPROXIMATE COUNT(DISTINCT x), a count of its own:
@@ -944,7 +955,7 @@ func (p *parser) nameOrCall() (Expr, error) {
 		}
 		return p.call(parts, pos)
 	}
-	if len(parts) == 1 && p.isOp("->") && (p.d == DuckDB || p.d == Snowflake) {
+	if len(parts) == 1 && p.isOp("->") && p.d.lambdas {
 		if nt := p.peek(1); nt.kind != tString && nt.kind != tNumber {
 			p.i++ // ->
 			if err := p.enter(); err != nil {

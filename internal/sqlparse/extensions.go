@@ -188,7 +188,7 @@ func (p *parser) renamePair() ([2]Ident, error) {
 
 // lambdaAhead reads (x, y) -> body at a "(".
 func (p *parser) lambdaAhead() (Expr, bool, error) {
-	if p.d != DuckDB && p.d != Snowflake && p.d != Generic {
+	if !p.d.lambdas && p.d != Generic {
 		return nil, false, nil
 	}
 	n := 1
@@ -220,10 +220,12 @@ func (p *parser) lambda(params []Ident, pos Pos) (Expr, error) {
 	return &Lambda{Params: params, Body: body, Pos: pos}, nil
 }
 
-// identifierTable is the table Snowflake's IDENTIFIER('db.schema.t') in
-// FROM names; ok is false for any other call.
+// identifierTable is the table Snowflake's or Databricks'
+// IDENTIFIER('db.schema.t') in FROM names, its parts quoted as the
+// warehouse quotes names ("…" or `…`); ok is false for any other call.
 func (p *parser) identifierTable(f *Func) (name []Ident, ok bool) {
-	if p.d != Snowflake || len(f.Name) != 1 || f.Name[0].Quoted || f.Name[0].Name != "identifier" || len(f.Args) != 1 {
+	q := p.d.identifierQuote
+	if q == 0 || len(f.Name) != 1 || f.Name[0].Quoted || f.Name[0].Name != "identifier" || len(f.Args) != 1 {
 		return nil, false
 	}
 	l, isText := f.Args[0].(*Literal)
@@ -231,7 +233,7 @@ func (p *parser) identifierTable(f *Func) (name []Ident, ok bool) {
 		return nil, false
 	}
 	for part := range strings.SplitSeq(l.Text, ".") {
-		quoted := len(part) >= 2 && part[0] == '"' && part[len(part)-1] == '"'
+		quoted := len(part) >= 2 && part[0] == q && part[len(part)-1] == q
 		if quoted {
 			part = part[1 : len(part)-1]
 		}
@@ -358,6 +360,11 @@ func (p *parser) mapLiteral(pos Pos) (Expr, error) {
 // colonPath reads Snowflake's x:key at the colon.
 func (p *parser) colonPath(x Expr, pos Pos) (Expr, error) {
 	p.i++
+	if p.isOp("[") && p.peek(1).kind == tString && p.isOpAt(2, "]") {
+		// Databricks' x:['key'], the same as x:key.
+		p.i += 3
+		return &Field{X: x, Name: strings.ToLower(p.toks[p.i-2].text), Colon: true, Pos: pos}, nil
+	}
 	name := p.advance().text
 	if name == "" {
 		return nil, p.errorf("zero-length path key")

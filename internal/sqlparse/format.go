@@ -727,7 +727,16 @@ func (pr *Printer) selectCore(b *strings.Builder, s *Select) {
 	writeEach(b, ", ", s.Items, func(it *SelectItem) { pr.selectItem(b, it) })
 	if len(s.From) > 0 {
 		b.WriteString(" FROM ")
-		writeEach(b, ", ", s.From, func(t TableExpr) { pr.tableExpr(b, t) })
+		for i, t := range s.From {
+			if f, ok := t.(*TableFunc); ok && f.View {
+				pr.lateralView(b, f)
+				continue
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			pr.tableExpr(b, t)
+		}
 	}
 	pr.clause(b, " START WITH ", s.StartWith)
 	if s.ConnectBy != nil {
@@ -762,6 +771,10 @@ func (pr *Printer) selectItem(b *strings.Builder, it *SelectItem) {
 		if it.Alias != nil {
 			b.WriteString(" AS ")
 			writeIdent(b, *it.Alias)
+		}
+		if len(it.Aliases) > 0 {
+			b.WriteString(" AS ")
+			writeIdentList(b, it.Aliases)
 		}
 		return
 	}
@@ -814,6 +827,21 @@ func (pr *Printer) alias(b *strings.Builder, a *Alias) {
 		b.WriteByte(')')
 	case len(a.Columns) > 0:
 		writeIdentList(b, a.Columns)
+	}
+}
+
+// lateralView writes Databricks' LATERAL VIEW [OUTER] f(…) t AS c, d.
+func (pr *Printer) lateralView(b *strings.Builder, f *TableFunc) {
+	b.WriteString(" LATERAL VIEW ")
+	if f.Outer {
+		b.WriteString("OUTER ")
+	}
+	pr.funcCall(b, f.Func)
+	b.WriteByte(' ')
+	writeIdent(b, f.Alias.Name)
+	if len(f.Alias.Columns) > 0 {
+		b.WriteString(" AS ")
+		writeIdents(b, f.Alias.Columns, ", ")
 	}
 }
 

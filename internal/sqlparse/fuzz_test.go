@@ -22,7 +22,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s, uint8(0))
 	}
-	dialects := []Dialect{Generic, Postgres, DuckDB, Snowflake, BigQuery, Redshift}
+	dialects := []Dialect{Generic, Postgres, DuckDB, Snowflake, BigQuery, Redshift, Databricks}
 	f.Add("select #1, -# 2, map {a: #3 % 2, 'b': map {}} from t order by #1 limit 10% offset 1", uint8(slices.Index(dialects, DuckDB)))
 	for _, c := range testcorpus.SqlglotSelects(f) {
 		d, _ := DialectFor(c.Dialect)
@@ -37,11 +37,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if d.doubleQuotedStrings {
-			d = Generic
-		}
 		printed := FormatQuery(q)
-		q2, err := Parse(printed, d)
+		q2, err := Parse(printed, printedIn(d))
 		if err != nil {
 			t.Fatalf("printed query does not parse: %v\n%s", err, printed)
 		}

@@ -230,7 +230,7 @@ func (lx *lexer) quotedToken(q byte, line, col int) error {
 	}
 	// BigQuery quotes whole paths: `project.dataset.table`.
 	parts := []string{s}
-	if q == '`' {
+	if q == '`' && lx.d.backtickPaths {
 		parts = strings.Split(s, ".")
 	}
 	for i, part := range parts {

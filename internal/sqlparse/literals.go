@@ -146,9 +146,12 @@ func (p *parser) typeWords(parts []string) []string {
 		}
 	case "TIMESTAMP", "TIME":
 		parts = append(parts, p.timeZoneWords()...)
-	case "INTERVAL":
+	case "INTERVAL": // INTERVAL DAY, INTERVAL DAY TO SECOND
 		for p.at().kind == tWord && dateParts[strings.ToLower(p.at().text)] {
 			parts = append(parts, p.advance().up)
+			if p.isKw("TO") && p.peek(1).kind == tWord && dateParts[strings.ToLower(p.peek(1).text)] {
+				parts = append(parts, p.advance().up)
+			}
 		}
 	}
 	return parts
@@ -202,13 +205,15 @@ func (p *parser) typeModifiers() (string, error) {
 var nestedTypes = map[string]bool{"ARRAY": true, "LIST": true, "MAP": true, "OBJECT": true, "RANGE": true, "STRUCT": true}
 
 // typeParamOps are the operators a nested type's parameters may hold.
-var typeParamOps = map[string]bool{"<": true, ">": true, ">>": true, ",": true, "(": true, ")": true, ".": true}
+// A field may be named with a colon, as Databricks writes them
+// (STRUCT<a: INT>).
+var typeParamOps = map[string]bool{"<": true, ">": true, ">>": true, ",": true, "(": true, ")": true, ".": true, ":": true}
 
 // tightBefore and tightAfter are the operators of a type's parameters
 // written with no space before or after them: ARRAY<STRUCT<a INT64>>,
 // NUMERIC(10, 2).
 var (
-	tightBefore = map[string]bool{"<": true, ">": true, ">>": true, ",": true, "(": true, ")": true}
+	tightBefore = map[string]bool{"<": true, ">": true, ">>": true, ",": true, "(": true, ")": true, ":": true}
 	tightAfter  = map[string]bool{"<": true, "(": true}
 )
 

@@ -419,6 +419,11 @@ func (p *parser) selectItem() (*SelectItem, error) {
 		return nil, err
 	}
 	it.Expr = e
+	if p.d.lateralViews && p.isKw("AS") && p.isOpAt(1, "(") {
+		p.i++
+		it.Aliases, err = p.identList()
+		return it, err
+	}
 	if it.Alias, err = p.optAlias(); err != nil {
 		return nil, err
 	}
@@ -444,7 +449,45 @@ func (p *parser) optAlias() (*Ident, error) {
 
 // ---- FROM ----
 
-func (p *parser) fromList() ([]TableExpr, error) { return list(p, p.fromItem) }
+func (p *parser) fromList() ([]TableExpr, error) {
+	items, err := list(p, p.fromItem)
+	for err == nil && p.d.lateralViews && p.isKw("LATERAL") && p.isKwAt(1, "VIEW") {
+		var view *TableFunc
+		if view, err = p.lateralView(); err == nil {
+			items = append(items, view)
+		}
+	}
+	return items, err
+}
+
+// lateralView reads Databricks' LATERAL VIEW [OUTER] f(…) t [AS] c {, c}:
+// the table name is required, the column names are not.
+func (p *parser) lateralView() (*TableFunc, error) {
+	pos := p.pos()
+	p.i += 2 // LATERAL VIEW
+	v := &TableFunc{Lateral: true, View: true, Outer: p.acceptKw("OUTER"), Pos: pos}
+	name, err := p.tableName()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isOp("(") {
+		return nil, p.unexpected(`"(" after the generator's name`)
+	}
+	if v.Func, err = p.call(name, pos); err != nil {
+		return nil, err
+	}
+	table, err := p.ident("the lateral view's table name")
+	if err != nil {
+		return nil, err
+	}
+	v.Alias = &Alias{Name: table}
+	if p.acceptKw("AS") || nameToken(p.at()) && !tableNoise[p.at().up] {
+		if v.Alias.Columns, err = list(p, p.columnName); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
 
 func (p *parser) fromItem() (TableExpr, error) {
 	if err := p.enter(); err != nil {
