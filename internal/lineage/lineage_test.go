@@ -136,6 +136,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"event_id: direct_passthrough(events.event_id)", "tag: derived_recompute(events.tags)", "r: derived_recompute(events.payload)", "filter: "}},
 		{"databricks: a generator's columns in the select list", "select event_id, posexplode(tags) as (pos, tag) from events", sqlparse.Databricks,
 			[]string{"event_id: direct_passthrough(events.event_id)", "pos: derived_recompute(events.tags)", "tag: derived_recompute(events.tags)", "filter: "}},
+		{"databricks: a generator's columns named as Databricks names them", "select e.event_id, posexplode(e.tags), t.col from events e lateral view explode(string_split(e.payload, ',')) t", sqlparse.Databricks,
+			[]string{"event_id: direct_passthrough(events.event_id)", "pos: derived_recompute(events.tags)", "col: derived_recompute(events.tags)", "col: derived_recompute(events.payload)", "filter: "}},
 		{"databricks: the generators decide the rows", "select count(*) as n from (select event_id, explode_outer(tags) as tag from events lateral view posexplode(string_split(payload, ',')) p as i, part) x", sqlparse.Databricks,
 			[]string{"n: derived_recompute()", "filter: events.payload,events.tags"}},
 		{"databricks: a values list's columns are col1, col2", "select col2 as b from values (1, 'a'), (2, 'b')", sqlparse.Databricks,

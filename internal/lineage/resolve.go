@@ -393,12 +393,19 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 			sc.expandStar(it, out)
 		case c != nil:
 			sc.expandColumns(it, c, out)
-		case len(it.Aliases) > 0:
+		case len(it.Aliases) > 0 || it.Alias == nil && generatorNames(a.dialect, it.Expr) != nil:
 			// A generator's columns, each made of what it reads.
+			var names []string
 			for _, alias := range it.Aliases {
-				c := sc.exprCol(it.Expr, alias.Name)
+				names = append(names, alias.Name)
+			}
+			if names == nil {
+				names = generatorNames(a.dialect, it.Expr)
+			}
+			for _, name := range names {
+				c := sc.exprCol(it.Expr, name)
 				out.add(c)
-				sc.addItem(alias.Name, c)
+				sc.addItem(name, c)
 			}
 			sc.rowFunctionRows(it.Expr)
 		default:
@@ -484,6 +491,15 @@ func outputName(it *sqlparse.SelectItem) string {
 		return strings.ToLower(sqlparse.FuncName(x))
 	}
 	return strings.ToLower(sqlparse.Format(it.Expr))
+}
+
+// generatorNames are the columns d names a generator called as e without
+// names (Dialect.GeneratorColumns); nil when e is no such call.
+func generatorNames(d sqlparse.Dialect, e sqlparse.Expr) []string {
+	if f, ok := unparen(e).(*sqlparse.Func); ok && len(f.Name) == 1 {
+		return d.GeneratorColumns(f.Name[0].Name)
+	}
+	return nil
 }
 
 func unparen(e sqlparse.Expr) sqlparse.Expr {

@@ -250,6 +250,10 @@ func (sc *scope) addTableFunc(x *sqlparse.TableFunc) string {
 			for _, c := range x.Alias.Columns {
 				r.add(a.funcCol(r, c.Name))
 			}
+		} else if cols := a.dialect.GeneratorColumns(r.funcName); cols != nil {
+			for _, c := range cols {
+				r.add(a.funcCol(r, c))
+			}
 		} else if isScalarTableFunc(r.funcName) {
 			// UNNEST(x) AS v: v names the value too, but in DuckDB.
 			fn := r.funcName

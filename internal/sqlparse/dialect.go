@@ -274,6 +274,24 @@ func (d Dialect) SetReturning(name string) bool {
 	return false
 }
 
+// GeneratorColumns are the names Databricks gives the columns of a
+// generator called without names for them (explode(arr), a LATERAL VIEW
+// without AS): explode's col, posexplode's pos and col. These are an
+// array's; over a map the columns are key and value, which the SQL alone
+// does not tell. nil for any other function or dialect.
+func (d Dialect) GeneratorColumns(name string) []string {
+	if d.rowFunctions != sparkRowFunctions {
+		return nil
+	}
+	switch strings.ToLower(name) {
+	case "explode", "explode_outer":
+		return []string{"col"}
+	case "posexplode", "posexplode_outer":
+		return []string{"pos", "col"}
+	}
+	return nil
+}
+
 var postgresSetReturning = map[string]bool{
 	"unnest": true, "generate_series": true, "generate_subscripts": true,
 	"json_array_elements": true, "json_array_elements_text": true, "jsonb_array_elements": true, "jsonb_array_elements_text": true,
