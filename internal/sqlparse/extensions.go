@@ -302,59 +302,50 @@ func (p *parser) listComprehension(e Expr, pos Pos) (Expr, error) {
 
 // structLiteral reads DuckDB's {'key': value, …}.
 func (p *parser) structLiteral(pos Pos) (Expr, error) {
-	p.i++ // {
-	s := &Struct{Pos: pos}
-	for !p.isOp("}") {
+	keys, values, err := keyValues(p, func() (string, error) {
 		k := p.advance()
 		if k.kind != tString && !identToken(k) {
-			return nil, p.unexpected("a struct key")
+			return "", p.unexpected("a struct key")
 		}
-		if err := p.expectOp(":"); err != nil {
-			return nil, err
-		}
-		v, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		s.Keys = append(s.Keys, strings.ToLower(k.text))
-		s.Values = append(s.Values, v)
-		if !p.acceptOp(",") {
-			break
-		}
-	}
-	if err := p.expectOp("}"); err != nil {
+		return strings.ToLower(k.text), nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return &Struct{Keys: keys, Values: values, Pos: pos}, nil
 }
 
 // mapLiteral reads DuckDB's MAP {k: v, …} at the brace: its keys are
 // expressions, not names.
 func (p *parser) mapLiteral(pos Pos) (Expr, error) {
+	keys, values, err := keyValues(p, p.expr)
+	if err != nil {
+		return nil, err
+	}
+	return &Map{Keys: keys, Values: values, Pos: pos}, nil
+}
+
+// keyValues reads {key: value, …} at the brace, each key read by key.
+func keyValues[K any](p *parser, key func() (K, error)) (keys []K, values []Expr, err error) {
 	p.i++ // {
-	m := &Map{Pos: pos}
 	for !p.isOp("}") {
-		k, err := p.expr()
+		k, err := key()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := p.expectOp(":"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		v, err := p.expr()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		m.Keys = append(m.Keys, k)
-		m.Values = append(m.Values, v)
+		keys, values = append(keys, k), append(values, v)
 		if !p.acceptOp(",") {
 			break
 		}
 	}
-	if err := p.expectOp("}"); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return keys, values, p.expectOp("}")
 }
 
 // colonPath reads Snowflake's x:key at the colon.

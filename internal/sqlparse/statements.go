@@ -419,7 +419,7 @@ func (p *parser) selectItem() (*SelectItem, error) {
 		return nil, err
 	}
 	it.Expr = e
-	if p.d.lateralViews && p.isKw("AS") && p.isOpAt(1, "(") {
+	if p.d.generatorAliases && p.isKw("AS") && p.isOpAt(1, "(") {
 		p.i++
 		it.Aliases, err = p.identList()
 		return it, err
