@@ -195,6 +195,8 @@ func TestParse(t *testing.T) {
 			"SELECT POSEXPLODE(arr) AS (i, v), CAST(s AS STRUCT<A: INT, B: ARRAY<STRING>>) AS s2, CAST(d AS INTERVAL DAY TO HOUR) AS d2 FROM t"},
 		{"databricks identifier() in FROM is the table it names", "select a from identifier('Cat.`My Sch`.t') as x", Databricks,
 			`SELECT a FROM cat."my sch".t AS x`},
+		{"a CTE without AS", "with t (select 1 as c), u (c) as (select 2) select c from t union all select c from u", Snowflake,
+			"WITH t AS (SELECT 1 AS c), u(c) AS (SELECT 2) SELECT c FROM t UNION ALL SELECT c FROM u"},
 		{"# is postgres's exclusive or", "select a # 1 from t", Postgres,
 			"SELECT a # 1 FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,

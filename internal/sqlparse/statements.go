@@ -120,6 +120,13 @@ func (p *parser) cte() (*CTE, error) {
 		return nil, err
 	}
 	c := &CTE{Name: name}
+	if p.isOp("(") && p.queryAt(1) {
+		// WITH t (SELECT …): Snowflake and Databricks leave out AS.
+		if c.Query, err = inParens(p, p.query); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 	if p.isOp("(") {
 		if c.Columns, err = p.identList(); err != nil {
 			return nil, err
