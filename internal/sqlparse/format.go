@@ -837,8 +837,10 @@ func (pr *Printer) lateralView(b *strings.Builder, f *TableFunc) {
 		b.WriteString("OUTER ")
 	}
 	pr.funcCall(b, f.Func)
-	b.WriteByte(' ')
-	writeIdent(b, f.Alias.Name)
+	if f.Alias.Name.Name != "" {
+		b.WriteByte(' ')
+		writeIdent(b, f.Alias.Name)
+	}
 	if len(f.Alias.Columns) > 0 {
 		b.WriteString(" AS ")
 		writeIdents(b, f.Alias.Columns, ", ")

@@ -467,8 +467,9 @@ func (p *parser) fromList() ([]TableExpr, error) {
 	return items, err
 }
 
-// lateralView reads Databricks' LATERAL VIEW [OUTER] f(…) t [AS] c {, c}:
-// the table name is required, the column names are not.
+// lateralView reads Databricks' LATERAL VIEW [OUTER] f(…) [t] [AS c {, c}]:
+// a table name, column names, or both (Spark's grammar wants the table
+// name, its documentation the columns).
 func (p *parser) lateralView() (*TableFunc, error) {
 	pos := p.pos()
 	p.i += 2 // LATERAL VIEW
@@ -483,11 +484,12 @@ func (p *parser) lateralView() (*TableFunc, error) {
 	if v.Func, err = p.call(name, pos); err != nil {
 		return nil, err
 	}
-	table, err := p.ident("the lateral view's table name")
-	if err != nil {
-		return nil, err
+	v.Alias = &Alias{}
+	if !p.isKw("AS") {
+		if v.Alias.Name, err = p.ident("the lateral view's table name or AS"); err != nil {
+			return nil, err
+		}
 	}
-	v.Alias = &Alias{Name: table}
 	if p.acceptKw("AS") || nameToken(p.at()) && !tableNoise[p.at().up] {
 		if v.Alias.Columns, err = list(p, p.columnName); err != nil {
 			return nil, err
