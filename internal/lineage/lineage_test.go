@@ -136,6 +136,8 @@ func TestAnalyze(t *testing.T) {
 			[]string{"event_id: direct_passthrough(events.event_id)", "tag: derived_recompute(events.tags)", "r: derived_recompute(events.payload)", "filter: "}},
 		{"databricks: a lateral view named by its columns alone", "select e.event_id, tag from events e lateral view explode(e.tags) as tag", sqlparse.Databricks,
 			[]string{"event_id: direct_passthrough(events.event_id)", "tag: derived_recompute(events.tags)", "filter: "}},
+		{"databricks: sort by under a limit chooses the rows, distribute by does not", "select order_id from orders distribute by customer_id sort by amount desc limit 3", sqlparse.Databricks,
+			[]string{"order_id: direct_passthrough(orders.order_id)", "filter: orders.amount"}},
 		{"databricks: a generator's columns in the select list", "select event_id, posexplode(tags) as (pos, tag) from events", sqlparse.Databricks,
 			[]string{"event_id: direct_passthrough(events.event_id)", "pos: derived_recompute(events.tags)", "tag: derived_recompute(events.tags)", "filter: "}},
 		{"databricks: a generator's columns named as Databricks names them", "select e.event_id, posexplode(e.tags), t.col from events e lateral view explode(string_split(e.payload, ',')) t", sqlparse.Databricks,

@@ -1,6 +1,7 @@
 package lineage
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,8 +91,22 @@ func (a *analyzer) query(q *sqlparse.Query, env *cteEnv, parent *scope, lateral 
 		}
 		env = layer
 	}
-	tail := &queryTail{orderBy: q.OrderBy, orderAll: q.OrderByAll, limit: q.Limit, percent: q.LimitPercent, offset: q.Offset, withTies: q.WithTies}
+	tail := &queryTail{orderBy: rowOrder(q), orderAll: q.OrderByAll, limit: q.Limit, percent: q.LimitPercent, offset: q.Offset, withTies: q.WithTies}
 	return a.distinctNames(a.setExpr(q.Body, env, parent, lateral, tail))
+}
+
+// rowOrder is what orders q's rows before its limit: ORDER BY, then
+// Databricks' CLUSTER BY and SORT BY (the order within each partition,
+// which a limit takes its rows by too).
+func rowOrder(q *sqlparse.Query) []*sqlparse.OrderItem {
+	if len(q.ClusterBy) == 0 && len(q.SortBy) == 0 {
+		return q.OrderBy
+	}
+	items := slices.Clone(q.OrderBy)
+	for _, e := range q.ClusterBy {
+		items = append(items, &sqlparse.OrderItem{Expr: e})
+	}
+	return append(items, q.SortBy...)
 }
 
 // distinctNames is r with the names DuckDB gives a query's columns when it

@@ -25,7 +25,12 @@ type Query struct {
 	// OrderByAll is DuckDB's ORDER BY ALL, by every output column: "ASC"
 	// or "DESC" ("" when not written).
 	OrderByAll string
-	Limit      Expr // LIMIT n, FETCH FIRST n
+	// Databricks' CLUSTER BY, DISTRIBUTE BY and SORT BY: how the rows are
+	// spread over partitions and sorted within each (CLUSTER BY x is
+	// DISTRIBUTE BY x SORT BY x).
+	ClusterBy, DistributeBy []Expr
+	SortBy                  []*OrderItem
+	Limit                   Expr // LIMIT n, FETCH FIRST n
 	// LimitPercent: Limit is a share of the rows, LIMIT n% or LIMIT n
 	// PERCENT (DuckDB).
 	LimitPercent bool

@@ -82,6 +82,9 @@ type Dialect struct {
 	// items joins each row with the rows a generator makes of it
 	// (Databricks, as Hive).
 	lateralViews bool
+	// partitionClauses: CLUSTER BY, DISTRIBUTE BY and SORT BY may follow
+	// a query's ORDER BY (Databricks).
+	partitionClauses bool
 	// generatorAliases: a select item may name several columns, a
 	// generator's, posexplode(x) AS (i, v) (Databricks).
 	generatorAliases bool
@@ -118,7 +121,7 @@ var (
 	// Databricks reads Spark SQL as Databricks runs it: "…" and '…' are
 	// strings with backslash escapes, `…` quotes a name, x:a.b reads a
 	// JSON string's field.
-	Databricks = Dialect{name: "databricks", doubleQuotedStrings: true, backticks: true, colonPaths: true, lambdas: true, lateralViews: true, generatorAliases: true, rowFunctions: sparkRowFunctions, sparkValues: true, identifierQuote: '`'}
+	Databricks = Dialect{name: "databricks", doubleQuotedStrings: true, backticks: true, colonPaths: true, lambdas: true, lateralViews: true, generatorAliases: true, partitionClauses: true, rowFunctions: sparkRowFunctions, sparkValues: true, identifierQuote: '`'}
 )
 
 // Name is the dialect's name as dbt's adapter_type spells it ("generic" for

@@ -600,6 +600,15 @@ func (pr *Printer) query(b *strings.Builder, q *Query) {
 	if q.OrderByAll != "" {
 		b.WriteString(" ORDER BY ALL " + q.OrderByAll)
 	}
+	if len(q.ClusterBy) > 0 {
+		b.WriteString(" CLUSTER BY ")
+		pr.exprs(b, q.ClusterBy)
+	}
+	if len(q.DistributeBy) > 0 {
+		b.WriteString(" DISTRIBUTE BY ")
+		pr.exprs(b, q.DistributeBy)
+	}
+	pr.orderBy(b, " SORT BY ", q.SortBy)
 	if q.WithTies {
 		pr.clause(b, " OFFSET ", q.Offset)
 		pr.wrapped(b, " FETCH FIRST ", q.Limit, " ROWS WITH TIES")

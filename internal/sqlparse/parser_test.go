@@ -197,6 +197,8 @@ func TestParse(t *testing.T) {
 			`SELECT a FROM cat."my sch".t AS x`},
 		{"a CTE without AS", "with t (select 1 as c), u (c) as (select 2) select c from t union all select c from u", Snowflake,
 			"WITH t AS (SELECT 1 AS c), u(c) AS (SELECT 2) SELECT c FROM t UNION ALL SELECT c FROM u"},
+		{"databricks partition clauses", "select a from t cluster by a, b distribute by c sort by d desc limit 3", Databricks,
+			"SELECT a FROM t CLUSTER BY a, b DISTRIBUTE BY c SORT BY d DESC LIMIT 3"},
 		{"# is postgres's exclusive or", "select a # 1 from t", Postgres,
 			"SELECT a # 1 FROM t"},
 		{"comments and quoted names", "select \"Order Id\" /* c */ as id -- x\nfrom \"S\".\"T\"", Postgres,

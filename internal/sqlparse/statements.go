@@ -47,6 +47,11 @@ func (p *parser) queryTail(q *Query) error {
 			q.OrderBy = items
 		}
 	}
+	if p.d.partitionClauses {
+		if err := p.partitionClauses(q); err != nil {
+			return err
+		}
+	}
 	for {
 		var err error
 		switch {
@@ -65,6 +70,32 @@ func (p *parser) queryTail(q *Query) error {
 			return err
 		}
 	}
+}
+
+// partitionAhead reports whether CLUSTER BY, DISTRIBUTE BY or SORT BY
+// starts at the cursor where the dialect reads them, not an alias.
+func (p *parser) partitionAhead() bool {
+	return p.d.partitionClauses && p.isAnyKw("CLUSTER", "DISTRIBUTE", "SORT") && p.isKwAt(1, "BY")
+}
+
+// partitionClauses reads Databricks' [CLUSTER BY …] [DISTRIBUTE BY …]
+// [SORT BY …], in that order.
+func (p *parser) partitionClauses(q *Query) error {
+	var err error
+	if p.acceptKws("CLUSTER", "BY") {
+		if q.ClusterBy, err = p.exprList(); err != nil {
+			return err
+		}
+	}
+	if p.acceptKws("DISTRIBUTE", "BY") {
+		if q.DistributeBy, err = p.exprList(); err != nil {
+			return err
+		}
+	}
+	if p.acceptKws("SORT", "BY") {
+		q.SortBy, err = p.orderItems()
+	}
+	return err
 }
 
 // limit reads what follows LIMIT: ALL, n, or offset, n.
@@ -447,7 +478,7 @@ func (p *parser) optAlias() (*Ident, error) {
 			p.i++
 			return &Ident{Name: strings.ToLower(t.text), Quoted: true, Pos: t.pos()}, nil
 		}
-	} else if !nameToken(p.at()) {
+	} else if !nameToken(p.at()) || p.partitionAhead() {
 		return nil, nil
 	}
 	id, err := p.anyIdent("an alias")
@@ -635,7 +666,7 @@ func (p *parser) hierarchyAhead() bool {
 
 func (p *parser) tableAlias() (*Alias, error) {
 	explicit := p.acceptKw("AS")
-	if t := p.at(); !explicit && (!nameToken(t) || tableNoise[t.up] || p.hierarchyAhead()) {
+	if t := p.at(); !explicit && (!nameToken(t) || tableNoise[t.up] || p.hierarchyAhead() || p.partitionAhead()) {
 		return nil, nil
 	}
 	var id Ident

@@ -51,6 +51,9 @@ func walkChildren(v Visitor, n Node) {
 		walkEach(v, x.With)
 		walkNode(v, x.Body)
 		walkEach(v, x.OrderBy)
+		walkExprs(v, x.ClusterBy...)
+		walkExprs(v, x.DistributeBy...)
+		walkEach(v, x.SortBy)
 		walkExprs(v, x.Limit, x.Offset)
 	case *CTE:
 		Walk(v, x.Query)
