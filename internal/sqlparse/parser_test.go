@@ -298,17 +298,27 @@ func TestHostileInput(t *testing.T) {
 	for _, tc := range []struct {
 		name, sql string
 		ok        bool
+		dialect   *Dialect // DuckDB when nil
 	}{
-		{"deep parentheses", "select " + deep, false},
-		{"deep subqueries", nestedSelect, false},
-		{"deep unary", "select " + strings.Repeat("- ", 100000) + "1", false},
-		{"deep NOT", "select 1 where " + strings.Repeat("not ", 100000) + "true", false},
-		{"huge IN list", hugeIn(200000), true},
-		{"long operator chain", longChain(100000), true},
-		{"unterminated dollar quote", "select $$abc", false},
+		{"deep parentheses", "select " + deep, false, nil},
+		{"deep subqueries", nestedSelect, false, nil},
+		{"deep unary", "select " + strings.Repeat("- ", 100000) + "1", false, nil},
+		{"deep NOT", "select 1 where " + strings.Repeat("not ", 100000) + "true", false, nil},
+		{"huge IN list", hugeIn(200000), true, nil},
+		{"long operator chain", longChain(100000), true, nil},
+		{"unterminated dollar quote", "select $$abc", false, nil},
+		{"deep map literals", "select " + strings.Repeat("map {1: ", 100000) + "1" + strings.Repeat("}", 100000), false, nil},
+		{"huge map literal", "select map {" + strings.Repeat("1: 2, ", 100000) + "1: 2}", true, nil},
+		{"many lateral views", "select 1 from t" + strings.Repeat(" lateral view explode(a) v as x", 50000), true, &Databricks},
+		{"many generator names", "select stack(1, 1) as (" + strings.Repeat("a, ", 100000) + "a) from t", true, &Databricks},
+		{"deep json paths", "select x" + strings.Repeat(":a", 100000) + " from t", true, &Databricks},
 	} {
+		d := DuckDB
+		if tc.dialect != nil {
+			d = *tc.dialect
+		}
 		testctx.Within(t, tc.name, func() {
-			if _, err := Parse(tc.sql, DuckDB); (err == nil) != tc.ok {
+			if _, err := Parse(tc.sql, d); (err == nil) != tc.ok {
 				t.Errorf("%s: err %v, want ok=%v", tc.name, err, tc.ok)
 			}
 		})
