@@ -1,6 +1,9 @@
 package sqlparse
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Expressions are read by precedence, loosest first: OR, AND, NOT, IS,
 // comparison, BETWEEN/IN/LIKE, the other infix operators (||, JSON and
@@ -57,8 +60,7 @@ func (p *parser) percentSign() bool {
 	if !p.d.percentLimits || !p.isOp("%") {
 		return false
 	}
-	next := p.peek(1)
-	return next.kind == tEOF || next.kind == tOp && (next.text == ")" || next.text == ";") || next.kind == tWord && next.up == "OFFSET"
+	return p.peek(1).kind == tEOF || p.isOpAt(1, ")") || p.isOpAt(1, ";") || p.isKwAt(1, "OFFSET")
 }
 
 // binary reads operands joined left-associatively by the operators op
@@ -831,7 +833,7 @@ func (p *parser) primaryOp(t token, pos Pos) (Expr, error) {
 		}
 	case "#":
 		// DuckDB's #n, the n-th column of the FROM items (# 1 too).
-		if n := p.peek(1); p.d.positionalPrefix == '#' && n.kind == tNumber && allDigits(n.text) {
+		if n := p.peek(1); p.d.positionalPrefix == '#' && n.kind == tNumber && wholeNumber(n.text) {
 			p.i += 2
 			return &Param{Text: "#" + n.text, Pos: pos}, nil
 		}
@@ -1097,12 +1099,9 @@ func (p *parser) callArg() (Expr, error) {
 	return p.expr()
 }
 
-// allDigits reports whether s is a whole number written in digits alone.
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
+// wholeNumber reports whether s is a whole number written in digits
+// alone (not 1.5, 1e3, 0x1F or 1_000).
+func wholeNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
 }

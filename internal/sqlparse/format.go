@@ -306,27 +306,10 @@ func (pr *Printer) constructor(b *strings.Builder, e Expr) {
 		pr.exprs(b, x.Elems)
 		b.WriteByte(']')
 	case *Struct:
-		b.WriteByte('{')
-		for i := range x.Keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeString(b, x.Keys[i])
-			b.WriteString(": ")
-			pr.Expr(b, x.Values[i])
-		}
-		b.WriteByte('}')
+		pr.keyValues(b, x.Values, func(i int) { writeString(b, x.Keys[i]) })
 	case *Map:
-		b.WriteString("MAP {")
-		for i := range x.Keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			pr.Expr(b, x.Keys[i])
-			b.WriteString(": ")
-			pr.Expr(b, x.Values[i])
-		}
-		b.WriteByte('}')
+		b.WriteString("MAP ")
+		pr.keyValues(b, x.Values, func(i int) { pr.Expr(b, x.Keys[i]) })
 	case *Row:
 		// ROW() even when empty: a bare "()" is no expression.
 		b.WriteString("ROW(")
@@ -837,6 +820,20 @@ func (pr *Printer) alias(b *strings.Builder, a *Alias) {
 	case len(a.Columns) > 0:
 		writeIdentList(b, a.Columns)
 	}
+}
+
+// keyValues writes {key: value, …}, the i-th key written by key.
+func (pr *Printer) keyValues(b *strings.Builder, values []Expr, key func(i int)) {
+	b.WriteByte('{')
+	for i, v := range values {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		key(i)
+		b.WriteString(": ")
+		pr.Expr(b, v)
+	}
+	b.WriteByte('}')
 }
 
 // lateralView writes Databricks' LATERAL VIEW [OUTER] f(…) t AS c, d.
