@@ -408,26 +408,15 @@ func (a *analyzer) selectCore(s *sqlparse.Select, env *cteEnv, parent, lateral *
 			sc.expandStar(it, out)
 		case c != nil:
 			sc.expandColumns(it, c, out)
-		case len(it.Aliases) > 0 || it.Alias == nil && generatorNames(a.dialect, it.Expr) != nil:
-			// A generator's columns, each made of what it reads.
-			var names []string
-			for _, alias := range it.Aliases {
-				names = append(names, alias.Name)
-			}
-			if names == nil {
-				names = generatorNames(a.dialect, it.Expr)
-			}
-			for _, name := range names {
+		default:
+			// One column, or a generator's several, each made of what
+			// the item reads.
+			var one [1]string
+			for _, name := range outputNames(one[:0], a.dialect, it) {
 				c := sc.exprCol(it.Expr, name)
 				out.add(c)
 				sc.addItem(name, c)
 			}
-			sc.rowFunctionRows(it.Expr)
-		default:
-			name := outputName(it)
-			c := sc.exprCol(it.Expr, name)
-			out.add(c)
-			sc.addItem(name, c)
 			sc.rowFunctionRows(it.Expr)
 		}
 		if s.GroupByAll && (it.Star || !aggregates(it.Expr)) {
@@ -508,13 +497,23 @@ func outputName(it *sqlparse.SelectItem) string {
 	return strings.ToLower(sqlparse.Format(it.Expr))
 }
 
-// generatorNames are the columns d names a generator called as e without
-// names (Dialect.GeneratorColumns); nil when e is no such call.
-func generatorNames(d sqlparse.Dialect, e sqlparse.Expr) []string {
-	if f, ok := unparen(e).(*sqlparse.Func); ok && len(f.Name) == 1 {
-		return d.GeneratorColumns(f.Name[0].Name)
+// outputNames appends to dst the names of the columns a select item that
+// is not a star makes: those its AS (a, b) gives a generator, the ones d
+// gives a generator called without names (Dialect.GeneratorColumns), else
+// the one outputName.
+func outputNames(dst []string, d sqlparse.Dialect, it *sqlparse.SelectItem) []string {
+	if len(it.Aliases) > 0 {
+		for _, alias := range it.Aliases {
+			dst = append(dst, alias.Name)
+		}
+		return dst
 	}
-	return nil
+	if f, ok := unparen(it.Expr).(*sqlparse.Func); ok && it.Alias == nil && len(f.Name) == 1 {
+		if names := d.GeneratorColumns(f.Name[0].Name); names != nil {
+			return append(dst, names...)
+		}
+	}
+	return append(dst, outputName(it))
 }
 
 func unparen(e sqlparse.Expr) sqlparse.Expr {
