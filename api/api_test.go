@@ -352,6 +352,37 @@ func TestNotReady(t *testing.T) {
 	}
 }
 
+// TestRootLeadsToThePage: the service's own address, what a person types
+// into a browser, leads to the web page's overview, before the first load
+// too (the page then says why nothing is served); only GET and HEAD.
+func TestRootLeadsToThePage(t *testing.T) {
+	ready, _ := testServer(t)
+	notReady, _ := newServer(Deps{Store: snapshot.NewStore(&snapshot.Loader{Inputs: snapshot.Inputs{Trees: []string{testTree}}})})
+	for _, c := range []struct {
+		name     string
+		h        http.Handler
+		method   string
+		target   string
+		status   int
+		location string
+	}{
+		{"get", ready, "GET", "/", http.StatusFound, "/ui/"},
+		{"head", ready, "HEAD", "/", http.StatusFound, "/ui/"},
+		{"before the first load", notReady, "GET", "/", http.StatusFound, "/ui/"},
+		{"a query it does not read", ready, "GET", "/?x=1", http.StatusBadRequest, ""},
+		{"a huge query", ready, "GET", "/?" + strings.Repeat("x=1&", 250_000), http.StatusBadRequest, ""},
+		{"a long path below it", ready, "GET", "/" + strings.Repeat("a/", 50_000), http.StatusNotFound, ""},
+		{"post", ready, "POST", "/", http.StatusMethodNotAllowed, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := do(t, c.h, c.method, c.target, nil)
+			if r.status != c.status || r.header.Get("Location") != c.location {
+				t.Errorf("%s %s: status %d, Location %q; want %d, %q", c.method, c.target, r.status, r.header.Get("Location"), c.status, c.location)
+			}
+		})
+	}
+}
+
 func TestMethodNotAllowed(t *testing.T) {
 	h, _ := testServer(t)
 	r := do(t, h, "POST", "/apps", nil)

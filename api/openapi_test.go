@@ -282,6 +282,8 @@ func readExchanges(etag string) []exchange {
 		{"GET", "/report", "/report", nil, nil},
 		{"GET", "/report?format=sarif", "/report", nil, nil},
 		{"GET", "/report?format=xml", "/report", nil, nil},
+		{"GET", "/", "/", nil, nil},
+		{"GET", "/?page=2", "/", nil, nil},
 		{"GET", "/ui/", "/ui/", nil, nil},
 		{"GET", "/ui/datasets", "/ui/datasets", nil, nil},
 		{"GET", "/ui/datasets?q=&app=meters", "/ui/datasets", nil, nil},

@@ -73,8 +73,10 @@ func (s *server) routes(reg *prometheus.Registry) *chi.Mux {
 	get(r, "/events", http.HandlerFunc(s.events))
 
 	// The web page for people (api/ui): read-only HTML over the same
-	// snapshot, open like the read routes above.
+	// snapshot, open like the read routes above. The service's own
+	// address leads there: it is what a person types.
 	r.Route(ui.Prefix, s.pages.Routes)
+	get(r, "/", http.RedirectHandler(ui.Prefix+"/", http.StatusFound))
 
 	// Operations for clients and CI (behind the bearer token when one is
 	// configured, like /metrics); /diff compares an upload with the served
