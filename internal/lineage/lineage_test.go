@@ -316,8 +316,13 @@ func TestHostileLineage(t *testing.T) {
 	}
 	b.WriteString(" select a from c60")
 	wide := "select " + strings.Repeat("amount + ", 20000) + "amount as x from orders where " + strings.Repeat("status = 'a' and ", 20000) + "true"
-	for _, sql := range []string{b.String(), wide} {
-		res := analyze(t, sql, sqlparse.DuckDB)
+	interval := "select created_at + interval 1 day" + strings.Repeat(" 2 hours", 20000) + " as x from orders"
+	for _, c := range []struct {
+		sql string
+		d   sqlparse.Dialect
+	}{{b.String(), sqlparse.DuckDB}, {wide, sqlparse.DuckDB}, {interval, sqlparse.Databricks}} {
+		sql := c.sql
+		res := analyze(t, sql, c.d)
 		if res.Work.Nodes > 20*len(sql) {
 			t.Errorf("%d nodes visited for %d bytes", res.Work.Nodes, len(sql))
 		}

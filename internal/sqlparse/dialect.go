@@ -95,6 +95,9 @@ type Dialect struct {
 	// sparkValues: a VALUES list's columns are col1, col2, …
 	// (Databricks).
 	sparkValues bool
+	// multiUnitIntervals: INTERVAL 1 DAY 2 HOURS is one literal of
+	// several units, their sum (Databricks).
+	multiUnitIntervals bool
 }
 
 // rowFunctions names a warehouse's set of select-list set-returning
@@ -121,7 +124,7 @@ var (
 	// Databricks reads Spark SQL as Databricks runs it: "…" and '…' are
 	// strings with backslash escapes, `…` quotes a name, x:a.b reads a
 	// JSON string's field.
-	Databricks = Dialect{name: "databricks", doubleQuotedStrings: true, backticks: true, colonPaths: true, lambdas: true, lateralViews: true, generatorAliases: true, partitionClauses: true, rowFunctions: sparkRowFunctions, sparkValues: true, identifierQuote: '`'}
+	Databricks = Dialect{name: "databricks", doubleQuotedStrings: true, backticks: true, colonPaths: true, lambdas: true, lateralViews: true, generatorAliases: true, partitionClauses: true, rowFunctions: sparkRowFunctions, sparkValues: true, identifierQuote: '`', multiUnitIntervals: true}
 )
 
 // Name is the dialect's name as dbt's adapter_type spells it ("generic" for

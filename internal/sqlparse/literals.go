@@ -261,6 +261,37 @@ func (p *parser) typeParameters() (string, error) {
 func (p *parser) interval() (Expr, error) {
 	pos := p.pos()
 	p.i++ // INTERVAL
+	iv, err := p.intervalPart(pos)
+	if err != nil || !p.d.multiUnitIntervals || iv.Unit == "" || !p.atIntervalPart() {
+		return iv, err
+	}
+	// INTERVAL 1 DAY 2 HOURS: the sum of its parts, kept in parentheses
+	// so that it prints as one operand in any dialect.
+	var sum Expr = iv
+	for p.atIntervalPart() {
+		next, err := p.intervalPart(p.pos())
+		if err != nil {
+			return nil, err
+		}
+		sum = &Binary{Op: "+", L: sum, R: next, Pos: pos}
+	}
+	return &Paren{X: sum, Pos: pos}, nil
+}
+
+// atIntervalPart reports whether a further part of a multi-unit interval
+// follows: a number or a string, maybe signed, then a unit.
+func (p *parser) atIntervalPart() bool {
+	k := 0
+	if p.isOp("-") || p.isOp("+") {
+		k = 1
+	}
+	t, u := p.peek(k), p.peek(k+1)
+	return (t.kind == tNumber || t.kind == tString) && u.kind == tWord && dateParts[strings.ToLower(u.text)]
+}
+
+// intervalPart reads the value and the unit of an interval, after the
+// INTERVAL keyword or a multi-unit literal's part before.
+func (p *parser) intervalPart(pos Pos) (*Interval, error) {
 	iv := &Interval{Pos: pos}
 	t := p.at()
 	at := t.pos()
@@ -277,6 +308,14 @@ func (p *parser) interval() (Expr, error) {
 	case p.isOp("-") && p.peek(1).kind == tNumber:
 		p.i += 2
 		iv.Value = &Literal{Kind: LitNumber, Text: "-" + p.toks[p.i-1].text, Pos: at}
+	case p.d.multiUnitIntervals && (p.isOp("-") || p.isOp("+")) && p.peek(1).kind == tString:
+		// A signed string (Databricks): -'2' is the string '-2'.
+		sign := strings.TrimPrefix(t.text, "+")
+		p.i += 2
+		iv.Value = &Literal{Kind: LitString, Text: sign + p.toks[p.i-1].text, Pos: at}
+	case p.d.multiUnitIntervals && p.isOp("+") && p.peek(1).kind == tNumber:
+		p.i += 2
+		iv.Value = &Literal{Kind: LitNumber, Text: p.toks[p.i-1].text, Pos: at}
 	case p.isOp("("):
 		e, err := inParens(p, p.expr)
 		if err != nil {

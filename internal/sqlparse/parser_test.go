@@ -191,6 +191,8 @@ func TestParse(t *testing.T) {
 			"SELECT (VALUES (4)) AS v FROM t WHERE a IN (VALUES (1), (2)) AND b = ANY(VALUES (3)) AND EXISTS(VALUES (5))"},
 		{"databricks: names, strings, json paths and lateral views", "select `a.b`, t.`c`, \"it's\" as s, 'a\\'b' as e, x:a.b[0]::string as j, y:['k'] as k, any(f) as f, transform(arr, x -> x + 1) as u from `cat`.`sch`.`t` t lateral view outer posexplode(t.arr) p as i, v lateral view explode(m) e lateral view inline(s) as q, r", Databricks,
 			`SELECT "a.b", t.c, 'it''s' AS s, 'a\''b' AS e, CAST(x:a.b[0] AS STRING) AS j, y:k AS k, "any"(f) AS f, TRANSFORM(arr, x -> x + 1) AS u FROM cat.sch.t AS t LATERAL VIEW OUTER POSEXPLODE(t.arr) p AS i, v LATERAL VIEW EXPLODE(m) e LATERAL VIEW INLINE(s) AS q, r`},
+		{"databricks: an interval of several units is the sum of its parts", "select ts + interval 1 day -2 hours * 2 as a, interval '5' hours +'30' minutes - 1 as b from t", Databricks,
+			"SELECT ts + (INTERVAL '1' DAY + INTERVAL '-2' HOURS) * 2 AS a, (INTERVAL '5' HOURS + INTERVAL '30' MINUTES) - 1 AS b FROM t"},
 		{"databricks: generator columns, types with named fields", "select posexplode(arr) as (i, v), cast(s as struct<a: int, b: array<string>>) as s2, cast(d as interval day to hour) as d2 from t", Databricks,
 			"SELECT POSEXPLODE(arr) AS (i, v), CAST(s AS STRUCT<A: INT, B: ARRAY<STRING>>) AS s2, CAST(d AS INTERVAL DAY TO HOUR) AS d2 FROM t"},
 		{"databricks identifier() in FROM is the table it names", "select a from identifier('Cat.`My Sch`.t') as x", Databricks,
@@ -234,6 +236,7 @@ func TestParseErrors(t *testing.T) {
 		{"a percent limit outside duckdb", "select a from t limit 10%", 1, 26, "expected an expression", Postgres},
 		{"duckdb's # takes a whole number", "select #a from t", 1, 8, "expected an expression", DuckDB},
 		{"a map literal's key needs its value", "select map {a} from t", 1, 14, `expected ":"`, DuckDB},
+		{"an interval of several units outside databricks", "select interval 1 day 2 hours", 1, 23, "unexpected number 2 after the end of the statement", DuckDB},
 		{"empty", "  -- nothing\n", 2, 1, "empty statement", Postgres},
 		{"join of a table without on", "select a from t join u", 1, 23, "ON or USING", Postgres},
 		{"right join of a lateral function without on", "select a from t right join lateral unnest(t.l) x", 1, 49, "ON or USING", Postgres},
@@ -312,6 +315,7 @@ func TestHostileInput(t *testing.T) {
 		{"many lateral views", "select 1 from t" + strings.Repeat(" lateral view explode(a) v as x", 50000), true, &Databricks},
 		{"many generator names", "select stack(1, 1) as (" + strings.Repeat("a, ", 100000) + "a) from t", true, &Databricks},
 		{"deep json paths", "select x" + strings.Repeat(":a", 100000) + " from t", true, &Databricks},
+		{"an interval of many units", "select interval 1 day" + strings.Repeat(" 2 hours", 100000) + " from t", true, &Databricks},
 	} {
 		d := DuckDB
 		if tc.dialect != nil {
