@@ -134,10 +134,14 @@ func (c *rulePartsCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *rulePartsCollector) Collect(ch chan<- prometheus.Metric) {
-	ch <- prometheus.MustNewConstMetric(descPartsHeld, prometheus.GaugeValue, float64(c.k.held.Load()))
-	ch <- prometheus.MustNewConstMetric(descPartsLimit, prometheus.GaugeValue, float64(c.k.budget))
-	ch <- prometheus.MustNewConstMetric(descPartsMembers, prometheus.GaugeValue, float64(c.k.members.bytes()))
-	ch <- prometheus.MustNewConstMetric(descPartsForgotten, prometheus.CounterValue, float64(c.k.forgotten.Load()))
+	var held, limit, members, forgotten float64 // all 0 when none are kept
+	if k := c.k; k != nil {
+		held, limit, members, forgotten = float64(k.held.Load()), float64(k.budget), float64(k.members.bytes()), float64(k.forgotten.Load())
+	}
+	ch <- prometheus.MustNewConstMetric(descPartsHeld, prometheus.GaugeValue, held)
+	ch <- prometheus.MustNewConstMetric(descPartsLimit, prometheus.GaugeValue, limit)
+	ch <- prometheus.MustNewConstMetric(descPartsMembers, prometheus.GaugeValue, members)
+	ch <- prometheus.MustNewConstMetric(descPartsForgotten, prometheus.CounterValue, forgotten)
 }
 
 var (

@@ -116,7 +116,7 @@ func keptBytes(store *snapshot.Store) int64 {
 // parts kept never hold more than --max-kept-rule-bytes once a read has
 // returned, and every answer is the one encoded afresh, whether its part
 // was kept, forgotten or never kept. A budget smaller than one part keeps
-// at most that part.
+// at most that part; NoKeptRuleParts keeps none.
 func TestRulePartsStayWithinBudget(t *testing.T) {
 	store := partsTree(t, 4, 60)
 	snap := store.Current()
@@ -148,6 +148,7 @@ func TestRulePartsStayWithinBudget(t *testing.T) {
 		{"a part and a half", one * 3 / 2},
 		{"a tenth of the parts", one * int64(len(names)) / 10},
 		{"every part", 1 << 30},
+		{"none", NoKeptRuleParts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, s := newServer(Deps{Store: store, Limits: Limits{MaxKeptRuleBytes: tc.budget}})
@@ -172,10 +173,16 @@ func TestRulePartsStayWithinBudget(t *testing.T) {
 					if got.status != http.StatusOK || !bytes.Equal(got.body, want) {
 						t.Fatalf("round %d, %s: %d %s\nwant %s", round, name, got.status, got.body, want)
 					}
-					if held := keptBytes(store); held > max(tc.budget, one+64) {
+					if held := keptBytes(store); held > max(tc.budget, one+64) || tc.budget < 0 && held != 0 {
 						t.Fatalf("round %d, after %s: %d bytes kept, budget %d", round, name, held, tc.budget)
 					}
 				}
+			}
+			if tc.budget < 0 { // nothing kept, checked at every read
+				if m := do(t, h, "GET", "/metrics", nil); m.status != http.StatusOK || !bytes.Contains(m.body, []byte("\ngovernanced_kept_rule_bytes 0\n")) {
+					t.Errorf("/metrics of a server keeping no parts: %d\n%.2000s", m.status, m.body)
+				}
+				return
 			}
 			forgotten := s.ruleParts.forgotten.Load()
 			if tc.budget < 1<<30 && forgotten == 0 {

@@ -93,9 +93,17 @@ type Limits struct {
 	// MaxKeptRuleBytes bounds the rule parts kept for the datasets read
 	// (ruleParts), by what each holds of its own: a dataset read again
 	// within it is written from its part, not merged and encoded again;
-	// past it, the parts least read are forgotten.
+	// past it, the parts least read are forgotten. NoKeptRuleParts keeps
+	// none.
 	MaxKeptRuleBytes int64
 }
+
+// NoKeptRuleParts, as Limits.MaxKeptRuleBytes, keeps no rule part: every
+// read merges and encodes its dataset's rule. A server whose reads reach
+// every dataset holds about twice its parts' bytes in resident memory
+// (the collector's headroom); this trades that memory for the time of
+// each read.
+const NoKeptRuleParts = -1
 
 // DefaultLimits are the limits of a zero Limits.
 var DefaultLimits = Limits{
@@ -166,7 +174,7 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxGraphBytes <= 0 {
 		l.MaxGraphBytes = DefaultLimits.MaxGraphBytes
 	}
-	if l.MaxKeptRuleBytes <= 0 {
+	if l.MaxKeptRuleBytes == 0 {
 		l.MaxKeptRuleBytes = DefaultLimits.MaxKeptRuleBytes
 	}
 	return l
@@ -218,7 +226,9 @@ func newServer(d Deps) (http.Handler, *server) {
 	s.waiters = newWaiterSlots(s.limits.MaxWaiters, s.limits.MaxWaitersPerClient)
 	s.streamWriteTimeout = streamWriteTimeout
 	s.memory = newWorkMemory(s.limits.MaxWorkMemory)
-	s.ruleParts = newRuleParts(d.Store, s.limits.MaxKeptRuleBytes)
+	if s.limits.MaxKeptRuleBytes > 0 {
+		s.ruleParts = newRuleParts(d.Store, s.limits.MaxKeptRuleBytes)
+	}
 	s.streams = d.Streams
 	if s.streams == nil {
 		s.streams = context.Background()

@@ -85,7 +85,7 @@ func addServeFlags(fs *pflag.FlagSet, sf *serveFlags) {
 	fs.IntVar(&c.limits.MaxWaitersPerClient, "max-waiters-per-client", 0, "most waiter slots one remote address may hold (0: a quarter of --max-waiters)")
 	fs.DurationVar(&c.limits.MaxWait, "max-wait", api.DefaultLimits.MaxWait, "longest a request may wait for a change (?wait), and longest a GET /events stream lasts before the client reconnects")
 	fs.Var(&intSizeValue{&c.limits.MaxGraphBytes}, "max-graph-bytes", "largest GET /graph answer; a larger graph is read page by page (suffixes KiB, MiB)")
-	fs.Var(&sizeValue{&c.limits.MaxKeptRuleBytes}, "max-kept-rule-bytes", "rule parts kept for the datasets read (88 bytes each, their shared members apart), so that a dataset read again is not merged and encoded again; past it the least read are forgotten (suffixes KiB, MiB, GiB)")
+	fs.Var(&keptBytesValue{&c.limits.MaxKeptRuleBytes}, "max-kept-rule-bytes", "rule parts kept for the datasets read (88 bytes each, their shared members apart), so that a dataset read again is not merged and encoded again; past it the least read are forgotten; 0 keeps none (suffixes KiB, MiB, GiB)")
 	fs.Var(&sizeValue{&c.limits.MaxWorkMemory}, "max-work-memory", "working memory the expensive requests (POST /validate, /diff, /resolve, /merge, /policy/evaluate) may hold together (suffixes KiB, MiB, GiB)")
 	fs.DurationVar(&c.debounce, "reload-debounce", 250*time.Millisecond, "quiet period after a file change before reloading")
 	fs.DurationVar(&c.rescan, "rescan-interval", time.Minute, "how often every input is read again, to catch what file events missed (0 disables)")
@@ -119,6 +119,30 @@ func (v sizeValue) Set(s string) error {
 }
 
 func (v sizeValue) Type() string { return "size" }
+
+// keptBytesValue is sizeValue for --max-kept-rule-bytes, where 0 keeps
+// no rule part (api.NoKeptRuleParts).
+type keptBytesValue struct{ p *int64 }
+
+func (v keptBytesValue) String() string {
+	switch {
+	case v.p == nil:
+		return ""
+	case *v.p == api.NoKeptRuleParts:
+		return "0"
+	}
+	return strconv.FormatInt(*v.p, 10)
+}
+
+func (v keptBytesValue) Set(s string) error {
+	if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n == 0 {
+		*v.p = api.NoKeptRuleParts
+		return nil
+	}
+	return sizeValue(v).Set(s)
+}
+
+func (v keptBytesValue) Type() string { return "size" }
 
 // intSizeValue is sizeValue for an int.
 type intSizeValue struct{ p *int }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/celine-eu/governanced/api"
 	"github.com/celine-eu/governanced/internal/cli"
 	"github.com/celine-eu/governanced/internal/owners"
 	"github.com/celine-eu/governanced/internal/testcorpus"
@@ -656,6 +657,22 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 					t.Errorf("overlay name %q", c.inputs.OverlayName)
 				}
 			}},
+		{name: "kept rule parts: the default", check: func(t *testing.T, c *serveConfig) {
+			if c.limits.MaxKeptRuleBytes != api.DefaultLimits.MaxKeptRuleBytes {
+				t.Errorf("default %d", c.limits.MaxKeptRuleBytes)
+			}
+		}},
+		{name: "kept rule parts: a size", args: []string{"--max-kept-rule-bytes", "16MiB"}, check: func(t *testing.T, c *serveConfig) {
+			if c.limits.MaxKeptRuleBytes != 16<<20 {
+				t.Errorf("%d", c.limits.MaxKeptRuleBytes)
+			}
+		}},
+		{name: "kept rule parts: none", env: map[string]string{"GOVERNANCED_MAX_KEPT_RULE_BYTES": "0"}, check: func(t *testing.T, c *serveConfig) {
+			if c.limits.MaxKeptRuleBytes != api.NoKeptRuleParts {
+				t.Errorf("%d", c.limits.MaxKeptRuleBytes)
+			}
+		}},
+		{name: "kept rule parts: negative", args: []string{"--max-kept-rule-bytes", "-1"}, usage: true},
 		{name: "bad log format", args: []string{"--log-format", "xml"}, usage: true},
 		{name: "bad environment duration", env: map[string]string{"GOVERNANCED_RELOAD_DEBOUNCE": "soon"}, usage: true},
 		{name: "bad size", args: []string{"--max-body-bytes", "lots"}, usage: true},
