@@ -123,6 +123,18 @@ func (pr *Printer) Expr(b *strings.Builder, e Expr) {
 	}
 }
 
+// startsWithOperator reports whether e prints starting with an operator's
+// character: a prefix operator, or a star that names no table.
+func startsWithOperator(e Expr) bool {
+	switch x := e.(type) {
+	case *Unary:
+		return true
+	case *Star:
+		return len(x.Qualifier) == 0
+	}
+	return false
+}
+
 // constant prints a literal, a parameter or a niladic keyword.
 func (pr *Printer) constant(b *strings.Builder, e Expr) {
 	switch x := e.(type) {
@@ -165,8 +177,9 @@ func (pr *Printer) operator(b *strings.Builder, e Expr) {
 	case *Unary:
 		b.WriteString(x.Op)
 		// Two prefix operators side by side would lex as one ("--" even
-		// starts a comment): a space keeps them apart.
-		if _, nested := x.X.(*Unary); x.Op == "NOT" || x.Op == "PRIOR" || x.Op == "CONNECT_BY_ROOT" || nested {
+		// starts a comment), as would an operator and a bare star ("~*" is
+		// a regular expression match): a space keeps them apart.
+		if x.Op == "NOT" || x.Op == "PRIOR" || x.Op == "CONNECT_BY_ROOT" || startsWithOperator(x.X) {
 			b.WriteByte(' ')
 		}
 		pr.Expr(b, x.X)
