@@ -140,6 +140,11 @@ func (pr *Printer) constant(b *strings.Builder, e Expr) {
 	switch x := e.(type) {
 	case *Literal:
 		if x.Kind == LitString {
+			if x.Prefix == "B" || x.Prefix == "X" {
+				// A string of bits or bytes, not text; the other prefixes
+				// (E, N, R) still read as text.
+				b.WriteString(x.Prefix)
+			}
 			writeString(b, x.Text)
 		} else {
 			b.WriteString(x.Text)
