@@ -186,7 +186,10 @@ func (p *parser) renamePair() ([2]Ident, error) {
 	return [2]Ident{from, to}, nil
 }
 
-// lambdaAhead reads (x, y) -> body at a "(".
+// lambdaAhead reads (x, y) -> body at a "(". One parameter in
+// parentheses is read as x -> body is: not before a string or a number,
+// where the arrow is JSON's (x -> 'key'), and not in the generic dialect,
+// where (x) -> 0 is PostgreSQL's JSON arrow on a column in parentheses.
 func (p *parser) lambdaAhead() (Expr, bool, error) {
 	if !p.d.lambdas && p.d != Generic {
 		return nil, false, nil
@@ -196,6 +199,9 @@ func (p *parser) lambdaAhead() (Expr, bool, error) {
 		n += 2
 	}
 	if !identToken(p.peek(n)) || !p.isOpAt(n+1, ")") || !p.isOpAt(n+2, "->") {
+		return nil, false, nil
+	}
+	if body := p.peek(n + 3); n == 1 && (!p.d.lambdas || body.kind == tString || body.kind == tNumber) {
 		return nil, false, nil
 	}
 	pos := p.pos()
