@@ -235,7 +235,9 @@ func (p *parser) identifierTable(f *Func) (name []Ident, ok bool) {
 		return nil, false
 	}
 	l, isText := f.Args[0].(*Literal)
-	if !isText || l.Kind != LitString || l.Prefix != "" || l.Text == "" {
+	// Raw and national strings are text too, and print as plain strings
+	// (a bit or byte string, B'…' or X'…', names nothing).
+	if !isText || l.Kind != LitString || l.Prefix != "" && l.Prefix != "R" && l.Prefix != "N" || l.Text == "" {
 		return nil, false
 	}
 	for part := range strings.SplitSeq(l.Text, ".") {

@@ -197,6 +197,8 @@ func TestParse(t *testing.T) {
 			"SELECT (payload) -> 'a' AS j, payload -> 'b' AS k, LIST_TRANSFORM(xs, x -> x + 1) AS l FROM t"},
 		{"bit and byte strings keep their prefix, text strings are text", "select b'0101', x'ff', n'n', e'e' from t", Postgres,
 			"SELECT B'0101', X'ff', 'n', 'e' FROM t"},
+		{"databricks: identifier of a raw string is the table it names", "select * from identifier(r'cat.sch.t') as x", Databricks,
+			"SELECT * FROM cat.sch.t AS x"},
 		{"snowflake: identifier of a byte string is a call, not a table", "select * from identifier(x'30')", Snowflake,
 			"SELECT * FROM IDENTIFIER(X'30')"},
 		{"databricks: an interval of several units is the sum of its parts", "select ts + interval 1 day -2 hours * 2 as a, interval '5' hours +'30' minutes - 1 as b from t", Databricks,
