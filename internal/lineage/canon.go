@@ -323,7 +323,7 @@ func (c *canonizer) binary(op string, l, r sqlparse.Expr) sqlparse.Expr {
 	case "||":
 		ls, lok := l.(*sqlparse.Literal)
 		rs, rok := r.(*sqlparse.Literal)
-		if lok && rok && ls.Kind == sqlparse.LitString && rs.Kind == sqlparse.LitString && ls.Prefix == "" && rs.Prefix == "" {
+		if lok && rok && ls.IsText() && rs.IsText() {
 			return &sqlparse.Literal{Kind: sqlparse.LitString, Text: ls.Text + rs.Text}
 		}
 	}

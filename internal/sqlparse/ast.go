@@ -309,6 +309,20 @@ type Literal struct {
 	Pos
 }
 
+// IsText reports whether l is a string of text: unprefixed, or E'…', N'…'
+// or R'…'; not a string of bits or bytes (B'…', X'…', RB'…'), nor a number
+// or a keyword.
+func (l *Literal) IsText() bool {
+	if l.Kind != LitString {
+		return false
+	}
+	switch l.Prefix {
+	case "", "E", "N", "R":
+		return true
+	}
+	return false
+}
+
 // TypedLiteral is TYPE 'text' (DATE '2020-01-01', TIMESTAMP '…', JSON '…').
 type TypedLiteral struct {
 	Type  string

@@ -98,7 +98,7 @@ func nameTest(param string, body Expr) (func(string) bool, error) {
 		return ok && len(r.Parts) == 1 && r.Parts[0].Name == param
 	}
 	text := func(e Expr) (string, bool) {
-		if l, ok := e.(*Literal); ok && l.Kind == LitString && l.Prefix == "" {
+		if l, ok := e.(*Literal); ok && l.IsText() {
 			return l.Text, true
 		}
 		return "", false

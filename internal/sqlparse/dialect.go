@@ -220,7 +220,7 @@ func (d Dialect) pivotValueName(v *PivotValue) string {
 	if v.Alias != nil {
 		return v.Alias.Name
 	}
-	if l, ok := v.Value.(*Literal); ok && !d.pivotWrittenValues && l.Prefix == "" {
+	if l, ok := v.Value.(*Literal); ok && !d.pivotWrittenValues && (l.Kind != LitString || l.IsText()) {
 		return strings.ToLower(l.Text)
 	}
 	if c, ok := v.Value.(*ColumnRef); ok {

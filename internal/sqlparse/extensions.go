@@ -234,10 +234,10 @@ func (p *parser) identifierTable(f *Func) (name []Ident, ok bool) {
 	if q == 0 || len(f.Name) != 1 || f.Name[0].Quoted || f.Name[0].Name != "identifier" || len(f.Args) != 1 {
 		return nil, false
 	}
-	l, isText := f.Args[0].(*Literal)
-	// Raw and national strings are text too, and print as plain strings
-	// (a bit or byte string, B'…' or X'…', names nothing).
-	if !isText || l.Kind != LitString || l.Prefix != "" && l.Prefix != "R" && l.Prefix != "N" || l.Text == "" {
+	// Any string of text names a table, as any prints as a plain string;
+	// one of bits or bytes names nothing.
+	l, isLiteral := f.Args[0].(*Literal)
+	if !isLiteral || !l.IsText() || l.Text == "" {
 		return nil, false
 	}
 	for part := range strings.SplitSeq(l.Text, ".") {

@@ -140,10 +140,8 @@ func (pr *Printer) constant(b *strings.Builder, e Expr) {
 	switch x := e.(type) {
 	case *Literal:
 		if x.Kind == LitString {
-			if x.Prefix == "B" || x.Prefix == "X" {
-				// A string of bits or bytes, not text; the other prefixes
-				// (E, N, R) still read as text.
-				b.WriteString(x.Prefix)
+			if !x.IsText() {
+				b.WriteString(x.Prefix) // bits or bytes; text prints as text
 			}
 			writeString(b, x.Text)
 		} else {
