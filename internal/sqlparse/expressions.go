@@ -958,7 +958,7 @@ func (p *parser) nameOrCall() (Expr, error) {
 		return p.call(parts, pos)
 	}
 	if len(parts) == 1 && p.isOp("->") && p.d.lambdas {
-		if nt := p.peek(1); nt.kind != tString && nt.kind != tNumber {
+		if !jsonArrowTo(p.peek(1)) {
 			p.i++ // ->
 			if err := p.enter(); err != nil {
 				return nil, err

@@ -201,7 +201,7 @@ func (p *parser) lambdaAhead() (Expr, bool, error) {
 	if !identToken(p.peek(n)) || !p.isOpAt(n+1, ")") || !p.isOpAt(n+2, "->") {
 		return nil, false, nil
 	}
-	if body := p.peek(n + 3); n == 1 && (!p.d.lambdas || body.kind == tString || body.kind == tNumber) {
+	if n == 1 && (!p.d.lambdas || jsonArrowTo(p.peek(n+3))) {
 		return nil, false, nil
 	}
 	pos := p.pos()
@@ -216,6 +216,10 @@ func (p *parser) lambdaAhead() (Expr, bool, error) {
 	l, err := p.lambda(params, pos)
 	return l, true, err
 }
+
+// jsonArrowTo reports whether an arrow before t is JSON's, x -> 'key' or
+// x -> 0, rather than a lambda's.
+func jsonArrowTo(t token) bool { return t.kind == tString || t.kind == tNumber }
 
 // lambda reads the body of params -> body, after the arrow.
 func (p *parser) lambda(params []Ident, pos Pos) (Expr, error) {

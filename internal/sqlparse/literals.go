@@ -262,8 +262,11 @@ func (p *parser) interval() (Expr, error) {
 	pos := p.pos()
 	p.i++ // INTERVAL
 	iv, err := p.intervalPart(pos)
-	if err != nil || !p.d.multiUnitIntervals || iv.Unit == "" || !p.atIntervalPart() {
-		return iv, err
+	if err != nil {
+		return nil, err
+	}
+	if !p.d.multiUnitIntervals || iv.Unit == "" || !p.atIntervalPart() {
+		return iv, nil
 	}
 	// INTERVAL 1 DAY 2 HOURS: the sum of its parts, kept in parentheses
 	// so that it prints as one operand in any dialect.
@@ -308,14 +311,18 @@ func (p *parser) intervalPart(pos Pos) (*Interval, error) {
 	case p.isOp("-") && p.peek(1).kind == tNumber:
 		p.i += 2
 		iv.Value = &Literal{Kind: LitNumber, Text: "-" + p.toks[p.i-1].text, Pos: at}
-	case p.d.multiUnitIntervals && (p.isOp("-") || p.isOp("+")) && p.peek(1).kind == tString:
-		// A signed string (Databricks): -'2' is the string '-2'.
-		sign := strings.TrimPrefix(t.text, "+")
+	case p.d.multiUnitIntervals && (p.isOp("-") || p.isOp("+")) && (p.peek(1).kind == tString || p.peek(1).kind == tNumber):
+		// Databricks signs a part's string or number: -'2' is minus '2'.
+		v := p.peek(1)
+		kind := LitString
+		if v.kind == tNumber {
+			kind = LitNumber
+		}
+		iv.Value = &Literal{Kind: kind, Text: v.text, Pos: v.pos()}
+		if p.isOp("-") {
+			iv.Value = &Unary{Op: "-", X: iv.Value, Pos: at}
+		}
 		p.i += 2
-		iv.Value = &Literal{Kind: LitString, Text: sign + p.toks[p.i-1].text, Pos: at}
-	case p.d.multiUnitIntervals && p.isOp("+") && p.peek(1).kind == tNumber:
-		p.i += 2
-		iv.Value = &Literal{Kind: LitNumber, Text: p.toks[p.i-1].text, Pos: at}
 	case p.isOp("("):
 		e, err := inParens(p, p.expr)
 		if err != nil {

@@ -203,6 +203,8 @@ func TestParse(t *testing.T) {
 			"SELECT * FROM IDENTIFIER(X'30')"},
 		{"databricks: an interval of several units is the sum of its parts", "select ts + interval 1 day -2 hours * 2 as a, interval '5' hours +'30' minutes - 1 as b from t", Databricks,
 			"SELECT ts + (INTERVAL '1' DAY + INTERVAL '-2' HOURS) * 2 AS a, (INTERVAL '5' HOURS + INTERVAL '30' MINUTES) - 1 AS b FROM t"},
+		{"databricks: a part's string signed negative is minus that string", "select interval '1' day -'2' hours as a", Databricks,
+			"SELECT (INTERVAL '1' DAY + INTERVAL -'2' HOURS) AS a"},
 		{"databricks: generator columns, types with named fields", "select posexplode(arr) as (i, v), cast(s as struct<a: int, b: array<string>>) as s2, cast(d as interval day to hour) as d2 from t", Databricks,
 			"SELECT POSEXPLODE(arr) AS (i, v), CAST(s AS STRUCT<A: INT, B: ARRAY<STRING>>) AS s2, CAST(d AS INTERVAL DAY TO HOUR) AS d2 FROM t"},
 		{"databricks identifier() in FROM is the table it names", "select a from identifier('Cat.`My Sch`.t') as x", Databricks,
